@@ -1,0 +1,96 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Modules follow the data path: a pure model (HapticPattern), a pure renderer
+// (HapticRender), the engine written against an output-device protocol
+// (HapticEngine), thin C edges (HapticSoundFile over libsndfile + libsoxr,
+// HapticALSA over alsa-lib), the app-facing facade (HapticKit) and the CLI.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "hapticsynth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hapticsynth", targets: ["hapticsynth"]),
+        .library(name: "HapticPattern", targets: ["HapticPattern"]),
+        .library(name: "HapticRender", targets: ["HapticRender"]),
+        .library(name: "HapticEngine", targets: ["HapticEngine"]),
+        .library(name: "HapticKit", targets: ["HapticKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+    ],
+    targets: [
+        // MARK: C system libraries (Debian packages named for `swift build` hints)
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+
+        // MARK: pure core
+        .target(name: "HapticPattern", swiftSettings: strict),
+        .target(name: "HapticRender", dependencies: ["HapticPattern"], swiftSettings: strict),
+
+        // MARK: edges and engine
+        .target(
+            name: "HapticSoundFile",
+            dependencies: ["CSndFile", "CSoxr", "HapticRender"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HapticEngine",
+            dependencies: ["HapticRender", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HapticALSA",
+            dependencies: ["CALSA", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HapticKit",
+            dependencies: [
+                "HapticEngine", "HapticALSA", "HapticSoundFile",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The CLI is a library (so help and parsing are testable) plus a one-line main.
+        .target(
+            name: "HapticCLI",
+            dependencies: [
+                "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
+
+        // MARK: test support: counts allocations per thread (malloc interposed in the test binary)
+        .target(name: "CAllocationCounter"),
+
+        // MARK: tests
+        .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern"]),
+        .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter"]),
+        .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile"]),
+        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter"]),
+        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter"]),
+        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit"]),
+        .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
+
+        // MARK: benchmarks (release builds; see bench/README.md)
+        .executableTarget(
+            name: "parse-bench",
+            dependencies: ["HapticPattern", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            path: "bench/parse-bench"
+        ),
+        .executableTarget(
+            name: "render-bench",
+            dependencies: ["HapticRender", "HapticPattern", "HapticSoundFile", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            path: "bench/render-bench"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

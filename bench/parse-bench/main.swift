@@ -1,0 +1,1 @@
+print("parse-bench: not yet")

@@ -1,0 +1,1 @@
+print("render-bench: not yet")
