@@ -229,7 +229,9 @@ struct JSONScanner {
                     }
                     pos += 5
                 default:
-                    throw fail("invalid escape '\\\(describeCurrent())' in a string", at: pos - 1)
+                    let e = bytes[pos]
+                    let shown = e >= 0x21 && e < 0x7F ? String(Character(Unicode.Scalar(e))) : "(byte 0x\(String(e, radix: 16, uppercase: true)))"
+                    throw fail("invalid escape '\\\(shown)' in a string", at: pos - 1)
                 }
                 continue
             }
@@ -331,7 +333,10 @@ struct JSONScanner {
         var digits = 0  // significant digits accumulated into mantissa
         var dropped = false  // digits beyond 19 were not accumulated
         var exponent = 0  // decimal exponent adjustment from the fraction / dropped digits
-        guard pos < n, isDigit(bytes[pos]) else { throw fail("invalid number: expected a digit", at: pos) }
+        guard pos < n, isDigit(bytes[pos]) else {
+            if matches("Infinity") { throw fail("'-Infinity' is not a JSON number (non-finite numbers are not allowed)", at: start) }
+            throw fail("invalid number: expected a digit", at: pos)
+        }
         if bytes[pos] == UInt8(ascii: "0") {
             pos += 1
             if pos < n, isDigit(bytes[pos]) { throw fail("invalid number: leading zero", at: start) }

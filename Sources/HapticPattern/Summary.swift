@@ -31,6 +31,14 @@ public struct CurveSummary: Sendable, Equatable {
     /// First curve start and last absolute control-point time, in seconds.
     public var start: Double
     public var end: Double
+    public init(id: DynamicParameterID, curves: Int, controlPoints: Int, maxControlPoints: Int, start: Double, end: Double) {
+        self.id = id
+        self.curves = curves
+        self.controlPoints = controlPoints
+        self.maxControlPoints = maxControlPoints
+        self.start = start
+        self.end = end
+    }
 }
 
 /// A pattern's duration, contents and references.
