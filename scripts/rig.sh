@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# rig.sh — hapticsynth's own test rig: a private PulseAudio server with null
+# sinks, reached through the ALSA `pulse` plugin under the project's PCM names.
+# There is no sound card on CI machines; the server paces in real time and its
+# sinks' monitors let a test record exactly what was played.
+#
+#   scripts/rig.sh <command...>     start the rig, run the command inside it, stop the server
+#                                   (also when the command fails); exits with the command's status
+#   scripts/rig.sh shell            same, with an interactive shell
+#
+# Inside the rig (these need HAPTICSYNTH_RIG_DIR, which the rig exports):
+#   scripts/rig.sh stop-server      SIGKILL the server (a crash, for fault tests); waits until it is gone
+#   scripts/rig.sh start-server     start it again on the same socket; waits until it answers
+#   scripts/rig.sh server-pid       print the running server's PID
+#
+# Environment the command sees:
+#   ALSA_CONFIG_PATH         alsa.conf + the rig's asound.conf (defines the PCM names below)
+#   HAPTICSYNTH_RIG_DIR      the rig's temporary folder (socket, configs, server log, PID file)
+#   HAPTICSYNTH_RIG_CTL      absolute path of this script (for stop-server / start-server)
+#   HAPTICSYNTH_RIG_OUT      playback PCM on sink A (plug -> pulse), 4 channels s16le 48 kHz
+#   HAPTICSYNTH_RIG_IN       capture PCM of sink A's monitor (plug -> pulse)
+#   HAPTICSYNTH_RIG_OUT_B / _IN_B   the same for a second sink B (stereo) for two-device tests
+#   HAPTICSYNTH_RIG_RAW_OUT / _RAW_IN   the pulse PCMs of sink A without the plug layer
+#   HAPTICSYNTH_RIG_BAD_SINK a PCM naming a sink that does not exist (fails at hw_params, -EIO)
+#   HAPTICSYNTH_RIG_RATE     48000
+#
+# Sink A has 4 channels (FL FR LFE AUX0) so that a 3-channel stereo + haptic
+# stream (ALSA's 3-channel map is FL FR LFE) lands on its own channels; remixing
+# is disabled so what a client writes is what the monitor records, bit for bit.
+set -euo pipefail
+
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+RATE=48000
+
+log() { printf 'rig: %s\n' "$*" >&2; }
+
+# Starts pulseaudio for rig dir $1 in the background, records its PID, waits until it answers.
+start_server() {
+    local w=$1 t0 pid
+    t0=$(date +%s%N)
+    # stdin/stdout/stderr detached so a caller reading our output is not held open by the server.
+    HOME=$w/home XDG_CONFIG_HOME=$w/home/.config XDG_RUNTIME_DIR=$w/run \
+        setsid pulseaudio -n -F "$w/ci.pa" --daemonize=no --use-pid-file=no --exit-idle-time=-1 \
+        --log-target=file:"$w/pulse.log" </dev/null >/dev/null 2>&1 &
+    pid=$!
+    echo "$pid" >"$w/server.pid"
+    for _ in $(seq 500); do
+        if pactl -s "unix:$w/native" info >/dev/null 2>&1; then
+            log "pulseaudio pid=$pid ready in $((($(date +%s%N) - t0) / 1000000)) ms"
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.02
+    done
+    log "pulseaudio failed to start; its log:"
+    cat "$w/pulse.log" >&2 || true
+    return 1
+}
+
+# True while process $1 exists and is not a zombie.
+alive() {
+    local state
+    state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Stops the server of rig dir $1 by its PID with signal $2; waits (bounded) until it is gone.
+stop_server() {
+    local w=$1 sig=${2:-TERM} pid
+    [ -f "$w/server.pid" ] || return 0
+    pid=$(cat "$w/server.pid")
+    rm -f "$w/server.pid"
+    [ -n "$pid" ] || return 0
+    kill "-$sig" "$pid" 2>/dev/null || return 0
+    for _ in $(seq 250); do alive "$pid" || return 0; sleep 0.02; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+need_rig_dir() {
+    if [ -z "${HAPTICSYNTH_RIG_DIR:-}" ] || [ ! -d "$HAPTICSYNTH_RIG_DIR" ]; then
+        log "$1: HAPTICSYNTH_RIG_DIR is not set (run this inside scripts/rig.sh)"
+        exit 2
+    fi
+}
+
+case "${1:-}" in
+"")
+    echo "usage: scripts/rig.sh <command...> | shell | stop-server | start-server | server-pid" >&2
+    exit 2
+    ;;
+stop-server)
+    need_rig_dir stop-server
+    stop_server "$HAPTICSYNTH_RIG_DIR" KILL
+    exit 0
+    ;;
+start-server)
+    need_rig_dir start-server
+    if [ -f "$HAPTICSYNTH_RIG_DIR/server.pid" ] && alive "$(cat "$HAPTICSYNTH_RIG_DIR/server.pid")"; then
+        log "server already running"
+        exit 0
+    fi
+    start_server "$HAPTICSYNTH_RIG_DIR"
+    exit $?
+    ;;
+server-pid)
+    need_rig_dir server-pid
+    cat "$HAPTICSYNTH_RIG_DIR/server.pid"
+    exit 0
+    ;;
+esac
+
+"$(dirname "$SELF")/install-deps.sh"
+
+W=$(mktemp -d /tmp/hapticsynth-rig.XXXXXX)
+mkdir -p "$W/home/.config/pulse" "$W/run"
+chmod 700 "$W/run"
+
+cat >"$W/ci.pa" <<EOF
+load-module module-native-protocol-unix auth-anonymous=1 socket=$W/native
+load-module module-null-sink norewinds=1 sink_name=hs_sink format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,lfe,aux0
+load-module module-null-sink norewinds=1 sink_name=hs_sink_b format=s16le rate=$RATE channels=2 channel_map=front-left,front-right
+set-default-sink hs_sink
+set-default-source hs_sink.monitor
+EOF
+cat >"$W/home/.config/pulse/daemon.conf" <<EOF
+default-sample-format = s16le
+default-sample-rate = $RATE
+alternate-sample-rate = $RATE
+avoid-resampling = yes
+enable-remixing = no
+enable-lfe-remixing = no
+exit-idle-time = -1
+flat-volumes = no
+EOF
+echo "autospawn = no" >"$W/home/.config/pulse/client.conf"
+cat >"$W/asound.conf" <<EOF
+pcm.hs_raw_out   { type pulse server "unix:$W/native" device "hs_sink" }
+pcm.hs_raw_in    { type pulse server "unix:$W/native" device "hs_sink.monitor" }
+pcm.hs_raw_out_b { type pulse server "unix:$W/native" device "hs_sink_b" }
+pcm.hs_raw_in_b  { type pulse server "unix:$W/native" device "hs_sink_b.monitor" }
+pcm.hs_out   { type plug slave.pcm "hs_raw_out" }
+pcm.hs_in    { type plug slave.pcm "hs_raw_in" }
+pcm.hs_out_b { type plug slave.pcm "hs_raw_out_b" }
+pcm.hs_in_b  { type plug slave.pcm "hs_raw_in_b" }
+pcm.hs_bad_sink { type pulse server "unix:$W/native" device "no_such_sink" }
+EOF
+
+export ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$W/asound.conf
+export HAPTICSYNTH_RIG_DIR=$W HAPTICSYNTH_RIG_CTL=$SELF HAPTICSYNTH_RIG_RATE=$RATE
+export HAPTICSYNTH_RIG_OUT=hs_out HAPTICSYNTH_RIG_IN=hs_in
+export HAPTICSYNTH_RIG_OUT_B=hs_out_b HAPTICSYNTH_RIG_IN_B=hs_in_b
+export HAPTICSYNTH_RIG_RAW_OUT=hs_raw_out HAPTICSYNTH_RIG_RAW_IN=hs_raw_in
+export HAPTICSYNTH_RIG_BAD_SINK=hs_bad_sink
+
+cleanup() {
+    stop_server "$W" TERM || true
+    if [ -n "${HAPTICSYNTH_RIG_KEEP:-}" ]; then log "kept $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start_server "$W"
+if [ "$1" = shell ]; then set -- "${SHELL:-bash}"; fi
+rc=0
+"$@" || rc=$?
+exit $rc
