@@ -17,16 +17,22 @@
 #   ALSA_CONFIG_PATH         alsa.conf + the rig's asound.conf (defines the PCM names below)
 #   HAPTICSYNTH_RIG_DIR      the rig's temporary folder (socket, configs, server log, PID file)
 #   HAPTICSYNTH_RIG_CTL      absolute path of this script (for stop-server / start-server)
-#   HAPTICSYNTH_RIG_OUT      playback PCM on sink A (plug -> pulse), 4 channels s16le 48 kHz
-#   HAPTICSYNTH_RIG_IN       capture PCM of sink A's monitor (plug -> pulse)
-#   HAPTICSYNTH_RIG_OUT_B / _IN_B   the same for a second sink B (stereo) for two-device tests
-#   HAPTICSYNTH_RIG_RAW_OUT / _RAW_IN   the pulse PCMs of sink A without the plug layer
+#   HAPTICSYNTH_RIG_OUT / _IN        sink A, 3 channels (stereo + haptic, the default layout with audio)
+#   HAPTICSYNTH_RIG_OUT_B / _IN_B    sink B, stereo (two-device tests)
+#   HAPTICSYNTH_RIG_OUT_MONO / _IN_MONO  mono sink (haptic only, the default layout without audio)
+#   HAPTICSYNTH_RIG_OUT_4CH / _IN_4CH    4-channel sink (user channel maps)
+#   HAPTICSYNTH_RIG_RAW_OUT / _RAW_IN    sink A's pulse PCMs without the plug layer
 #   HAPTICSYNTH_RIG_BAD_SINK a PCM naming a sink that does not exist (fails at hw_params, -EIO)
+#   HAPTICSYNTH_RIG_STEREO_ONLY  a PCM that takes exactly 2 channels (ALSA multi over sink B), like a card
 #   HAPTICSYNTH_RIG_RATE     48000
+# The *_OUT PCMs are plug -> pulse (any format/rate converts); *_IN record the sink's monitor.
 #
-# Sink A has 4 channels (FL FR LFE AUX0) so that a 3-channel stereo + haptic
-# stream (ALSA's 3-channel map is FL FR LFE) lands on its own channels; remixing
-# is disabled so what a client writes is what the monitor records, bit for bit.
+# Channel maps: PulseAudio matches channels by position name, and ALSA's pulse plugin names
+# 1 channel MONO, 2 FL FR, 3 FL FR AUX0, 4 FL FR RL RR. Each sink uses exactly that map for
+# its channel count and remixing is off, so a stream with the sink's channel count (and a
+# monitor capture with it) is copied bit for bit. A stream with another count is matched by
+# name: channels the sink lacks are dropped silently (e.g. 3 channels on the 4-channel sink
+# lose AUX0); the server never refuses a channel count. hs_stereo_only is a device that does.
 set -euo pipefail
 
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
@@ -43,6 +49,7 @@ start_server() {
         setsid pulseaudio -n -F "$w/ci.pa" --daemonize=no --use-pid-file=no --exit-idle-time=-1 \
         --log-target=file:"$w/pulse.log" </dev/null >/dev/null 2>&1 &
     pid=$!
+    disown "$pid" 2>/dev/null || true  # a later SIGKILL is a test's doing, not news for bash
     echo "$pid" >"$w/server.pid"
     for _ in $(seq 500); do
         if pactl -s "unix:$w/native" info >/dev/null 2>&1; then
@@ -117,8 +124,10 @@ chmod 700 "$W/run"
 
 cat >"$W/ci.pa" <<EOF
 load-module module-native-protocol-unix auth-anonymous=1 socket=$W/native
-load-module module-null-sink norewinds=1 sink_name=hs_sink format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,lfe,aux0
+load-module module-null-sink norewinds=1 sink_name=hs_sink format=s16le rate=$RATE channels=3 channel_map=front-left,front-right,aux0
 load-module module-null-sink norewinds=1 sink_name=hs_sink_b format=s16le rate=$RATE channels=2 channel_map=front-left,front-right
+load-module module-null-sink norewinds=1 sink_name=hs_sink_mono format=s16le rate=$RATE channels=1 channel_map=mono
+load-module module-null-sink norewinds=1 sink_name=hs_sink_4ch format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right
 set-default-sink hs_sink
 set-default-source hs_sink.monitor
 EOF
@@ -134,14 +143,29 @@ flat-volumes = no
 EOF
 echo "autospawn = no" >"$W/home/.config/pulse/client.conf"
 cat >"$W/asound.conf" <<EOF
-pcm.hs_raw_out   { type pulse server "unix:$W/native" device "hs_sink" }
-pcm.hs_raw_in    { type pulse server "unix:$W/native" device "hs_sink.monitor" }
-pcm.hs_raw_out_b { type pulse server "unix:$W/native" device "hs_sink_b" }
-pcm.hs_raw_in_b  { type pulse server "unix:$W/native" device "hs_sink_b.monitor" }
-pcm.hs_out   { type plug slave.pcm "hs_raw_out" }
-pcm.hs_in    { type plug slave.pcm "hs_raw_in" }
-pcm.hs_out_b { type plug slave.pcm "hs_raw_out_b" }
-pcm.hs_in_b  { type plug slave.pcm "hs_raw_in_b" }
+# hint sections make the PCMs show up in snd_device_name_hint (hapticsynth devices).
+pcm.hs_raw_out { type pulse server "unix:$W/native" device "hs_sink"
+                 hint { show on description "rig sink A, raw pulse (3 ch: FL FR AUX0)" } }
+pcm.hs_raw_in  { type pulse server "unix:$W/native" device "hs_sink.monitor"
+                 hint { show on description "rig sink A monitor, raw pulse" } }
+pcm.hs_out     { type plug slave.pcm "hs_raw_out" hint { show on description "rig sink A (3 ch: stereo + haptic)" } }
+pcm.hs_in      { type plug slave.pcm "hs_raw_in"  hint { show on description "rig sink A monitor" } }
+pcm.hs_out_b   { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_b" }
+                 hint { show on description "rig sink B (stereo)" } }
+pcm.hs_in_b    { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_b.monitor" } }
+pcm.hs_out_mono { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_mono" }
+                 hint { show on description "rig mono sink (haptic only)" } }
+pcm.hs_in_mono { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_mono.monitor" } }
+pcm.hs_out_4ch { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_4ch" }
+                 hint { show on description "rig 4-channel sink (FL FR RL RR)" } }
+pcm.hs_in_4ch  { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_sink_4ch.monitor" } }
+# Exactly 2 channels and no channel conversion, like a real stereo card (multi over sink B).
+pcm.hs_stereo_only {
+    type multi
+    slaves.a { pcm "hs_out_b" channels 2 }
+    bindings { 0 { slave a channel 0 } 1 { slave a channel 1 } }
+    hint { show on description "rig: a device that takes exactly 2 channels" }
+}
 pcm.hs_bad_sink { type pulse server "unix:$W/native" device "no_such_sink" }
 EOF
 
@@ -149,8 +173,10 @@ export ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$W/asound.conf
 export HAPTICSYNTH_RIG_DIR=$W HAPTICSYNTH_RIG_CTL=$SELF HAPTICSYNTH_RIG_RATE=$RATE
 export HAPTICSYNTH_RIG_OUT=hs_out HAPTICSYNTH_RIG_IN=hs_in
 export HAPTICSYNTH_RIG_OUT_B=hs_out_b HAPTICSYNTH_RIG_IN_B=hs_in_b
+export HAPTICSYNTH_RIG_OUT_MONO=hs_out_mono HAPTICSYNTH_RIG_IN_MONO=hs_in_mono
+export HAPTICSYNTH_RIG_OUT_4CH=hs_out_4ch HAPTICSYNTH_RIG_IN_4CH=hs_in_4ch
 export HAPTICSYNTH_RIG_RAW_OUT=hs_raw_out HAPTICSYNTH_RIG_RAW_IN=hs_raw_in
-export HAPTICSYNTH_RIG_BAD_SINK=hs_bad_sink
+export HAPTICSYNTH_RIG_BAD_SINK=hs_bad_sink HAPTICSYNTH_RIG_STEREO_ONLY=hs_stereo_only
 
 cleanup() {
     stop_server "$W" TERM || true
