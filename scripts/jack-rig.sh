@@ -18,6 +18,7 @@
 #   HAPTICSYNTH_JACK_RECORDER path of the built recorder; start it BEFORE opening the PCM
 #                             (the PCM connects to hs_rec:in_1..3) and wait for "READY"
 #   HAPTICSYNTH_FLOOR         path of the built C floor program (bench/latency-floor/floor.c)
+#   HAPTICSYNTH_JACK_PID      jackd's PID (fault tests kill it; the rig's exit trap copes)
 #
 # Facts (../shared/alsa-rig notes, re-checked here): -p 64 gives server xruns on 2 vCPUs; a dead
 # jackd gives the ALSA writer no error at all (only bounded waits notice); snd_pcm_delay through
@@ -80,6 +81,7 @@ export HAPTICSYNTH_JACK_RECORDER=$W/jack-recorder HAPTICSYNTH_FLOOR=$W/floor
 t0=$(date +%s%N)
 jackd -n "$JACK_DEFAULT_SERVER" -d dummy -r $RATE -p "$PERIOD" >"$W/jackd.log" 2>&1 </dev/null &
 JACKD_PID=$!
+disown "$JACKD_PID" 2>/dev/null || true  # fault tests may SIGKILL it; not news for bash
 ready=
 for _ in $(seq 250); do
     if jack_lsp 2>/dev/null | grep -q '^system:playback_1$'; then ready=1; break; fi
@@ -91,6 +93,7 @@ if [ -z "$ready" ]; then
     cat "$W/jackd.log" >&2
     exit 1
 fi
+export HAPTICSYNTH_JACK_PID=$JACKD_PID
 log "jackd pid=$JACKD_PID (server $JACK_DEFAULT_SERVER, -p $PERIOD) ready in $((($(date +%s%N) - t0) / 1000000)) ms"
 
 # Starts the recorder in the background; waits for READY. Sets REC_PID.
