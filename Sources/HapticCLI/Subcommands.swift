@@ -7,5 +7,6 @@ public enum HapticsynthSubcommands {
         Validate.self,
         Info.self,
         Render.self,
+        Devices.self,
     ]
 }
