@@ -68,6 +68,9 @@ struct ControlTimeline: Sendable {
                         }
                         break
                     }
+                    if previous == nil && t > s {
+                        knots.append((t, neutral))  // hold the default up to the first point, then jump
+                    }
                     knots.append((t, p.value))
                     previous = (t, p.value)
                 }

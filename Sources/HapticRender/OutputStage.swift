@@ -52,8 +52,8 @@ final class OutputState {
     let gain: Float
     let highPass: UnsafeMutablePointer<Biquad>
     let sections: Int
-    let hapticLimiter: LookAheadLimiter
-    let audioLimiter: LookAheadLimiter
+    var hapticLimiter: LookAheadLimiter
+    var audioLimiter: LookAheadLimiter
 
     init(profile: ActuatorProfile, sampleRate: Double, layout: ChannelLayout) {
         self.profile = profile
@@ -92,6 +92,8 @@ final class OutputState {
     deinit {
         routes.deallocate()
         highPass.deallocate()
+        hapticLimiter.deallocate()
+        audioLimiter.deallocate()
     }
 
     func copy() -> OutputState {
@@ -183,7 +185,7 @@ func sinDouble(_ x: Double) -> Double {
 /// h[n] <= r[n-L], and y[n] = x[n-L]·h[n] never exceeds c. Gain changes are spread over
 /// the look-ahead (attack) and the release time (no pumping on isolated peaks). A final
 /// clamp catches float rounding only.
-final class LookAheadLimiter {
+struct LookAheadLimiter {
     let lookahead: Int
     let window: Int
     let ceiling: Float
@@ -223,14 +225,16 @@ final class LookAheadLimiter {
         dequeCount = 1
     }
 
-    deinit {
+    /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
+    /// state lives in locals/registers without per-access exclusivity checks).
+    func deallocate() {
         delay.deallocate()
         history.deallocate()
         dequeIndex.deallocate()
         dequeValue.deallocate()
     }
 
-    func copyState(from o: LookAheadLimiter) {
+    mutating func copyState(from o: LookAheadLimiter) {
         delay.update(from: o.delay, count: lookahead * channels)
         delayPosition = o.delayPosition
         history.update(from: o.history, count: window)
@@ -247,7 +251,7 @@ final class LookAheadLimiter {
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
-    func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+    mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
         let c = ceiling
         let stereo = channels == 2
         var start = 0
@@ -291,7 +295,7 @@ final class LookAheadLimiter {
     }
 
     @inline(__always)
-    func slowSample(_ p0: UnsafeMutablePointer<Float>, _ p1: UnsafeMutablePointer<Float>?) {
+    mutating func slowSample(_ p0: UnsafeMutablePointer<Float>, _ p1: UnsafeMutablePointer<Float>?) {
         let c = ceiling
         let v0 = p0.pointee
         let v1 = p1?.pointee ?? 0

@@ -679,12 +679,18 @@ final class VoiceState {
             out.update(repeating: Float(combine(id, value, liveTo[id])), count: count)
             controlConstant[id] = true
         } else {
+            let multiply = id == 0 || id == 5
+            let settledLive = liveTo[id]
+            let count0 = span.count
+            // Clock values in locals: class properties would be access-checked on every sample.
+            let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
             for k in 0..<count {
                 let n = n0 &+ Int64(k)
-                let p = patternPosition(at: n)
-                while c + 1 < span.count && knots[c + 1].time <= p { c += 1 }
+                let p = (ua + Double(n &- na) * r) - po
+                while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
                 let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
-                out[k] = Float(combine(id, value, liveValue(id, at: n)))
+                let live = liveSettled ? settledLive : liveValue(id, at: n)
+                out[k] = Float(multiply ? value * live : value + live)
             }
             controlConstant[id] = false
         }
@@ -750,7 +756,37 @@ final class VoiceState {
         var amp = amplitude(intensity: level * intensity[from])
         if sharpConstant {
             reanchor(slot, n0 &+ Int64(from), frequency(sharpness: colour + Double(sharpness[from])) / fs)
+            // Fast path: a sustained event inside its hold segment for the whole range has an
+            // envelope of exactly 1, so these loops compute the same samples as the general one.
+            let a = slot.pointee
+            let tauFirst = unwrapped(at: n0 &+ Int64(from)) - a.onsetU
+            let tauLast = unwrapped(at: n0 &+ Int64(count - 1)) - a.onsetU
+            if a.sustained ? (tauFirst >= a.attack ? tauLast <= a.end : false) : false {
+                let anchor = a.phaseAnchor
+                let base = a.anchorSample
+                let inc = a.inc
+                let out = haptic
+                if intensityConstant {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        out[j] += amp * sin2pi(Float(phase))
+                    }
+                } else if flat.amplitudeTable.isEmpty {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        let g = Swift.min(1, Swift.max(0, level * intensity[j]))
+                        out[j] += g * sin2pi(Float(phase))
+                    }
+                } else {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        out[j] += amplitude(intensity: level * intensity[j]) * sin2pi(Float(phase))
+                    }
+                }
+                return
+            }
         }
+        let ua = uAnchor, na = nAnchor, r = rate
         var j = from
         while j < count {
             let n = n0 &+ Int64(j)
@@ -759,7 +795,7 @@ final class VoiceState {
             }
             if !intensityConstant { amp = amplitude(intensity: level * intensity[j]) }
             let a = slot.pointee
-            let tau = unwrapped(at: n) - a.onsetU
+            let tau = (ua + Double(n &- na) * r) - a.onsetU
             if continuousIsOver(a, tau) {
                 slot.pointee.done = true
                 return
@@ -917,14 +953,23 @@ func fractionalPart(_ x: Double) -> Double {
     x - floorFast(x)
 }
 
-/// floor(x) for |x| < 2^62 (larger values are already integers, returned as they are).
-/// Written with integer conversion because `rounded(_:)` goes through a generic rounding
+/// floor(x) (values with |x| >= 2^51 are returned as they are: they are integers or too large
+/// to matter here). Written with plain arithmetic because `rounded(_:)` goes through a generic rounding
 /// rule that the real-time checker rejects in unoptimised builds.
 @inline(__always)
 func floorFast(_ x: Double) -> Double {
-    if !(abs(x) < 4.611686018427388e18) { return x }
-    let t = Double(Int64(x))
-    return t > x ? t - 1 : t
+    // Adding and removing 1.5·2^52 rounds to an integer (the sum lies in [2^52, 2^53), where
+    // the spacing of doubles is 1) for |x| < 2^51; step down if it rounded up.
+    if !(abs(x) < 2.251799813685248e15) { return x }
+    let r = (x + 6.755399441055744e15) - 6.755399441055744e15
+    return r > x ? r - 1 : r
+}
+
+/// The fractional part of x for 0 <= x < 2^51 (oscillator phases): branch-free, so loops vectorise.
+@inline(__always)
+func phaseFraction(_ x: Double) -> Double {
+    let r = (x + 6.755399441055744e15) - 6.755399441055744e15
+    return x - (r > x ? r - 1 : r)
 }
 
 /// ceil(x), same domain as `floorFast`.

@@ -252,6 +252,18 @@ public final class PreparedPattern: Sendable {
     deinit { flat.deallocate() }
 }
 
+extension PreparedPattern {
+    /// The frequency the renderer uses for `sharpness` (the profile's log mapping,
+    /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
+    public func renderedFrequency(forSharpness sharpness: Double) -> Double {
+        let n = Double(PreparedPattern.tableSize)
+        let x = min(1, max(0, sharpness)) * n
+        let i = min(PreparedPattern.tableSize - 1, Int(x))
+        let f = x - Double(i)
+        return frequencyTable[i] + (frequencyTable[i + 1] - frequencyTable[i]) * f
+    }
+}
+
 extension ActuatorProfile {
     /// The frequency for a sharpness in 0...1: log-frequency interpolation over the band.
     public static func frequency(forSharpness sharpness: Double, band: Band) -> Double {
