@@ -160,13 +160,13 @@ public struct CueSheet: Sendable, Equatable {
 
     /// A JSON number (not a Boolean, which Foundation also hands over as a number).
     private static func number(_ any: Any?) -> Double? {
-        guard let any, !(any is Bool) else { return nil }
-        if let n = any as? NSNumber {
-            if String(cString: n.objCType) == "c" { return nil }
-            let d = n.doubleValue
-            return d.isFinite ? d : nil
-        }
-        return nil
+        // Foundation hands true/false over as Bool or as an NSNumber stored as a C char
+        // ("c"), which no JSON number is; a plain `is Bool` test would also match 0 and 1.
+        guard let any, type(of: any) != Bool.self, let n = any as? NSNumber,
+            String(cString: n.objCType) != "c"
+        else { return nil }
+        let d = n.doubleValue
+        return d.isFinite ? d : nil
     }
 }
 
