@@ -428,6 +428,7 @@ public final class HapticManager: Sendable {
             s.engine = nil
             s.status = .unavailable("shut down")
             s.log.append(.shutDown)
+            for loop in s.loops.values { loop.markStopped() }
             s.loops.removeAll()
             return e
         }
@@ -573,6 +574,7 @@ public final class HapticManager: Sendable {
             s.status = .unavailable(why)
             let e = s.engine
             s.engine = nil
+            for loop in s.loops.values { loop.markStopped() }
             s.loops.removeAll()
             return e
         }
@@ -651,7 +653,16 @@ public final class LoopingPattern: Sendable {
         manager.manager?.unregister(self)
     }
 
-    func markStopped() { state.withLock { $0.stopped = true } }
+    func markStopped() {
+        state.withLock { s in
+            s.stopped = true
+            s.player = nil
+        }
+    }
+
+    /// Test support: the player in use and the manager's engine number it plays on.
+    var playerForTests: AdvancedPatternPlayer? { state.withLock { $0.player } }
+    var engineIDForTests: Int { state.withLock { $0.engineID } }
 
     private func send(_ player: AdvancedPatternPlayer?, _ parameters: [DynamicParameter]) {
         guard let player else { return }

@@ -66,3 +66,13 @@ func firstNonZero(_ x: [Float], from start: Int = 0) -> Int? {
     }
     return nil
 }
+
+/// First index from `start` whose magnitude exceeds `threshold`.
+func firstAbove(_ x: [Float], _ threshold: Float, from start: Int = 0) -> Int? {
+    var i = max(0, start)
+    while i < x.count {
+        if abs(x[i]) > threshold { return i }
+        i += 1
+    }
+    return nil
+}
