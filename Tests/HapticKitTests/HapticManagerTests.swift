@@ -93,6 +93,11 @@ func exerciseEveryCall(_ m: HapticManager, bound: Double = 0.05) -> [String: Dou
     return times
 }
 
+/// The manager suites run one after the other: the rig's recordings must not compete
+/// for the two cores with the 64-task concurrency test.
+@Suite(.serialized) struct HapticKitSerialTests {}
+
+extension HapticKitSerialTests {
 @Suite("HapticManager on a virtual device made to fail", .serialized)
 struct HapticManagerVirtualTests {
     @Test func deviceThatCannotOpenLeavesTheManagerUnavailableAndEveryCallANoOp() {
@@ -329,4 +334,5 @@ struct HapticManagerVirtualTests {
         #expect(h2 == l2, "cue skew \(l2 - h2) samples")
         #expect(h2 - hStart == Int((1.5 * 48_000).rounded()), "spacing exact to the sample")
     }
+}
 }
