@@ -93,6 +93,16 @@ let package = Package(
             dependencies: ["HapticRender", "HapticPattern", "HapticSoundFile", .product(name: "Histogram", package: "hdrhistogram-swift")],
             path: "bench/render-bench"
         ),
+        .executableTarget(
+            name: "latency-bench",
+            dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            path: "bench/latency-bench"
+        ),
+        .executableTarget(
+            name: "rhythm-bench",
+            dependencies: ["HapticKit", "HapticEngine", "HapticALSA", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            path: "bench/rhythm-bench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
