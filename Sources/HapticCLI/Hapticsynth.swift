@@ -1,1 +1,43 @@
-// Placeholder; replaced by the root command.
+// The root command. Verbs are listed in Subcommands.swift (one place), each in its own file.
+
+import ArgumentParser
+
+/// The tool's version, printed by `hapticsynth --version`.
+public let hapticsynthVersion = "0.1.0"
+
+/// `hapticsynth`: the root command. Async, so that verbs that play live can be async too.
+public struct Hapticsynth: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "hapticsynth",
+        abstract: "A real-time audio-haptic synthesizer for AHAP patterns.",
+        discussion: """
+            Reads Apple AHAP haptic patterns (JSON), checks and summarises them, and renders them \
+            into low-frequency actuator drive plus audio.
+
+            Examples:
+              hapticsynth validate Haptics/*.ahap
+              hapticsynth info Haptics/heartbeat.ahap
+            """,
+        version: hapticsynthVersion,
+        subcommands: HapticsynthSubcommands.all
+    )
+
+    public init() {}
+
+    /// The tool's entry point (Sources/hapticsynth/main.swift calls it): parses `arguments`
+    /// (nil: the process's) and runs the chosen verb, async or not, exiting on error.
+    /// Not `main()`: from top-level code the compiler picks ArgumentParser's synchronous
+    /// `ParsableCommand.main()`, which refuses async root commands.
+    public static func main(arguments: [String]?) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

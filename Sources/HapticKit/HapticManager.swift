@@ -1,1 +1,723 @@
-// Placeholder; replaced by HapticManager.
+import HapticALSA
+import HapticEngine
+import HapticPattern
+import HapticRender
+import HapticSoundFile
+import Logging
+import Synchronization
+
+/// The app-facing facade: the one owner of the haptic engine for the whole program
+/// (the seeds' `HapticManager`, on Linux). Everything else calls it.
+///
+/// - Every playback call is fire-and-forget: no return value (except the loop handle),
+///   never throws, never blocks beyond a short lock, and is a silent no-op (logged at
+///   debug level) for an unknown name or when the engine is unavailable.
+/// - Sound effects are rendered by the same engine into the audio channels of the same
+///   output stream as the haptics, so a sound and a haptic given the same time start on
+///   the same output frame (a cue even plays both from one voice).
+/// - Recovery follows the seeds: on stop, one restart; on failure, unavailable. On reset,
+///   a new engine with both handlers registered again, the patterns re-cached, started;
+///   on failure, unavailable. No failure reaches the caller.
+///
+/// Safe from any thread or task: all mutable state is behind one `Mutex`, which is never
+/// held while an engine opens a device or prepares a pattern.
+public final class HapticManager: Sendable {
+    // MARK: - configuration
+
+    /// Where the engine's output goes.
+    public enum Output: Sendable {
+        /// An ALSA PCM by name (`default`, `hw:1,0`, a rig PCM...).
+        case alsa(String)
+        /// A device factory (called again for every new engine or handle).
+        case device(@Sendable () -> any OutputDevice)
+    }
+
+    /// Everything a manager is made with.
+    public struct Configuration: Sendable {
+        /// The patterns folder (`Haptics/`).
+        public var hapticsFolder: String
+        /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`).
+        public var assetsFolder: String
+        /// The output device.
+        public var output: Output
+        /// The engine's settings. The manager fills in `sounds` (the assets' sound library);
+        /// `layout` defaults to stereo + haptic so sound effects and haptics share one stream.
+        public var engine: HapticEngine.Configuration
+        /// Transient voices from `playTransientEvent` that may sound at once; a newer one
+        /// stops the oldest (so rapid calls never pile up).
+        public var transientVoices: Int = 4
+        /// Steps per unit of the intensity/sharpness quantisation of `playTransientEvent`
+        /// (20: steps of 0.05), which bounds the prepared one-event patterns it keeps.
+        public var transientSteps: Int = 20
+        /// The manager's log (debug lines for no-ops; recovery at info/warning).
+        public var logger = Logger(label: "hapticsynth.manager")
+
+        public init(
+            hapticsFolder: String, assetsFolder: String, output: Output = .alsa("default"),
+            layout: ChannelLayout = .stereoPlusHaptic, profile: ActuatorProfile = .bassShaker
+        ) {
+            self.hapticsFolder = hapticsFolder
+            self.assetsFolder = assetsFolder
+            self.output = output
+            engine = HapticEngine.Configuration(layout: layout, profile: profile)
+        }
+    }
+
+    /// Where the manager is in its recovery state machine.
+    public enum Status: Sendable, Equatable, CustomStringConvertible {
+        /// An engine is running (or being restarted after a stop).
+        case running
+        /// Unavailable for good (this manager): no device, or recovery failed. Every call is a no-op.
+        case unavailable(String)
+
+        public var description: String {
+            switch self {
+            case .running: "running"
+            case .unavailable(let why): "unavailable (\(why))"
+            }
+        }
+    }
+
+    /// One step of recovery, for diagnostics and tests (`recoveryLog`). `engine` numbers
+    /// the engines the manager built, from 1.
+    public enum RecoveryEvent: Sendable, Equatable {
+        case started(engine: Int)
+        case startFailed(engine: Int, String)
+        case stopped(engine: Int, String)
+        case restartSucceeded(engine: Int)
+        case restartFailed(engine: Int, String)
+        case reset(engine: Int)
+        case rebuilt(engine: Int, patterns: Int)
+        case rebuildFailed(engine: Int, String)
+        case shutDown
+    }
+
+    /// Counters of what the manager did (taken under its lock, so a snapshot is consistent).
+    public struct Statistics: Sendable, Equatable {
+        /// Voices started on an engine (patterns, sound effects, cues, transients, loops).
+        public var voicesStarted = 0
+        /// Starts that the engine refused (not running, voice limit...): logged and dropped.
+        public var startsFailed = 0
+        /// Calls that named nothing known (debug-logged no-ops).
+        public var unknownNames = 0
+        /// Calls made while unavailable (no-ops).
+        public var callsWhileUnavailable = 0
+        /// Transient voices stopped early to keep `transientVoices` (no pile-up).
+        public var transientsCut = 0
+        /// Parameter updates sent to looping players.
+        public var loopUpdates = 0
+        public init() {}
+    }
+
+    // MARK: - state
+
+    /// Prepared patterns for one engine (re-made on reset: "re-cache").
+    struct Caches {
+        var engineID = 0
+        var patterns: [String: PreparedPattern] = [:]
+        var sounds: [String: PreparedPattern] = [:]
+        var cues: [String: PreparedPattern] = [:]
+        var transients: [Int: PreparedPattern] = [:]
+    }
+
+    struct State {
+        var engine: HapticEngine? = nil
+        var engineID = 0
+        var status: Status = .running
+        var log: [RecoveryEvent] = []
+        var caches = Caches()
+        var wantsPreload = false
+        var transientRing: [PatternPlayer?] = []
+        var ringNext = 0
+        var loops: [ObjectIdentifier: LoopingPattern] = [:]
+        var stats = Statistics()
+    }
+
+    /// What the manager was made with.
+    public let configuration: Configuration
+    /// The pattern library (parsed once, shared by every engine the manager builds).
+    public let library: PatternLibrary
+    /// The cue sheet (empty when `Assets/cues.json` is missing or broken; see `cueSheetError`).
+    public let cueSheet: CueSheet
+    /// Why the cue sheet could not be read (nil when it was).
+    public let cueSheetError: CueSheetError?
+    /// The sound-effect files found in `Assets/sfx/` (names without `.wav`).
+    public let soundEffectNames: [String]
+    let sounds: SoundLibrary
+    let state: Mutex<State>
+    var logger: Logger { configuration.logger }
+
+    // MARK: - init
+
+    /// Makes the manager and starts its engine. A device that cannot be opened leaves the
+    /// manager unavailable (`engineAvailable` false); nothing throws.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        library = PatternLibrary(folder: configuration.hapticsFolder, strict: true, logger: configuration.logger)
+        sounds = SoundLibrary(assetsFolder: configuration.assetsFolder)
+        let cuePath = configuration.assetsFolder + "/cues.json"
+        do {
+            cueSheet = try CueSheet.load(path: cuePath)
+            cueSheetError = nil
+        } catch {
+            cueSheet = CueSheet()
+            cueSheetError = error
+            configuration.logger.debug("haptic manager: no cue sheet: \(error)")
+        }
+        switch listFiles(configuration.assetsFolder + "/sfx", suffix: ".wav") {
+        case .success(let files): soundEffectNames = files.map { String($0.dropLast(4)) }
+        case .failure: soundEffectNames = []
+        }
+        state = Mutex(State(transientRing: Array(repeating: nil, count: max(1, configuration.transientVoices))))
+        let engine = makeEngine(id: 1)
+        do {
+            try engine.start()
+            state.withLock { s in
+                s.engine = engine
+                s.engineID = 1
+                s.log.append(.started(engine: 1))
+            }
+        } catch {
+            engine.stop()
+            logger.info("haptic manager: no haptic engine (\(error)); every call will do nothing")
+            state.withLock { s in
+                s.engineID = 1
+                s.status = .unavailable("start failed: \(error)")
+                s.log += [.startFailed(engine: 1, error.description)]
+            }
+        }
+    }
+
+    /// A manager for the ALSA PCM `deviceName`.
+    public convenience init(
+        hapticsFolder: String, assetsFolder: String, deviceName: String = "default",
+        layout: ChannelLayout = .stereoPlusHaptic, profile: ActuatorProfile = .bassShaker
+    ) {
+        self.init(configuration: Configuration(
+            hapticsFolder: hapticsFolder, assetsFolder: assetsFolder, output: .alsa(deviceName), layout: layout,
+            profile: profile))
+    }
+
+    /// A manager for the devices `makeDevice` builds.
+    public convenience init(
+        hapticsFolder: String, assetsFolder: String, layout: ChannelLayout = .stereoPlusHaptic,
+        profile: ActuatorProfile = .bassShaker, makeDevice: @escaping @Sendable () -> any OutputDevice
+    ) {
+        self.init(configuration: Configuration(
+            hapticsFolder: hapticsFolder, assetsFolder: assetsFolder, output: .device(makeDevice), layout: layout,
+            profile: profile))
+    }
+
+    deinit {
+        let engine = state.withLock { $0.engine }
+        engine?.stop()
+    }
+
+    // MARK: - public state
+
+    /// False when there is no device or the engine could not recover: then every call
+    /// returns at once and does nothing.
+    public var engineAvailable: Bool {
+        state.withLock { if case .unavailable = $0.status { false } else { true } }
+    }
+
+    /// The recovery state.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Every recovery step so far, oldest first.
+    public var recoveryLog: [RecoveryEvent] { state.withLock { $0.log } }
+
+    /// What the manager did so far.
+    public var statistics: Statistics { state.withLock { $0.stats } }
+
+    /// The engine in use (for measurements such as latency and xruns; nil when unavailable).
+    /// Do not install handlers on it: the manager owns them.
+    public var currentEngine: HapticEngine? { state.withLock { $0.engine } }
+
+    /// Number of the engine in use (1 for the first; a reset makes a new one).
+    public var engineGeneration: Int { state.withLock { $0.engineID } }
+
+    /// Seconds on the engine's clock (CLOCK_MONOTONIC in production): the time base of every `atTime:`.
+    public var currentTime: Double { currentEngine?.currentTime ?? MonotonicClock.now() }
+
+    // MARK: - preload
+
+    /// Parses every pattern of the library once (a missing or broken file is logged at
+    /// debug level and skipped), and prepares the patterns, sound effects and cues for
+    /// the engine. Calling it again does not re-parse. Returns the library's report.
+    @discardableResult
+    public func preloadPatterns() -> PatternLibrary.PreloadReport {
+        let report = library.preloadPatterns()
+        let engine: (HapticEngine, Int)? = state.withLock { s in
+            s.wantsPreload = true
+            guard let engine = s.engine, s.caches.engineID != s.engineID else { return nil }
+            return (engine, s.engineID)
+        }
+        if let (engine, id) = engine {
+            let caches = prepareCaches(for: engine, id: id)
+            state.withLock { s in
+                if s.engineID == id && s.caches.engineID != id { s.caches = caches }
+            }
+        }
+        return report
+    }
+
+    /// Prepares everything for `engine` (outside the lock: reading and converting sounds takes time).
+    func prepareCaches(for engine: HapticEngine, id: Int) -> Caches {
+        var caches = Caches(engineID: id)
+        for (name, pattern) in library.patterns {
+            if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
+        }
+        for name in soundEffectNames {
+            if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)") {
+                caches.sounds[name] = prepared
+            }
+        }
+        for (name, cue) in cueSheet.cues {
+            guard let pattern = cuePattern(cue) else { continue }
+            if let prepared = prepare(pattern, on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
+        }
+        return caches
+    }
+
+    func prepare(_ pattern: AHAPPattern, on engine: HapticEngine, what: String) -> PreparedPattern? {
+        let c = engine.configuration
+        do {
+            return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: c.sounds, strict: true)
+        } catch {
+            logger.debug("haptic manager: \(what) cannot be prepared (\(error)); skipped")
+            return nil
+        }
+    }
+
+    /// A sound effect as a one-event pattern: the WAV from the start, at full volume,
+    /// without the volume envelope's fade-in (so its first sample is the scheduled frame).
+    static func soundEffectPattern(_ name: String, at time: Double = 0) -> AHAPPattern {
+        AHAPPattern(elements: [.event(soundEffectEvent(name, at: time))])
+    }
+
+    static func soundEffectEvent(_ name: String, at time: Double) -> Event {
+        Event(time: time, type: .audioCustom, parameters: [EventParameter(.audioVolume, 1)],
+              waveformPath: "sfx/\(name).wav", useVolumeEnvelope: false)
+    }
+
+    /// A cue as one pattern: its haptic part and its sound at the sound's offset, so
+    /// that one voice plays both (same frame by construction).
+    func cuePattern(_ cue: CueSheet.Cue) -> AHAPPattern? {
+        var elements: [PatternElement] = []
+        switch cue.haptic {
+        case .pattern(let name):
+            guard let pattern = library.pattern(named: name) else {
+                logger.debug("haptic manager: cue \(cue.name) names pattern \(name), which is not loaded; cue skipped")
+                return nil
+            }
+            elements = pattern.elements
+        case .transient(let t):
+            elements = [.event(.transient(at: 0, intensity: t.intensity, sharpness: t.sharpness))]
+        case .buzz(let list):
+            elements = list.map { .event(.transient(at: $0.time, intensity: $0.intensity, sharpness: $0.sharpness)) }
+        case nil:
+            break
+        }
+        if let sfx = cue.sfx {
+            guard soundEffectNames.contains(sfx.name) else {
+                logger.debug("haptic manager: cue \(cue.name) names sound effect \(sfx.name), which is not in sfx/; cue skipped")
+                return nil
+            }
+            elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
+        }
+        return AHAPPattern(elements: elements)
+    }
+
+    // MARK: - playback
+
+    /// Plays the library pattern `name` as soon as possible.
+    public func play(_ name: String) { play(name, atTime: 0) }
+
+    /// Plays the library pattern `name` at `time` (seconds on CLOCK_MONOTONIC; 0 or a
+    /// past time: as soon as possible). Unknown name: a no-op (debug log).
+    public func play(_ name: String, atTime time: Double) {
+        guard let (engine, pattern) = lookup({ $0.patterns[name] }, what: "pattern", name) else { return }
+        _ = start(pattern, on: engine, at: time)
+    }
+
+    /// Fires the cue `cue` of the cue sheet as soon as possible.
+    public func play(cue: String) { play(cue: cue, atTime: 0) }
+
+    /// Fires the cue `cue` at `time`: its haptic at `time`, its sound at `time` plus the
+    /// sound's offset, from one voice (so on the same output frame when the offset is 0).
+    public func play(cue: String, atTime time: Double) {
+        guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return }
+        _ = start(pattern, on: engine, at: time)
+    }
+
+    /// Plays the sound effect `name` (`Assets/sfx/<name>.wav`) as soon as possible.
+    public func playSFX(_ name: String) { playSFX(name, atTime: 0) }
+
+    /// Plays the sound effect `name` at `time`, on the same engine and output stream as
+    /// the haptics: a haptic given the same `time` starts on the same output frame.
+    public func playSFX(_ name: String, atTime time: Double) {
+        guard let (engine, pattern) = lookup({ $0.sounds[name] }, what: "sound effect", name) else { return }
+        _ = start(pattern, on: engine, at: time)
+    }
+
+    /// One transient without a file (detent clicks, taps): intensity and sharpness are
+    /// clamped to 0…1 and quantised (`transientSteps`); at most `transientVoices` sound
+    /// at once (a new one stops the oldest), so rapid calls neither pile up nor interfere.
+    public func playTransientEvent(intensity: Double, sharpness: Double) {
+        playTransientEvent(intensity: intensity, sharpness: sharpness, atTime: 0)
+    }
+
+    /// `playTransientEvent(intensity:sharpness:)` at `time`.
+    public func playTransientEvent(intensity: Double, sharpness: Double, atTime time: Double) {
+        let steps = max(1, configuration.transientSteps)
+        func step(_ v: Double) -> Int { v.isFinite ? Int((min(1, max(0, v)) * Double(steps)).rounded()) : 0 }
+        let key = step(intensity) * (steps + 1) + step(sharpness)
+        let found: (HapticEngine, Int, PreparedPattern?)? = state.withLock { s in
+            guard case .running = s.status, let engine = s.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return nil
+            }
+            return (engine, s.engineID, s.caches.transients[key])
+        }
+        guard let (engine, id, cached) = found else { return }
+        var pattern = cached
+        if pattern == nil {
+            let i = Double(key / (steps + 1)) / Double(steps), sh = Double(key % (steps + 1)) / Double(steps)
+            let ahap = AHAPPattern(elements: [.event(.transient(at: 0, intensity: i, sharpness: sh))])
+            pattern = prepare(ahap, on: engine, what: "transient")
+            if let pattern {
+                state.withLock { s in if s.caches.engineID == id && s.engineID == id { s.caches.transients[key] = pattern } }
+            }
+        }
+        guard let pattern, let player = start(pattern, on: engine, at: time) else { return }
+        let evicted: PatternPlayer? = state.withLock { s in
+            guard s.engineID == id else { return nil }
+            let slot = s.ringNext
+            s.ringNext = (slot + 1) % s.transientRing.count
+            let old = s.transientRing[slot]
+            s.transientRing[slot] = player
+            if let old, old.isActive { s.stats.transientsCut += 1; return old }
+            return nil
+        }
+        try? evicted?.stop(atTime: time)
+    }
+
+    /// Starts `name` looping and returns a handle for live control of its parameters
+    /// (the progressive slider: the heartbeat loops while its intensity follows a value
+    /// the app sets). Never fails: with an unknown name or no engine the handle does nothing.
+    /// The loop survives an engine reset (it restarts on the new engine with its values).
+    public func playLooping(_ name: String, intensity: Double = 1, atTime time: Double = 0) -> LoopingPattern {
+        let handle = LoopingPattern(name: name, manager: self, intensity: intensity)
+        guard let (engine, pattern) = lookup({ $0.patterns[name] }, what: "pattern", name) else {
+            handle.markStopped()
+            return handle
+        }
+        let id = state.withLock { s -> Int in
+            s.loops[ObjectIdentifier(handle)] = handle
+            return s.engineID
+        }
+        handle.begin(on: engine, id: id, pattern: pattern, at: time)
+        return handle
+    }
+
+    /// Stops the engine and makes the manager unavailable (for program exit).
+    public func shutDown() {
+        let engine: HapticEngine? = state.withLock { s in
+            let e = s.engine
+            s.engine = nil
+            s.status = .unavailable("shut down")
+            s.log.append(.shutDown)
+            for loop in s.loops.values { loop.markStopped() }
+            s.loops.removeAll()
+            return e
+        }
+        engine?.stop()
+    }
+
+    // MARK: - internals
+
+    /// The engine and a cached pattern, or nil (counted; debug-logged for unknown names).
+    func lookup(_ pick: (Caches) -> PreparedPattern?, what: String, _ name: String) -> (HapticEngine, PreparedPattern)? {
+        enum Found { case ok(HapticEngine, PreparedPattern), unavailable, unknown }
+        let found: Found = state.withLock { s in
+            guard case .running = s.status, let engine = s.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return .unavailable
+            }
+            guard let pattern = pick(s.caches) else {
+                s.stats.unknownNames += 1
+                return .unknown
+            }
+            return .ok(engine, pattern)
+        }
+        switch found {
+        case .ok(let engine, let pattern): return (engine, pattern)
+        case .unavailable: return nil
+        case .unknown:
+            logger.debug("haptic manager: no \(what) named \"\(name)\" (unknown, or not preloaded); ignored")
+            return nil
+        }
+    }
+
+    /// A fresh player per playback, started at `time`; failures are logged and counted.
+    func start(_ pattern: PreparedPattern, on engine: HapticEngine, at time: Double) -> PatternPlayer? {
+        do {
+            let player = try engine.makePlayer(with: pattern)
+            try player.start(atTime: time)
+            state.withLock { $0.stats.voicesStarted += 1 }
+            return player
+        } catch {
+            state.withLock { $0.stats.startsFailed += 1 }
+            logger.debug("haptic manager: playback not started: \(error)")
+            return nil
+        }
+    }
+
+    func count(_ update: (inout Statistics) -> Void) { state.withLock { update(&$0.stats) } }
+
+    func unregister(_ handle: LoopingPattern) {
+        _ = state.withLock { $0.loops.removeValue(forKey: ObjectIdentifier(handle)) }
+    }
+
+    /// A pattern of the current engine's cache, with the engine and its number.
+    func current(_ name: String) -> (HapticEngine, Int, PreparedPattern)? {
+        state.withLock { s in
+            guard case .running = s.status, let engine = s.engine, let p = s.caches.patterns[name] else { return nil }
+            return (engine, s.engineID, p)
+        }
+    }
+
+    // MARK: - engine and recovery
+
+    func makeEngine(id: Int) -> HapticEngine {
+        var config = configuration.engine
+        config.sounds = sounds
+        let makeDevice: @Sendable () -> any OutputDevice
+        switch configuration.output {
+        case .alsa(let name): makeDevice = { ALSAOutputDevice(name: name) }
+        case .device(let factory): makeDevice = factory
+        }
+        let engine = HapticEngine(configuration: config, makeDevice: makeDevice)
+        register(engine, id: id)
+        return engine
+    }
+
+    /// Installs both handlers; they hold the manager weakly and act only while `id` is current.
+    func register(_ engine: HapticEngine, id: Int) {
+        let weak = WeakManager(self)
+        engine.stoppedHandler = { reason in weak.manager?.engineStopped(id: id, reason: reason) }
+        engine.resetHandler = { weak.manager?.engineReset(id: id) }
+    }
+
+    /// The seeds' stop path: one restart; on failure, unavailable.
+    func engineStopped(id: Int, reason: HapticEngine.StoppedReason) {
+        let engine: HapticEngine? = state.withLock { s in
+            guard s.engineID == id, case .running = s.status else { return nil }
+            s.log.append(.stopped(engine: id, "\(reason)"))
+            return s.engine
+        }
+        guard let engine else { return }
+        logger.info("haptic manager: engine \(id) stopped (\(reason)); one restart")
+        do {
+            try engine.start()
+            state.withLock { $0.log.append(.restartSucceeded(engine: id)) }
+        } catch {
+            markUnavailable(id: id, event: .restartFailed(engine: id, error.description), why: "restart failed: \(error)")
+        }
+    }
+
+    /// The seeds' reset path: a new engine, both handlers registered again, the patterns
+    /// re-cached, started; on failure, unavailable. Players of the old engine are dropped.
+    func engineReset(id: Int) {
+        let old: HapticEngine? = state.withLock { s in
+            guard s.engineID == id, case .running = s.status else { return nil }
+            s.log.append(.reset(engine: id))
+            return s.engine
+        }
+        guard let old else { return }
+        let newID = id + 1
+        logger.info("haptic manager: engine \(id) was reset; building engine \(newID)")
+        // The old engine lets go of the device first (a hardware PCM opens only once).
+        old.stop()
+        let engine = makeEngine(id: newID)
+        do {
+            try engine.start()
+        } catch {
+            engine.stop()
+            markUnavailable(id: id, event: .rebuildFailed(engine: newID, error.description), why: "new engine failed: \(error)")
+            return
+        }
+        let wantsPreload = state.withLock { $0.wantsPreload }
+        let caches = wantsPreload ? prepareCaches(for: engine, id: newID) : Caches(engineID: 0)
+        let loops: [LoopingPattern]? = state.withLock { s in
+            guard s.engineID == id, case .running = s.status else { return nil }
+            s.engine = engine
+            s.engineID = newID
+            s.caches = caches
+            s.transientRing = Array(repeating: nil, count: s.transientRing.count)
+            s.ringNext = 0
+            s.log.append(.rebuilt(engine: newID, patterns: caches.patterns.count))
+            return Array(s.loops.values)
+        }
+        guard let loops else {
+            engine.stop()  // shut down meanwhile
+            return
+        }
+        for loop in loops { loop.restart() }
+    }
+
+    func markUnavailable(id: Int, event: RecoveryEvent, why: String) {
+        let engine: HapticEngine? = state.withLock { s in
+            guard s.engineID == id else { return nil }
+            s.log.append(event)
+            s.status = .unavailable(why)
+            let e = s.engine
+            s.engine = nil
+            for loop in s.loops.values { loop.markStopped() }
+            s.loops.removeAll()
+            return e
+        }
+        logger.warning("haptic manager: haptics unavailable (\(why))")
+        // Stops the engine's own background retries: this manager has given up (seeds).
+        engine?.stop()
+    }
+
+    final class WeakManager: @unchecked Sendable {
+        // Written once at init, only read afterwards.
+        weak var manager: HapticManager?
+        init(_ manager: HapticManager) { self.manager = manager }
+    }
+}
+
+// MARK: - the loop handle
+
+/// Live control of a looping pattern started with ``HapticManager/playLooping(_:intensity:atTime:)``.
+/// Every method is fire-and-forget and safe from any thread.
+public final class LoopingPattern: Sendable {
+    /// The pattern's name.
+    public let name: String
+    private let manager: HapticManager.WeakManager
+
+    private struct State {
+        var player: AdvancedPatternPlayer? = nil
+        var engineID = 0
+        var intensity: Double
+        var sharpness: Double = 0
+        var stopped = false
+    }
+    private let state: Mutex<State>
+
+    init(name: String, manager: HapticManager, intensity: Double) {
+        self.name = name
+        self.manager = HapticManager.WeakManager(manager)
+        state = Mutex(State(intensity: Self.clamp(intensity, 0...1)))
+    }
+
+    /// The intensity (HapticIntensityControl, 0…1) the loop plays at.
+    public var intensity: Double { state.withLock { $0.intensity } }
+
+    /// Whether the loop is playing (false after `stop()`, or when it never could start).
+    public var isPlaying: Bool { state.withLock { !$0.stopped && $0.player != nil } }
+
+    /// Sets the loop's intensity (HapticIntensityControl, clamped to 0…1), effective at once.
+    public func setIntensity(_ value: Double) {
+        let v = Self.clamp(value, 0...1)
+        let player = state.withLock { s -> AdvancedPatternPlayer? in
+            s.intensity = v
+            return s.stopped ? nil : s.player
+        }
+        send(player, [DynamicParameter(.hapticIntensityControl, time: 0, value: v)])
+    }
+
+    /// Sets the loop's sharpness offset (HapticSharpnessControl, clamped to -1…1).
+    public func setSharpness(_ value: Double) {
+        let v = Self.clamp(value, -1...1)
+        let player = state.withLock { s -> AdvancedPatternPlayer? in
+            s.sharpness = v
+            return s.stopped ? nil : s.player
+        }
+        send(player, [DynamicParameter(.hapticSharpnessControl, time: 0, value: v)])
+    }
+
+    /// Stops the loop at `time` (0: now) with the engine's short fade.
+    public func stop(atTime time: Double = 0) {
+        let player = state.withLock { s -> AdvancedPatternPlayer? in
+            guard !s.stopped else { return nil }
+            s.stopped = true
+            let p = s.player
+            s.player = nil
+            return p
+        }
+        try? player?.stop(atTime: time)
+        manager.manager?.unregister(self)
+    }
+
+    func markStopped() {
+        state.withLock { s in
+            s.stopped = true
+            s.player = nil
+        }
+    }
+
+    /// Test support: the player in use and the manager's engine number it plays on.
+    var playerForTests: AdvancedPatternPlayer? { state.withLock { $0.player } }
+    var engineIDForTests: Int { state.withLock { $0.engineID } }
+
+    private func send(_ player: AdvancedPatternPlayer?, _ parameters: [DynamicParameter]) {
+        guard let player else { return }
+        do {
+            try player.sendParameters(parameters, atTime: 0)
+            manager.manager?.count { $0.loopUpdates += 1 }
+        } catch {
+            // An old engine's player after a reset: the manager restarts the loop on the new one.
+        }
+    }
+
+    private static func clamp(_ v: Double, _ range: ClosedRange<Double>) -> Double {
+        v.isFinite ? min(range.upperBound, max(range.lowerBound, v)) : range.lowerBound
+    }
+
+    /// Starts the loop on `engine` with the handle's current values.
+    func begin(on engine: HapticEngine, id: Int, pattern: PreparedPattern, at time: Double) {
+        let player: AdvancedPatternPlayer
+        do {
+            player = try engine.makeAdvancedPlayer(with: pattern)
+            player.loopEnabled = true  // read at start: the voice loops from its first pass
+            try player.start(atTime: time)
+        } catch {
+            manager.manager?.count { $0.startsFailed += 1 }
+            return
+        }
+        manager.manager?.count { $0.voicesStarted += 1 }
+        let values: (Double, Double)? = state.withLock { s in
+            guard !s.stopped else { return nil }
+            s.player = player
+            s.engineID = id
+            return (s.intensity, s.sharpness)
+        }
+        guard let (intensity, sharpness) = values else {
+            try? player.stop(atTime: 0)
+            return
+        }
+        var parameters = [DynamicParameter(.hapticIntensityControl, time: 0, value: intensity)]
+        if sharpness != 0 { parameters.append(DynamicParameter(.hapticSharpnessControl, time: 0, value: sharpness)) }
+        try? player.sendParameters(parameters, atTime: time)
+    }
+
+    /// After a reset: the same loop on the manager's new engine (the old player is dropped).
+    func restart() {
+        guard let manager = manager.manager, let (engine, id, pattern) = manager.current(name) else { return }
+        let stale = state.withLock { s -> Bool in
+            guard !s.stopped, s.engineID != id else { return false }
+            s.player = nil
+            return true
+        }
+        if stale { begin(on: engine, id: id, pattern: pattern, at: 0) }
+    }
+}
+
+/// The entries of `folder` ending in `suffix`, sorted.
+func listFiles(_ folder: String, suffix: String) -> Result<[String], FileProblem> {
+    listAHAPFiles(folder, suffix: suffix)
+}

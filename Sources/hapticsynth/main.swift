@@ -1,1 +1,3 @@
 import HapticCLI
+
+await Hapticsynth.main(arguments: nil)

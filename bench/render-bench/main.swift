@@ -1,1 +1,164 @@
-print("render-bench: not yet")
+// render-bench: render speed as a multiple of real time at 48 kHz, per actuator profile,
+// for the heartbeat, the largest corpus file and a 1,000-voice stress pattern; and sox
+// rendering a plain sine of the same length to a WAV file, for comparison.
+//
+//   swift build -c release --product render-bench
+//   .build/release/render-bench [--heartbeat PATH] [--corpus DIR] [--runs N]
+
+import Foundation
+import HapticPattern
+import HapticRender
+
+let rate = 48_000.0
+var heartbeatPath: String? = nil
+var corpusDir = "../shared/corpus/ahap"
+var runs = 9
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--heartbeat": heartbeatPath = args.popFirst()
+    case "--corpus": corpusDir = args.popFirst() ?? corpusDir
+    case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
+    default:
+        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N]\n".data(using: .utf8)!)
+        exit(2)
+    }
+}
+
+func load(_ path: String) -> AHAPPattern {
+    do {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return try AHAPPattern.decode(from: bytes).pattern
+    } catch {
+        FileHandle.standardError.write("render-bench: \(path): \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
+
+/// A lub-dub heartbeat (used when no heartbeat.ahap is given): two beats per second for 2 s.
+func builtInHeartbeat() -> AHAPPattern {
+    var e: [PatternElement] = []
+    for beat in 0..<4 {
+        let t = Double(beat) * 0.5
+        e.append(.event(.transient(at: t, intensity: 1, sharpness: 0.3)))
+        e.append(.event(.continuous(at: t, duration: 0.08, intensity: 0.8, sharpness: 0.2, extra: [EventParameter(.sustained, 0), EventParameter(.decayTime, 0.2)])))
+        e.append(.event(.transient(at: t + 0.18, intensity: 0.7, sharpness: 0.25)))
+    }
+    return AHAPPattern(elements: e)
+}
+
+/// 1,000 continuous voices sounding together for 10 s, sharpness spread over the band,
+/// with an intensity curve, plus 1,000 transients in the same span.
+func stressPattern() -> AHAPPattern {
+    var e: [PatternElement] = []
+    for i in 0..<1_000 {
+        e.append(.event(.continuous(at: Double(i) * 0.0005, duration: 10, intensity: 0.5, sharpness: Double(i % 100) / 100)))
+    }
+    e.append(.curve(ParameterCurve(.hapticIntensityControl, time: 0, points: [.init(0, 0.2), .init(5, 1), .init(10, 0.5)])))
+    return AHAPPattern(elements: e)
+}
+
+func median(_ x: [Double]) -> Double { let s = x.sorted(); return s[s.count / 2] }
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+}
+
+struct Figure {
+    var name: String
+    var profile: String
+    var audioSeconds: Double
+    var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave)
+    var voiceOnly: [Double]
+}
+
+/// Times a full offline render (voice + output stage) and the voice alone.
+func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile, runs: Int) -> Figure {
+    let p = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
+    let clock = ContinuousClock()
+    var chain: [Double] = []
+    var voiceOnly: [Double] = []
+    let frames = p.frameCount
+    let block = 512
+    let h = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    let l = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    let r = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    var sink: Float = 0
+    for run in 0..<(runs + 1) {
+        let t0 = clock.now
+        let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
+        let t1 = clock.now
+        sink += out.peak
+        var voice = PatternVoice(pattern: p)
+        let t2 = clock.now
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            h.update(repeating: 0, count: n)
+            voice.render(into: MixBus(haptic: h, audioLeft: l, audioRight: r, frames: n))
+            sink += h[0]
+            done += n
+        }
+        let t3 = clock.now
+        if run > 0 {  // the first run warms caches
+            chain.append(seconds(t1 - t0))
+            voiceOnly.append(seconds(t3 - t2))
+        }
+    }
+    if sink.isNaN { print("") }
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly)
+}
+
+func soxTime(seconds length: Double) -> [Double] {
+    let clock = ContinuousClock()
+    var times: [Double] = []
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("render-bench-sox.wav").path
+    for run in 0..<6 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        p.arguments = ["-n", "-r", "48000", "-c", "1", out, "synth", String(format: "%.3f", length), "sine", "40"]
+        let t0 = clock.now
+        do { try p.run() } catch { return [] }
+        p.waitUntilExit()
+        let t1 = clock.now
+        if run > 0 { times.append(seconds(t1 - t0)) }
+    }
+    try? FileManager.default.removeItem(atPath: out)
+    return times
+}
+
+let heartbeat = heartbeatPath.map(load) ?? builtInHeartbeat()
+let warmthPath = corpusDir + "/imedboumalek__haptify__example_app__assets__haptics__ahap__warmth.ahap"
+let warmth = load(warmthPath)
+let stress = stressPattern()
+
+print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build")
+print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
+print("")
+print(String(format: "%-10@ %-12@ %8@  %14@ %20@   %14@ %20@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
+             "chain ×RT" as NSString, "(min..max)" as NSString, "voice ×RT" as NSString, "(min..max)" as NSString))
+var figures: [Figure] = []
+for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] {
+    for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] {
+        let f = measure(name, pattern, profile, runs: runs)
+        figures.append(f)
+        let c = f.chain.map { f.audioSeconds / $0 }, v = f.voiceOnly.map { f.audioSeconds / $0 }
+        print(String(format: "%-10@ %-12@ %8.2f  %14.0f %9.0f..%-10.0f   %14.0f %9.0f..%-10.0f",
+                     name as NSString, profile.name as NSString, f.audioSeconds,
+                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!))
+    }
+}
+print("")
+let warmthSeconds = figures.first { $0.name == "warmth" }!.audioSeconds
+let sox = soxTime(seconds: warmthSeconds)
+if sox.isEmpty {
+    print("sox: not found at /usr/bin/sox")
+} else {
+    let soxMedian = median(sox)
+    print(String(format: "sox -n -r 48000 -c 1 out.wav synth %.3f sine 40: median %.2f ms (min %.2f, max %.2f) = %.0f× real time",
+                 warmthSeconds, soxMedian * 1e3, sox.min()! * 1e3, sox.max()! * 1e3, warmthSeconds / soxMedian))
+    for f in figures where f.name == "warmth" {
+        print(String(format: "  warmth/%@: hapticsynth chain median %.2f ms → %.1f× faster than sox (sox also writes the file)",
+                     f.profile as NSString, median(f.chain) * 1e3, soxMedian / median(f.chain)))
+    }
+}

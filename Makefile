@@ -1,0 +1,34 @@
+# The two commands of the README:
+#   make demo   installs what is missing, builds, renders Haptics/heartbeat.ahap (and plays it when a device is there)
+#   make test   installs what is missing (sound server included), builds, runs every test through the sound-server rig
+# Benchmarks (release builds) are `make bench`; see bench/README.md.
+
+SWIFT ?= swift
+OUT ?= out
+
+.PHONY: demo test deps build bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build -c release --product hapticsynth
+	@mkdir -p $(OUT)
+	.build/release/hapticsynth render Haptics/heartbeat.ahap -o $(OUT)/heartbeat.wav
+	@if .build/release/hapticsynth devices --quiet >/dev/null 2>&1; then \
+		.build/release/hapticsynth play Haptics/heartbeat.ahap; \
+	else \
+		echo "no ALSA playback device here: rendered to $(OUT)/heartbeat.wav only"; \
+	fi
+
+test:
+	SWIFT=$(SWIFT) scripts/test.sh
+
+bench: deps
+	bench/run.sh
+
+clean:
+	rm -rf .build $(OUT)

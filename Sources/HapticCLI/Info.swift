@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import HapticPattern
+
+/// `hapticsynth info FILE [--json] [--audio-root DIR]...`
+public struct Info: HapticsynthVerb {
+    public static let configuration = CommandConfiguration(
+        abstract: "Summarise an AHAP file.",
+        discussion: """
+            Shows the pattern's duration, event counts by type, the ranges of parameter \
+            values it uses, its parameter curves, the audio files it references (and whether \
+            each exists, looked up relative to the pattern's folder and then in each \
+            --audio-root), and the lenient reader's warnings. Exits 1 when the file does not load.
+
+            Examples:
+              hapticsynth info Haptics/heartbeat.ahap
+              hapticsynth info --json --audio-root Assets/sounds Haptics/rain.ahap
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The AHAP file.", valueName: "file"))
+    public var file: String
+
+    @Option(name: .customLong("audio-root"), help: ArgumentHelp("Another folder to look for referenced audio files in.", valueName: "dir"))
+    public var audioRoots: [String] = []
+
+    @OptionGroup public var format: OutputFormatOptions
+
+    public init() {}
+
+    struct Report: Codable {
+        struct Range: Codable {
+            var id: String
+            var min: Double
+            var max: Double
+            var count: Int
+        }
+        struct Curve: Codable {
+            var id: String
+            var curves: Int
+            var controlPoints: Int
+            var maxControlPoints: Int
+            var start: Double
+            var end: Double
+        }
+        struct Audio: Codable {
+            var path: String
+            var exists: Bool
+            var resolved: String?
+        }
+        struct Warning: Codable {
+            var path: String
+            var message: String
+            var kind: String
+        }
+        var file: String
+        var bytes: Int
+        var version: Double?
+        var duration: Double
+        var events: [String: Int]
+        var parameters: Int
+        var curveElements: Int
+        var eventParameterRanges: [Range]
+        var dynamicParameterRanges: [Range]
+        var curves: [Curve]
+        var audioFiles: [Audio]
+        var warnings: [Warning]
+    }
+
+    public func execute(into output: inout some CommandOutput) throws -> Int32 {
+        let loaded: PatternFile
+        do {
+            loaded = try PatternFile.load(file)
+        } catch {
+            output.printError(error.description)
+            return 1
+        }
+        let pattern = loaded.decoded.pattern
+        let summary = pattern.summary
+        let report = Report(
+            file: file, bytes: loaded.byteCount, version: pattern.version, duration: summary.duration,
+            events: Dictionary(uniqueKeysWithValues: summary.eventCounts.map { ($0.key.rawValue, $0.value) }),
+            parameters: summary.parameterCount, curveElements: summary.curveCount,
+            eventParameterRanges: EventParameterID.allCases.compactMap { id in
+                summary.eventParameterRanges[id].map { Report.Range(id: id.rawValue, min: $0.min, max: $0.max, count: $0.count) }
+            },
+            dynamicParameterRanges: DynamicParameterID.allCases.compactMap { id in
+                summary.dynamicParameterRanges[id].map { Report.Range(id: id.rawValue, min: $0.min, max: $0.max, count: $0.count) }
+            },
+            curves: summary.curves.map {
+                Report.Curve(id: $0.id.rawValue, curves: $0.curves, controlPoints: $0.controlPoints, maxControlPoints: $0.maxControlPoints, start: $0.start, end: $0.end)
+            },
+            audioFiles: summary.audioFiles.map { reference in
+                let found = loaded.locateAudio(reference, roots: audioRoots)
+                return Report.Audio(path: reference, exists: found != nil, resolved: found?.path)
+            },
+            warnings: loaded.decoded.warnings.map { Report.Warning(path: $0.path, message: $0.message, kind: $0.kind.rawValue) })
+
+        if format.json {
+            output.print(jsonText(report))
+            return 0
+        }
+        output.print("file: \(file) (\(report.bytes) bytes)")
+        output.print("version: \(pattern.version.map { $0.description } ?? "none")")
+        output.print("duration: \(seconds(summary.duration))")
+        let counts = EventType.allCases.compactMap { type in
+            summary.eventCounts[type].flatMap { $0 > 0 ? "\(type.rawValue) \($0)" : nil }
+        }
+        output.print("events: \(summary.eventCount)" + (counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"))
+        output.print("dynamic parameters: \(summary.parameterCount), parameter curves: \(summary.curveCount)")
+        if !report.eventParameterRanges.isEmpty {
+            output.print("event parameter ranges:")
+            for range in report.eventParameterRanges { output.print("  \(range.id): \(number(range.min)) … \(number(range.max)) (\(range.count) values)") }
+        }
+        if !report.dynamicParameterRanges.isEmpty {
+            output.print("dynamic parameter ranges:")
+            for range in report.dynamicParameterRanges { output.print("  \(range.id): \(number(range.min)) … \(number(range.max)) (\(range.count) values)") }
+        }
+        if !report.curves.isEmpty {
+            output.print("curves:")
+            for curve in report.curves {
+                output.print("  \(curve.id): \(curve.curves) curve\(curve.curves == 1 ? "" : "s"), \(curve.controlPoints) points (at most \(curve.maxControlPoints) in one), \(seconds(curve.start)) to \(seconds(curve.end))")
+            }
+        }
+        if !report.audioFiles.isEmpty {
+            output.print("audio files:")
+            for audio in report.audioFiles {
+                output.print("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING"))
+            }
+        }
+        output.print("warnings: \(report.warnings.count)")
+        for warning in loaded.decoded.warnings { output.print("  \(warning)") }
+        return 0
+    }
+
+    private func number(_ value: Double) -> String { value.description }
+    private func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
+}

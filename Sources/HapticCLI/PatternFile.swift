@@ -1,0 +1,70 @@
+// Reading a pattern file from disk: the one place that turns "missing", "a directory",
+// "unreadable" and "not a valid AHAP file" into one clear line naming the file.
+
+import Foundation
+import HapticPattern
+
+/// Why a pattern file could not be loaded.
+public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file could not be read (missing, a directory, no permission); the reason in words.
+    case unreadable(file: String, reason: String)
+    /// The file was read but is not a loadable AHAP pattern.
+    case invalid(file: String, error: AHAPError)
+
+    /// One line: `file: reason` or `file: path: message` (or `file: line L, column C: message`).
+    public var description: String {
+        switch self {
+        case .unreadable(let file, let reason): "\(file): cannot read: \(reason)"
+        case .invalid(let file, let error): "\(file): \(error)"
+        }
+    }
+}
+
+/// A pattern loaded from disk, with the lenient reader's warnings.
+public struct PatternFile: Sendable {
+    /// The path as given.
+    public var path: String
+    public var decoded: DecodedAHAP
+    /// Size in bytes.
+    public var byteCount: Int
+
+    /// The folder relative paths inside the pattern (audio files) are resolved against.
+    public var folder: URL { URL(fileURLWithPath: path).deletingLastPathComponent() }
+
+    /// Reads and decodes `path`.
+    public static func load(_ path: String, options: AHAPDecodeOptions = .init()) throws(PatternFileError) -> PatternFile {
+        let bytes = try readBytes(path)
+        do {
+            return PatternFile(path: path, decoded: try AHAPPattern.decode(from: bytes, options: options), byteCount: bytes.count)
+        } catch {
+            throw .invalid(file: path, error: error)
+        }
+    }
+
+    /// The file's bytes, or a one-line reason why they cannot be read.
+    public static func readBytes(_ path: String) throws(PatternFileError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(file: path, reason: "no such file")
+        }
+        if isDirectory.boolValue { throw .unreadable(file: path, reason: "is a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(file: path, reason: "permission denied or not a regular file")
+        }
+        return [UInt8](data)
+    }
+
+    /// Where an audio file named by the pattern is: relative paths are tried in the
+    /// pattern's folder, then in each of `roots`; nil when it is in none of them.
+    public func locateAudio(_ reference: String, roots: [String] = []) -> URL? {
+        if reference.hasPrefix("/") {
+            return FileManager.default.fileExists(atPath: reference) ? URL(fileURLWithPath: reference) : nil
+        }
+        let bases = [folder] + roots.map { URL(fileURLWithPath: $0) }
+        for base in bases {
+            let candidate = base.appendingPathComponent(reference)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate.standardizedFileURL }
+        }
+        return nil
+    }
+}

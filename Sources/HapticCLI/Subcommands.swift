@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// Every verb of `hapticsynth`, in the order `--help` lists them. Add new verbs here
+/// (and a file beside this one); tests walk this list for golden help texts.
+public enum HapticsynthSubcommands {
+    public static let all: [any ParsableCommand.Type] = [
+        Validate.self,
+        Info.self,
+        Render.self,
+        Play.self,
+        Devices.self,
+    ]
+}

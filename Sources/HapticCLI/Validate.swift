@@ -1,0 +1,106 @@
+import ArgumentParser
+import HapticPattern
+
+/// `hapticsynth validate FILE... [--strict] [--json]`
+public struct Validate: HapticsynthVerb {
+    public static let configuration = CommandConfiguration(
+        abstract: "Check AHAP files and list every problem.",
+        discussion: """
+            Prints one line per problem, `file: path: message`, where path points into the \
+            document (for example Pattern[12].Event.EventParameters[1].ParameterValue) or, for \
+            text that is not JSON, gives a line and column. Warnings are what the lenient \
+            reader fixed (clamped values, unknown keys, ...); they do not fail a file unless \
+            --strict is given. Exits 0 when every file loads, 1 otherwise.
+
+            Examples:
+              hapticsynth validate Haptics/heartbeat.ahap
+              hapticsynth validate --strict --json Haptics/*.ahap
+            """
+    )
+
+    @Argument(help: ArgumentHelp("AHAP files to check.", valueName: "file"))
+    public var files: [String]
+
+    @Flag(name: .long, help: "Treat every warning as an error.")
+    public var strict = false
+
+    @OptionGroup public var format: OutputFormatOptions
+
+    public init() {}
+
+    struct Report: Codable {
+        struct Problem: Codable {
+            var path: String
+            var message: String
+            var kind: String
+            var line: Int?
+            var column: Int?
+        }
+        struct FileReport: Codable {
+            var file: String
+            var ok: Bool
+            var error: Problem?
+            var warnings: [Problem]
+            var events: Int?
+            var duration: Double?
+        }
+        var ok: Bool
+        var strict: Bool
+        var files: [FileReport]
+    }
+
+    public func execute(into output: inout some CommandOutput) throws -> Int32 {
+        var report = Report(ok: true, strict: strict, files: [])
+        var warningCount = 0
+        for file in files {
+            var entry = Report.FileReport(file: file, ok: false, warnings: [])
+            do {
+                let loaded = try PatternFile.load(file, options: .init(strict: strict))
+                entry.ok = true
+                entry.events = loaded.decoded.pattern.events.count
+                entry.duration = loaded.decoded.pattern.duration
+                entry.warnings = loaded.decoded.warnings.map { Report.Problem(path: $0.path, message: $0.message, kind: $0.kind.rawValue) }
+                warningCount += loaded.decoded.warnings.count
+                if !format.json {
+                    for warning in loaded.decoded.warnings {
+                        output.print(warning.path.isEmpty ? "\(file): warning: \(warning.message)" : "\(file): \(warning.path): warning: \(warning.message)")
+                    }
+                }
+            } catch {
+                report.ok = false
+                switch error {
+                case .unreadable(_, let reason):
+                    entry.error = Report.Problem(path: "", message: "cannot read: \(reason)", kind: "unreadable")
+                case .invalid(_, let ahap):
+                    entry.error = Report.Problem(path: ahap.path, message: ahap.message, kind: describe(ahap.kind), line: ahap.line, column: ahap.column)
+                }
+                if !format.json { output.print(error.description) }
+            }
+            report.files.append(entry)
+        }
+        if format.json {
+            output.print(jsonText(report))
+        } else {
+            let failed = report.files.filter { !$0.ok }.count
+            output.print("\(files.count) file\(files.count == 1 ? "" : "s"): \(files.count - failed) loaded, \(failed) failed, \(warningCount) warning\(warningCount == 1 ? "" : "s")\(strict ? " (strict)" : "")")
+        }
+        return report.ok ? 0 : 1
+    }
+}
+
+/// A stable name for an error kind (JSON reports).
+func describe(_ kind: AHAPError.Kind) -> String {
+    switch kind {
+    case .syntax: "syntax"
+    case .missingPattern: "missingPattern"
+    case .elementShape: "elementShape"
+    case .unknownEventType: "unknownEventType"
+    case .invalidTime: "invalidTime"
+    case .missingDuration: "missingDuration"
+    case .wrongType: "wrongType"
+    case .missingWaveformPath: "missingWaveformPath"
+    case .missingValue: "missingValue"
+    case .strict(let warning): "strict." + warning.rawValue
+    case .other: "other"
+    }
+}

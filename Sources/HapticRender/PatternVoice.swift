@@ -1,0 +1,1045 @@
+// One playback of a prepared pattern. The render path works on preallocated,
+// pointer-addressed state (VoiceState) so that it never allocates, locks or
+// reference-counts per sample.
+//
+// Block independence: every sample's value is a function of its absolute voice
+// sample index n and of state that changes only at exact sample positions (event
+// onsets, loop wraps, fade ends) or between render calls (setControl, playbackRate,
+// seek, stop). Internal chunking only ever splits at such positions or evaluates
+// the same per-sample formulas, so any split of N frames gives identical samples.
+
+import HapticPattern
+
+/// One playback of a prepared pattern: adds its output into mix buses, block by block.
+/// Rendering N frames in one call or in any split gives identical samples.
+/// Every method is real-time safe (no allocation, no locks) once initialised;
+/// `init` allocates its per-event state and must run off the render thread.
+///
+/// Copies of a voice share nothing observable: a mutating call on a copy first
+/// duplicates the state (which allocates), so keep one voice per playback on the
+/// render thread and never copy it there.
+public struct PatternVoice {
+    public let pattern: PreparedPattern
+    var state: VoiceState
+
+    public init(pattern: PreparedPattern) {
+        self.pattern = pattern
+        self.state = VoiceState(pattern: pattern)
+    }
+
+    @inline(__always)
+    private mutating func unique() {
+        if !isKnownUniquelyReferenced(&state) { state = state.copy() }
+    }
+
+    /// Adds `bus.frames` frames of output into `bus`, advancing the voice.
+    public mutating func render(into bus: MixBus) {
+        // Copy-on-write: only does work when the value was copied, which the render thread
+        // never does. The hot path itself (the state's method) is checked by @_noLocks.
+        if !isKnownUniquelyReferenced(&state) { state = state.copy() }
+        state.render(into: bus)
+    }
+
+    /// Pattern seconds advanced per output second (scales times and durations, not
+    /// frequencies). May change between any two render calls. Clamped to 0.001...1000.
+    public var playbackRate: Double {
+        get { state.rate }
+        set {
+            unique()
+            state.setRate(newValue)
+        }
+    }
+
+    /// Current position in pattern seconds.
+    public var position: Double { state.patternPosition(at: state.now) / pattern.sampleRate }
+
+    /// Output frames rendered so far by this voice.
+    public var framesRendered: Int64 { state.now }
+
+    /// Events started so far (each loop repetition counts again).
+    public var eventsStarted: Int { state.eventsStarted }
+
+    /// Jumps to `offset` pattern seconds (sounding events are cut with a short fade).
+    public mutating func seek(to offset: Double) {
+        unique()
+        state.requestSeek(to: max(0, offset.isFinite ? offset : 0) * pattern.sampleRate)
+    }
+
+    /// When set, playback jumps back to 0 on reaching this position (pattern seconds).
+    public var loopEnd: Double? {
+        get { state.loopEnd.map { $0 / pattern.sampleRate } }
+        set {
+            unique()
+            if let value = newValue, value.isFinite, value * pattern.sampleRate >= 1 {
+                state.loopEnd = (value * pattern.sampleRate).rounded()
+            } else {
+                state.loopEnd = nil
+            }
+        }
+    }
+
+    /// Sets a live value for a dynamic parameter, layered on the pattern's own controls
+    /// (multiplying controls multiply, adding ones add). The value moves there linearly
+    /// over `ramp` seconds (0: the renderer's short anti-zipper smoothing).
+    public mutating func setControl(_ id: DynamicParameterID, value: Double, ramp: Double = 0) {
+        unique()
+        state.setLive(id.index, value: min(id.range.upperBound, max(id.range.lowerBound, value.isFinite ? value : id.defaultValue)), ramp: ramp)
+    }
+
+    /// Begins a short fade-out (a few ms); the voice finishes when it reaches silence.
+    public mutating func stop() {
+        unique()
+        state.requestStop()
+    }
+
+    /// True once everything the voice will ever produce has been rendered.
+    public var isFinished: Bool { state.isFinished }
+}
+
+// MARK: - State
+
+/// A sounding instance of an event.
+struct ActiveEvent {
+    var kind: EventKind
+    var done: Bool
+    var event: Int
+    /// Output sample of the onset.
+    var start: Int64
+    /// Unwrapped pattern clock at the onset (envelope time is U(n) - onsetU).
+    var onsetU: Double
+    /// Transient: final amplitude. Others: the event's own level (intensity/volume).
+    var level: Double
+    /// Sharpness (haptic) or brightness (audio continuous), before controls.
+    var colour: Double
+    var pan: Double
+    var pitch: Double
+    /// Transient: phase increment (cycles per sample) and length in output samples.
+    var inc: Double
+    var length: Int64
+    var invLength: Double
+    /// Continuous oscillators: the phase is phaseAnchor + (n - anchorSample)·inc, re-anchored
+    /// whenever inc changes, so that a constant frequency never accumulates rounding error.
+    var phaseAnchor: Double
+    var anchorSample: Int64
+    /// Envelope, in pattern samples.
+    var attack: Double
+    var decay: Double
+    var release: Double
+    /// EventDuration in pattern samples (infinity when absent).
+    var end: Double
+    var sustained: Bool
+    /// AudioCustom: the sound, the first frame to play, looping.
+    var sound: Int
+    var soundOffset: Int64
+    var loop: Bool
+    var volumeEnvelope: Bool
+}
+
+/// Frames per internal chunk (scratch size). A computed global: no lazy initialisation
+/// or type metadata on the render path.
+@inline(__always) var voiceChunk: Int { 256 }
+/// Number of dynamic parameters (`DynamicParameterID.count`).
+@inline(__always) var voiceControlCount: Int { 12 }
+/// Entries - 1 of the sharpness→frequency, pitch→frequency and intensity→amplitude tables.
+@inline(__always) var renderTableSize: Int { 1024 }
+
+extension CompiledEvent {
+    // Pattern matching, not ==: enum equality goes through Equatable, which the
+    // performance checker (rightly, in debug builds) treats as metadata access.
+    @inline(__always) var isTransient: Bool {
+        if case .transient = kind { return true }
+        return false
+    }
+    @inline(__always) var isHapticContinuous: Bool {
+        if case .continuous = kind { return true }
+        return false
+    }
+}
+
+enum FadeMode {
+    case none
+    case stopping
+    case seekingOut
+    case seekingIn
+}
+
+/// Per-voice mutable state. All buffers are allocated in `init` and freed in `deinit`.
+final class VoiceState {
+
+    let pattern: PreparedPattern
+    let flat: FlatPattern
+    let fs: Double
+    let hasAudio: Bool
+    let eventCount: Int
+
+    // Profile numbers, copied so the render path touches no strings.
+    let transientCycles: Double  // 0 when the length is in milliseconds
+    let transientSamples: Double
+    let windowIsHann: Bool
+    let attackMin: Double, attackLog: Double
+    let decayMin: Double, decayLog: Double
+    let releaseMin: Double, releaseLog: Double
+    let fadeSamples: Double
+    let audioFadeSamples: Double
+
+    // Clock: U(n) = uAnchor + (n - nAnchor)·rate (never jumps); P(n) = U(n) - pOffset.
+    var now: Int64 = 0
+    var rate: Double = 1
+    var uAnchor: Double = 0
+    var nAnchor: Int64 = 0
+    var pOffset: Double = 0
+    var loopEnd: Double? = nil
+
+    var cursor = 0
+    var eventsStarted = 0
+    var active: UnsafeMutablePointer<ActiveEvent>
+    let activeCapacity: Int
+    var activeCount = 0
+
+    // Fades (stop, seek).
+    var fadeMode = FadeMode.none
+    var fadeStart: Int64 = 0
+    var pendingSeek: Double = 0
+    var stopped = false
+
+    // Scratch, one chunk long.
+    let haptic: UnsafeMutablePointer<Float>
+    let left: UnsafeMutablePointer<Float>
+    let right: UnsafeMutablePointer<Float>
+    /// controlCount × chunk combined control values (pattern ⊗ live).
+    let controls: UnsafeMutablePointer<Float>
+    /// Whether a control's chunk values are all equal (enables the constant fast paths).
+    let controlConstant: UnsafeMutablePointer<Bool>
+    /// Smooth-knot cursors per control and the pattern position they were last used at.
+    let knotCursor: UnsafeMutablePointer<Int>
+
+    // Live layer per control: value moves from liveFrom to liveTo over [liveStart, liveStart + liveRamp).
+    let liveFrom: UnsafeMutablePointer<Double>
+    let liveTo: UnsafeMutablePointer<Double>
+    let liveStart: UnsafeMutablePointer<Int64>
+    let liveRamp: UnsafeMutablePointer<Int64>
+
+    init(pattern: PreparedPattern) {
+        self.pattern = pattern
+        self.flat = pattern.flat
+        self.fs = pattern.sampleRate
+        self.hasAudio = pattern.hasAudio
+        self.eventCount = pattern.events.count
+        let p = pattern.profile
+        if let cycles = p.transient.cycles {
+            transientCycles = cycles
+            transientSamples = 0
+        } else {
+            transientCycles = 0
+            transientSamples = (p.transient.milliseconds ?? 10) / 1000 * pattern.sampleRate
+        }
+        windowIsHann = p.transient.window == .hann
+        attackMin = p.envelope.attack.min
+        attackLog = log2Double(p.envelope.attack.max / p.envelope.attack.min)
+        decayMin = p.envelope.decay.min
+        decayLog = log2Double(p.envelope.decay.max / p.envelope.decay.min)
+        releaseMin = p.envelope.release.min
+        releaseLog = log2Double(p.envelope.release.max / p.envelope.release.min)
+        fadeSamples = (PreparedPattern.fadeSeconds * pattern.sampleRate).rounded()
+        audioFadeSamples = fadeSamples
+        // Room for every event twice (a loop may retrigger an event while its previous
+        // instance is still releasing).
+        activeCapacity = 2 * pattern.events.count + 8
+        active = .allocate(capacity: activeCapacity)
+        let c = voiceChunk
+        haptic = .allocate(capacity: c)
+        left = .allocate(capacity: c)
+        right = .allocate(capacity: c)
+        controls = .allocate(capacity: c * voiceControlCount)
+        controls.initialize(repeating: 0, count: c * voiceControlCount)
+        controlConstant = .allocate(capacity: voiceControlCount)
+        controlConstant.initialize(repeating: true, count: voiceControlCount)
+        knotCursor = .allocate(capacity: voiceControlCount)
+        knotCursor.initialize(repeating: -1, count: voiceControlCount)
+        liveFrom = .allocate(capacity: voiceControlCount)
+        liveTo = .allocate(capacity: voiceControlCount)
+        liveStart = .allocate(capacity: voiceControlCount)
+        liveRamp = .allocate(capacity: voiceControlCount)
+        for id in DynamicParameterID.allCases {
+            liveFrom[id.index] = id.defaultValue
+            liveTo[id.index] = id.defaultValue
+        }
+        liveStart.initialize(repeating: 0, count: voiceControlCount)
+        liveRamp.initialize(repeating: 0, count: voiceControlCount)
+    }
+
+    deinit {
+        active.deallocate()
+        haptic.deallocate()
+        left.deallocate()
+        right.deallocate()
+        controls.deallocate()
+        controlConstant.deallocate()
+        knotCursor.deallocate()
+        liveFrom.deallocate()
+        liveTo.deallocate()
+        liveStart.deallocate()
+        liveRamp.deallocate()
+    }
+
+    /// A full duplicate (for copy-on-write of PatternVoice; allocates).
+    func copy() -> VoiceState {
+        let c = VoiceState(pattern: pattern)
+        c.now = now
+        c.rate = rate
+        c.uAnchor = uAnchor
+        c.nAnchor = nAnchor
+        c.pOffset = pOffset
+        c.loopEnd = loopEnd
+        c.cursor = cursor
+        c.eventsStarted = eventsStarted
+        c.active.update(from: active, count: activeCount)
+        c.activeCount = activeCount
+        c.fadeMode = fadeMode
+        c.fadeStart = fadeStart
+        c.pendingSeek = pendingSeek
+        c.stopped = stopped
+        c.knotCursor.update(from: knotCursor, count: voiceControlCount)
+        c.liveFrom.update(from: liveFrom, count: voiceControlCount)
+        c.liveTo.update(from: liveTo, count: voiceControlCount)
+        c.liveStart.update(from: liveStart, count: voiceControlCount)
+        c.liveRamp.update(from: liveRamp, count: voiceControlCount)
+        return c
+    }
+
+    // MARK: clock
+
+    @inline(__always)
+    func unwrapped(at n: Int64) -> Double {
+        uAnchor + Double(n &- nAnchor) * rate
+    }
+
+    @inline(__always)
+    func patternPosition(at n: Int64) -> Double {
+        unwrapped(at: n) - pOffset
+    }
+
+    /// The first output sample n (any n, not only >= now) with P(n) >= target.
+    @inline(__always)
+    func firstSample(reaching target: Double) -> Int64 {
+        let x = ceilFast((target + pOffset - uAnchor) / rate)
+        var n = nAnchor &+ Int64(min(1e15, max(-1e15, x)))
+        while patternPosition(at: n &- 1) >= target { n &-= 1 }
+        while patternPosition(at: n) < target { n &+= 1 }
+        return n
+    }
+
+    func setRate(_ value: Double) {
+        let r = value.isFinite ? min(1000, max(0.001, value)) : 1
+        uAnchor = unwrapped(at: now)
+        nAnchor = now
+        rate = r
+    }
+
+    var isFinished: Bool {
+        if stopped { return true }
+        if loopEnd != nil || cursor < eventCount || activeCount > 0 { return false }
+        if case .seekingOut = fadeMode { return false }
+        return true
+    }
+
+    // MARK: live controls
+
+    @inline(__always)
+    func liveValue(_ id: Int, at n: Int64) -> Double {
+        let ramp = liveRamp[id]
+        let elapsed = n &- liveStart[id]
+        if ramp <= 0 || elapsed >= ramp { return liveTo[id] }
+        if elapsed <= 0 { return liveFrom[id] }
+        return liveFrom[id] + (liveTo[id] - liveFrom[id]) * (Double(elapsed) / Double(ramp))
+    }
+
+    func setLive(_ id: Int, value: Double, ramp: Double) {
+        let current = liveValue(id, at: now)
+        liveFrom[id] = current
+        liveTo[id] = value
+        liveStart[id] = now
+        let seconds = ramp.isFinite && ramp > 0 ? ramp : PreparedPattern.stepRampSeconds
+        liveRamp[id] = max(1, Int64((seconds * fs).rounded()))
+    }
+
+    @inline(__always)
+    func combine(_ id: Int, _ patternValue: Double, _ live: Double) -> Double {
+        // Indices 0 (HapticIntensityControl) and 5 (AudioVolumeControl) multiply.
+        id == 0 || id == 5 ? patternValue * live : patternValue + live
+    }
+
+    /// The combined control at an event onset: the raw (unsmoothed) pattern value at
+    /// the onset time, so a Parameter at the same time as a transient applies to it.
+    @inline(__always)
+    func controlAtOnset(_ id: Int, onset: Double, n: Int64) -> Double {
+        let span = flat.rawSpans[id]
+        let knots = UnsafeBufferPointer(rebasing: flat.rawKnots[span.offset..<(span.offset + span.count)])
+        let value = ControlTimeline.value(knots, at: onset, neutral: flat.neutral[id])
+        return combine(id, value, liveValue(id, at: n))
+    }
+
+    // MARK: stop / seek
+
+    @inline(__always) var isFading: Bool {
+        if case .none = fadeMode { return false }
+        return true
+    }
+
+    func requestStop() {
+        if stopped { return }
+        if activeCount == 0 {
+            stopped = true
+            return
+        }
+        if case .stopping = fadeMode { return }
+        fadeMode = .stopping
+        fadeStart = now
+    }
+
+    func requestSeek(to target: Double) {
+        if stopped { return }
+        pendingSeek = target
+        if activeCount == 0 {
+            performSeek(at: now)
+            return
+        }
+        // (Ternaries, not && / ||: their autoclosures would retain self on the render path.)
+        switch fadeMode {
+        case .none, .seekingIn:
+            fadeMode = .seekingOut
+            fadeStart = now
+        case .stopping, .seekingOut:
+            break
+        }
+    }
+
+    /// Jumps so that P(n) = pendingSeek; resumes continuous and audio events in progress.
+    func performSeek(at n: Int64) {
+        activeCount = 0
+        pOffset = unwrapped(at: n) - pendingSeek
+        let target = pendingSeek
+        // Events before the target that still sound there resume mid-way.
+        var first = 0
+        var resumed = false
+        while first < eventCount {
+            let e = flat.events[first]
+            if e.onset >= target { break }
+            if !e.isTransient {
+                let before = activeCount
+                activate(first, at: n, resumeAt: target - e.onset)
+                if activeCount > before {
+                    resumed = true
+                }
+            }
+            first += 1
+        }
+        cursor = first
+        fadeMode = resumed ? .seekingIn : .none
+        fadeStart = n
+    }
+
+    @inline(__always)
+    func fadeGain(at n: Int64) -> Float {
+        let t = Double(n &- fadeStart) / fadeSamples
+        switch fadeMode {
+        case .none: return 1
+        case .stopping, .seekingOut: return Float(max(0, 1 - t))
+        case .seekingIn: return Float(min(1, t))
+        }
+    }
+
+    // MARK: events
+
+    @inline(__always)
+    func envelopeSeconds(_ min: Double, _ log: Double, _ value: Double) -> Double {
+        min * exp2Double(Swift.min(1, Swift.max(0, value)) * log)
+    }
+
+    @inline(__always)
+    func frequency(sharpness: Double) -> Double {
+        let n = Double(renderTableSize)
+        let x = Swift.min(1, Swift.max(0, sharpness)) * n
+        let i = Swift.min(renderTableSize - 1, Int(x))
+        let f = x - Double(i)
+        return flat.frequencyTable[i] + (flat.frequencyTable[i + 1] - flat.frequencyTable[i]) * f
+    }
+
+    @inline(__always)
+    func audioFrequency(pitch: Double) -> Double {
+        let n = Double(renderTableSize)
+        let x = (Swift.min(1, Swift.max(-1, pitch)) + 1) * 0.5 * n
+        let i = Swift.min(renderTableSize - 1, Int(x))
+        let f = x - Double(i)
+        return flat.audioFrequencyTable[i] + (flat.audioFrequencyTable[i + 1] - flat.audioFrequencyTable[i]) * f
+    }
+
+    @inline(__always)
+    func amplitude(intensity: Float) -> Float {
+        let i = Swift.min(1, Swift.max(0, intensity))
+        if flat.amplitudeTable.isEmpty { return i }
+        let x = i * Float(renderTableSize)
+        let k = Swift.min(renderTableSize - 1, Int(x))
+        let f = x - Float(k)
+        return flat.amplitudeTable[k] + (flat.amplitudeTable[k + 1] - flat.amplitudeTable[k]) * f
+    }
+
+    /// Starts event `index` at output sample `n` (`resumeAt`: pattern samples already elapsed).
+    func activate(_ index: Int, at n: Int64, resumeAt elapsed: Double = 0) {
+        let e = flat.events[index]
+        eventsStarted &+= 1
+        let onsetU = e.onset + pOffset
+        var a = ActiveEvent(
+            kind: e.kind, done: false, event: index, start: n, onsetU: onsetU, level: e.level,
+            colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, invLength: 0,
+            phaseAnchor: 0, anchorSample: n, attack: 1, decay: 1, release: 1,
+            end: e.duration ?? .infinity, sustained: e.sustained, sound: e.sound,
+            soundOffset: Int64(roundFast(elapsed)), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
+        switch e.kind {
+        case .transient:
+            let intensity = e.level * controlAtOnset(0, onset: e.onset, n: n)
+            let sharpness = e.colour + controlAtOnset(1, onset: e.onset, n: n)
+            let f = frequency(sharpness: sharpness)
+            a.level = Double(amplitude(intensity: Float(Swift.min(1, Swift.max(0, intensity)))))
+            a.inc = f / fs
+            let samples = transientCycles > 0 ? transientCycles / f * fs : transientSamples
+            a.length = Swift.max(1, Int64(roundFast(samples)))
+            a.invLength = 1 / Double(a.length)
+            if a.level == 0 { return }
+        case .continuous, .audioContinuous:
+            let base = e.isHapticContinuous ? 2 : 9  // Haptic vs Audio Attack/Decay/ReleaseTimeControl
+            a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(base, onset: e.onset, n: n))
+            a.decay = fs * envelopeSeconds(decayMin, decayLog, e.decay + controlAtOnset(base + 1, onset: e.onset, n: n))
+            a.release = fs * envelopeSeconds(releaseMin, releaseLog, e.release + controlAtOnset(base + 2, onset: e.onset, n: n))
+            if e.duration == nil { a.end = 0 }
+            a.inc = -1  // forces anchoring at the first sample
+            let endOfSound = a.sustained ? a.end + a.release : Swift.min(a.attack + a.decay, a.end + a.release)
+            if elapsed >= endOfSound { return }
+        case .audioCustom:
+            if e.sound < 0 { return }
+            // Without EventDuration the sound plays once (looping needs a duration to fill).
+            let frames = Int64(flat.sounds[e.sound].frames)
+            if e.duration == nil ? a.soundOffset >= frames : false { return }
+            if elapsed >= a.end { return }
+        }
+        guard activeCount < activeCapacity else { return }
+        active[activeCount] = a
+        activeCount += 1
+    }
+
+    // MARK: rendering
+
+    @_noLocks
+    func render(into bus: MixBus) {
+        var offset = 0
+        while offset < bus.frames {
+            if stopped { return }
+            var length = Swift.min(bus.frames - offset, voiceChunk)
+            let n0 = now
+            if isFading {
+                let left = fadeStart &+ Int64(fadeSamples) &- n0
+                if left <= 0 {
+                    switch fadeMode {
+                    case .stopping:
+                        stopped = true
+                        activeCount = 0
+                        return
+                    case .seekingOut:
+                        performSeek(at: n0)
+                    case .seekingIn, .none:
+                        fadeMode = .none
+                    }
+                    continue
+                }
+                length = Swift.min(length, Int(left))
+            }
+            if let loop = loopEnd {
+                if patternPosition(at: n0) >= loop {
+                    pOffset += loop
+                    cursor = 0
+                    continue
+                }
+                let wrap = firstSample(reaching: loop)
+                length = Swift.min(length, Int(wrap &- n0))
+            }
+            renderChunk(n0, length, bus.haptic + offset, bus.audioLeft + offset, bus.audioRight + offset)
+            now = n0 &+ Int64(length)
+            offset += length
+        }
+    }
+
+    @inline(__always)
+    func renderChunk(
+        _ n0: Int64, _ count: Int, _ outHaptic: UnsafeMutablePointer<Float>,
+        _ outLeft: UnsafeMutablePointer<Float>, _ outRight: UnsafeMutablePointer<Float>
+    ) {
+        let chunkEnd = n0 &+ Int64(count)
+        // Start the events whose onset falls in this chunk.
+        while cursor < eventCount {
+            let onset = flat.events[cursor].onset
+            if let loop = loopEnd, onset >= loop {
+                cursor = eventCount
+                break
+            }
+            let m = Swift.max(n0, firstSample(reaching: onset))
+            if m >= chunkEnd { break }
+            activate(cursor, at: m)
+            cursor += 1
+        }
+        if activeCount == 0 { return }
+
+        haptic.update(repeating: 0, count: count)
+        fillControl(0, n0, count)
+        fillControl(1, n0, count)
+        if hasAudio {
+            left.update(repeating: 0, count: count)
+            right.update(repeating: 0, count: count)
+            for id in 5...8 { fillControl(id, n0, count) }
+        }
+        var anyHaptic = false
+        var i = 0
+        while i < activeCount {
+            let slot = active + i
+            let from = Int(Swift.max(0, slot.pointee.start &- n0))
+            switch slot.pointee.kind {
+            case .transient:
+                renderTransient(slot, n0, from, count)
+                anyHaptic = true
+            case .continuous:
+                renderContinuous(slot, n0, from, count)
+                anyHaptic = true
+            case .audioCustom:
+                renderAudioCustom(slot, n0, from, count)
+            case .audioContinuous:
+                renderAudioContinuous(slot, n0, from, count)
+            }
+            i += 1
+        }
+        // Compact: keep the order of the survivors (summation order must not depend on history).
+        var kept = 0
+        for j in 0..<activeCount where !active[j].done {
+            if kept != j { active[kept] = active[j] }
+            kept += 1
+        }
+        activeCount = kept
+
+        if !isFading {
+            if anyHaptic { for k in 0..<count { outHaptic[k] += haptic[k] } }
+            if hasAudio {
+                for k in 0..<count {
+                    outLeft[k] += left[k]
+                    outRight[k] += right[k]
+                }
+            }
+        } else {
+            for k in 0..<count {
+                let g = fadeGain(at: n0 &+ Int64(k))
+                outHaptic[k] += haptic[k] * g
+                if hasAudio {
+                    outLeft[k] += left[k] * g
+                    outRight[k] += right[k] * g
+                }
+            }
+        }
+    }
+
+    /// Fills `controls[id]` for the chunk with the combined (smoothed pattern ⊗ live) value.
+    @inline(__always)
+    func fillControl(_ id: Int, _ n0: Int64, _ count: Int) {
+        let out = controls + id * voiceChunk
+        let span = flat.smoothSpans[id]
+        let ramp = liveRamp[id]
+        let since = n0 &- liveStart[id]
+        let liveSettled = ramp <= 0 || since >= ramp
+        if span.count == 0 {
+            if liveSettled {
+                let v = Float(combine(id, flat.neutral[id], liveTo[id]))
+                out.update(repeating: v, count: count)
+                controlConstant[id] = true
+            } else {
+                for k in 0..<count {
+                    out[k] = Float(combine(id, flat.neutral[id], liveValue(id, at: n0 &+ Int64(k))))
+                }
+                controlConstant[id] = false
+            }
+            return
+        }
+        let knots = flat.smoothKnots.baseAddress! + span.offset
+        let p0 = patternPosition(at: n0)
+        var c = knotCursor[id]
+        // The cursor only moves forward, except after a seek or loop wrap.
+        if c >= span.count || (c >= 0 && knots[c].time > p0) {
+            c = ControlTimeline.lastIndex(UnsafeBufferPointer(start: knots, count: span.count), atOrBefore: p0)
+        }
+        while c + 1 < span.count && knots[c + 1].time <= p0 { c += 1 }
+        let pEnd = patternPosition(at: n0 &+ Int64(count - 1))
+        let flatSegment = (c < 0 || knots[c].slope == 0) && (c + 1 >= span.count || knots[c + 1].time > pEnd)
+        if flatSegment && liveSettled {
+            let value = c < 0 ? knots[0].value : knots[c].value
+            out.update(repeating: Float(combine(id, value, liveTo[id])), count: count)
+            controlConstant[id] = true
+        } else {
+            let multiply = id == 0 || id == 5
+            let settledLive = liveTo[id]
+            let count0 = span.count
+            // Clock values in locals: class properties would be access-checked on every sample.
+            let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
+            for k in 0..<count {
+                let n = n0 &+ Int64(k)
+                let p = (ua + Double(n &- na) * r) - po
+                while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
+                let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
+                let live = liveSettled ? settledLive : liveValue(id, at: n)
+                out[k] = Float(multiply ? value * live : value + live)
+            }
+            controlConstant[id] = false
+        }
+        knotCursor[id] = c
+    }
+
+    @inline(__always)
+    func renderTransient(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
+        let a = slot.pointee
+        let firstK = n0 &+ Int64(from) &- a.start
+        let to = Int(Swift.min(Int64(count), a.length &- firstK &+ Int64(from)))
+        let amp = Float(a.level)
+        let inc = a.inc
+        let invL = a.invLength
+        let hann = windowIsHann
+        var j = from
+        while j < to {
+            // Sample centres: the burst occupies [start, start + length) and is ~0 at both ends.
+            let k = Double(firstK &+ Int64(j - from)) + 0.5
+            let w0 = sin2pi(Float(k * invL * 0.5))
+            let w = hann ? w0 * w0 : w0
+            let s = sin2pi(Float(fractionalPart(k * inc)))
+            haptic[j] += amp * w * s
+            j += 1
+        }
+        if firstK &+ Int64(to - from) >= a.length { slot.pointee.done = true }
+    }
+
+    /// Envelope gain at τ pattern samples after the onset; also whether the event is over.
+    @inline(__always)
+    func envelope(_ a: ActiveEvent, _ tau: Double) -> Float {
+        var g = tau < a.attack ? Swift.max(0, tau / a.attack) : 1
+        if !a.sustained && tau > a.attack { g *= Swift.max(0, 1 - (tau - a.attack) / a.decay) }
+        if tau > a.end { g *= Swift.max(0, 1 - (tau - a.end) / a.release) }
+        return Float(g)
+    }
+
+    @inline(__always)
+    func continuousIsOver(_ a: ActiveEvent, _ tau: Double) -> Bool {
+        tau >= a.end + a.release || (!a.sustained && tau >= a.attack + a.decay)
+    }
+
+    @inline(__always)
+    func reanchor(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n: Int64, _ inc: Double) {
+        if inc != slot.pointee.inc {
+            if slot.pointee.inc >= 0 {
+                slot.pointee.phaseAnchor = fractionalPart(
+                    slot.pointee.phaseAnchor + Double(n &- slot.pointee.anchorSample) * slot.pointee.inc)
+            }
+            slot.pointee.anchorSample = n
+            slot.pointee.inc = inc
+        }
+    }
+
+    @inline(__always)
+    func renderContinuous(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
+        let intensity = controls
+        let sharpness = controls + voiceChunk
+        let level = Float(slot.pointee.level)
+        let colour = slot.pointee.colour
+        let sharpConstant = controlConstant[1]
+        let intensityConstant = controlConstant[0]
+        var amp = amplitude(intensity: level * intensity[from])
+        if sharpConstant {
+            reanchor(slot, n0 &+ Int64(from), frequency(sharpness: colour + Double(sharpness[from])) / fs)
+            // Fast path: a sustained event inside its hold segment for the whole range has an
+            // envelope of exactly 1, so these loops compute the same samples as the general one.
+            let a = slot.pointee
+            let tauFirst = unwrapped(at: n0 &+ Int64(from)) - a.onsetU
+            let tauLast = unwrapped(at: n0 &+ Int64(count - 1)) - a.onsetU
+            if a.sustained ? (tauFirst >= a.attack ? tauLast <= a.end : false) : false {
+                let anchor = a.phaseAnchor
+                let base = a.anchorSample
+                let inc = a.inc
+                let out = haptic
+                if intensityConstant {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        out[j] += amp * sin2pi(Float(phase))
+                    }
+                } else if flat.amplitudeTable.isEmpty {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        let g = Swift.min(1, Swift.max(0, level * intensity[j]))
+                        out[j] += g * sin2pi(Float(phase))
+                    }
+                } else {
+                    for j in from..<count {
+                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
+                        out[j] += amplitude(intensity: level * intensity[j]) * sin2pi(Float(phase))
+                    }
+                }
+                return
+            }
+        }
+        let ua = uAnchor, na = nAnchor, r = rate
+        var j = from
+        while j < count {
+            let n = n0 &+ Int64(j)
+            if !sharpConstant {
+                reanchor(slot, n, frequency(sharpness: colour + Double(sharpness[j])) / fs)
+            }
+            if !intensityConstant { amp = amplitude(intensity: level * intensity[j]) }
+            let a = slot.pointee
+            let tau = (ua + Double(n &- na) * r) - a.onsetU
+            if continuousIsOver(a, tau) {
+                slot.pointee.done = true
+                return
+            }
+            let phase = fractionalPart(a.phaseAnchor + Double(n &- a.anchorSample) * a.inc)
+            haptic[j] += amp * envelope(a, tau) * sin2pi(Float(phase))
+            j += 1
+        }
+    }
+
+    @inline(__always)
+    func panGains(_ pan: Double, stereo: Bool) -> (Float, Float) {
+        let p = Swift.min(1, Swift.max(-1, pan))
+        if stereo {
+            // Balance: a stereo sound keeps both channels at pan 0.
+            return (Float(Swift.min(1, 1 - p)), Float(Swift.min(1, 1 + p)))
+        }
+        // Equal power: cos/sin of (p + 1)·π/4.
+        let theta = Float((p + 1) / 8)
+        return (sin2pi(theta + 0.25), sin2pi(theta))
+    }
+
+    @inline(__always)
+    func renderAudioCustom(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
+        let a = slot.pointee
+        let span = flat.sounds[a.sound]
+        let frames = Int64(span.frames)
+        let samples = flat.soundSamples.baseAddress! + span.offset
+        let stereo = span.channels == 2
+        let volume = controls + 5 * voiceChunk
+        let pan = controls + 6 * voiceChunk
+        let fade = audioFadeSamples
+        let hasDuration = a.end.isFinite
+        var j = from
+        while j < count {
+            let n = n0 &+ Int64(j)
+            let k = n &- a.start &+ a.soundOffset
+            let tau = unwrapped(at: n) - a.onsetU
+            if hasDuration ? tau >= a.end : (k >= frames) {
+                slot.pointee.done = true
+                return
+            }
+            var frame: Int64 = k
+            if k >= frames {
+                if a.loop && frames > 0 { frame = k % frames } else { frame = -1 }
+            }
+            if frame >= 0 {
+                var g = Float(Swift.min(1, Swift.max(0, a.level * Double(volume[j]))))
+                if a.volumeEnvelope { g *= Float(Swift.min(1, Double(k + 1) / fade)) }
+                // Fade before the end: always when truncating, with the volume envelope at the sound's end.
+                if hasDuration {
+                    // The event's end always fades (it truncates, or ends padding/looping).
+                    g *= Float(Swift.min(1, (a.end - tau) / rate / fade))
+                } else if a.volumeEnvelope {
+                    g *= Float(Swift.min(1, Double(frames - k) / fade))
+                }
+                let (gl, gr) = panGains(a.pan + Double(pan[j]), stereo: stereo)
+                if stereo {
+                    left[j] += samples[Int(frame) * 2] * g * gl
+                    right[j] += samples[Int(frame) * 2 + 1] * g * gr
+                } else {
+                    let s = samples[Int(frame)] * g
+                    left[j] += s * gl
+                    right[j] += s * gr
+                }
+            }
+            j += 1
+        }
+    }
+
+    @inline(__always)
+    func renderAudioContinuous(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
+        let volume = controls + 5 * voiceChunk
+        let pan = controls + 6 * voiceChunk
+        let pitch = controls + 7 * voiceChunk
+        let brightness = controls + 8 * voiceChunk
+        var j = from
+        while j < count {
+            let n = n0 &+ Int64(j)
+            reanchor(slot, n, audioFrequency(pitch: slot.pointee.pitch + Double(pitch[j])) / fs)
+            let a = slot.pointee
+            let tau = unwrapped(at: n) - a.onsetU
+            if continuousIsOver(a, tau) {
+                slot.pointee.done = true
+                return
+            }
+            let phase = fractionalPart(a.phaseAnchor + Double(n &- a.anchorSample) * a.inc)
+            let b = Float(Swift.min(1, Swift.max(0, a.colour + Double(brightness[j]))))
+            // Brightness adds the 2nd and 3rd harmonics (normalised so the peak stays ~1).
+            let s1 = sin2pi(Float(phase))
+            let s2 = sin2pi(Float(fractionalPart(2 * phase)))
+            let s3 = sin2pi(Float(fractionalPart(3 * phase)))
+            let wave = (s1 + b * (0.5 * s2 + 0.33 * s3)) / (1 + 0.83 * b)
+            let g = Float(Swift.min(1, Swift.max(0, a.level * Double(volume[j])))) * envelope(a, tau)
+            let (gl, gr) = panGains(a.pan + Double(pan[j]), stereo: false)
+            left[j] += wave * g * gl
+            right[j] += wave * g * gr
+            j += 1
+        }
+    }
+}
+
+// MARK: - Kernels
+// These live in this file on purpose: in unoptimised (debug) builds the @_noLocks
+// checker can only verify functions whose bodies are in the same file as the caller.
+
+extension ControlTimeline {
+    /// Index of the last knot with time <= t, or -1 (binary search; no allocation).
+    @inline(__always)
+    static func lastIndex(_ knots: UnsafeBufferPointer<ControlKnot>, atOrBefore t: Double) -> Int {
+        var lo = 0
+        var hi = knots.count  // answer in [lo-1, hi-1]
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if knots[mid].time <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo - 1
+    }
+
+    /// Value of a piecewise-linear knot list at `t` (before the first knot: its value;
+    /// after the last: held). Equal-time pairs resolve to the right (post-jump) value.
+    @inline(__always)
+    static func value(_ knots: UnsafeBufferPointer<ControlKnot>, at t: Double, neutral: Double) -> Double {
+        if knots.isEmpty { return neutral }
+        let i = lastIndex(knots, atOrBefore: t)
+        if i < 0 { return knots[0].value }
+        let k = knots[i]
+        return k.value + (t - k.time) * k.slope
+    }
+}
+
+
+/// sin(2πx) for x in [0, 1] (a phase in cycles). Odd Taylor polynomial on the
+/// quarter wave; absolute error below 1e-7, exact zeros at 0, ½ and 1.
+@inline(__always)
+func sin2pi(_ x: Float) -> Float {
+    // sin(2πx) = -sin(2πt) with t = x - ½ in [-½, ½]; fold |t| > ¼ onto the quarter wave.
+    let t0 = x - 0.5
+    let half: Float = t0 < 0 ? -0.5 : 0.5
+    let t = abs(t0) > 0.25 ? half - t0 : t0
+    let y = t * (2 * Float.pi)
+    let y2 = y * y
+    var p: Float = -2.5052108e-8
+    p = p * y2 + 2.7557319e-6
+    p = p * y2 - 1.9841270e-4
+    p = p * y2 + 8.3333333e-3
+    p = p * y2 - 1.6666667e-1
+    p = p * y2 + 1
+    return -(y * p)
+}
+
+/// The fractional part of `x` (in [0, 1)), without libm.
+@inline(__always)
+func fractionalPart(_ x: Double) -> Double {
+    x - floorFast(x)
+}
+
+/// floor(x) (values with |x| >= 2^51 are returned as they are: they are integers or too large
+/// to matter here). Written with plain arithmetic because `rounded(_:)` goes through a generic rounding
+/// rule that the real-time checker rejects in unoptimised builds.
+@inline(__always)
+func floorFast(_ x: Double) -> Double {
+    // Adding and removing 1.5·2^52 rounds to an integer (the sum lies in [2^52, 2^53), where
+    // the spacing of doubles is 1) for |x| < 2^51; step down if it rounded up.
+    if !(abs(x) < 2.251799813685248e15) { return x }
+    let r = (x + 6.755399441055744e15) - 6.755399441055744e15
+    return r > x ? r - 1 : r
+}
+
+/// The fractional part of x for 0 <= x < 2^51 (oscillator phases): branch-free, so loops vectorise.
+@inline(__always)
+func phaseFraction(_ x: Double) -> Double {
+    let r = (x + 6.755399441055744e15) - 6.755399441055744e15
+    return x - (r > x ? r - 1 : r)
+}
+
+/// ceil(x), same domain as `floorFast`.
+@inline(__always)
+func ceilFast(_ x: Double) -> Double {
+    -floorFast(-x)
+}
+
+/// Rounds half away from zero (like `rounded()`), same domain as `floorFast`.
+@inline(__always)
+func roundFast(_ x: Double) -> Double {
+    x >= 0 ? floorFast(x + 0.5) : -floorFast(-x + 0.5)
+}
+
+/// 2^x in double precision (relative error ~1e-12). Not on the hot path; used to
+/// build tables and convert decibels.
+func exp2Double(_ x: Double) -> Double {
+    if x.isNaN { return .nan }
+    if x > 1023 { return .infinity }
+    if x < -1074 { return 0 }
+    let whole = floorFast(x)
+    let y = (x - whole) * 0.6931471805599453  // ln 2
+    // e^y for y in [0, ln 2): Taylor series to y^14/14! (error < 1e-14).
+    var p = 1.0
+    var term = 1.0
+    for k in 1...14 {
+        term *= y / Double(k)
+        p += term
+    }
+    return p * Double(sign: .plus, exponent: Int(whole), significand: 1)
+}
+
+/// log2(x) for x > 0 in double precision (error ~1e-13); -inf for 0.
+func log2Double(_ x: Double) -> Double {
+    precondition(!(x < 0), "log2 of a negative number")
+    if x == 0 { return -.infinity }
+    if x.isInfinite { return .infinity }
+    var e = Double(x.exponent)
+    var m = x.significand  // [1, 2)
+    if m > 1.4142135623730951 {
+        m /= 2
+        e += 1
+    }
+    // ln m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716.
+    let s = (m - 1) / (m + 1)
+    let s2 = s * s
+    var sum = 0.0
+    var power = s
+    var k = 1.0
+    while k < 40 {
+        sum += power / k
+        power *= s2
+        k += 2
+    }
+    return e + 2 * sum / 0.6931471805599453
+}
+
+/// x^y for x >= 0 (0^y = 0 for y > 0, 1 for y == 0).
+func powDouble(_ x: Double, _ y: Double) -> Double {
+    if y == 0 { return 1 }
+    if x == 0 { return 0 }
+    return exp2Double(y * log2Double(x))
+}
+
+/// Decibels to a linear gain.
+func decibelsToGain(_ db: Double) -> Double {
+    exp2Double(db * 0.16609640474436813)  // log2(10) / 20
+}
+
+/// A linear gain to decibels (-inf for 0).
+public func gainToDecibels(_ gain: Double) -> Double {
+    20 * log2Double(abs(gain)) * 0.30102999566398120  // log10(2)
+}

@@ -1,0 +1,371 @@
+// Compiling an AHAPPattern for one sample rate and actuator profile: everything a
+// voice needs is resolved here (off the render thread), so rendering only reads.
+
+import HapticPattern
+
+/// What kind of sound an event makes.
+enum EventKind: UInt8, Sendable {
+    case transient
+    case continuous
+    case audioCustom
+    case audioContinuous
+}
+
+/// One event with every value resolved (defaults applied, clamped).
+struct CompiledEvent: Sendable {
+    var kind: EventKind
+    /// Onset in pattern samples: round(time · fs).
+    var onset: Double
+    /// HapticIntensity (haptic) or AudioVolume (audio), 0...1.
+    var level: Double
+    /// HapticSharpness (haptic) or AudioBrightness (audio continuous), 0...1.
+    var colour: Double
+    /// AudioPan, -1...1.
+    var pan: Double
+    /// AudioPitch, -1...1.
+    var pitch: Double
+    /// Normalised AttackTime/DecayTime/ReleaseTime, 0...1 (controls are added at onset).
+    var attack: Double
+    var decay: Double
+    var release: Double
+    var sustained: Bool
+    /// EventDuration in pattern samples (nil: absent).
+    var duration: Double?
+    /// Index into `PreparedPattern.soundBuffers` (AudioCustom with a loaded sound), else -1.
+    var sound: Int
+    var useVolumeEnvelope: Bool
+    var loop: Bool
+}
+
+/// A pattern compiled for one sample rate and actuator profile: immutable and
+/// shareable by any number of voices (players) on any thread.
+public final class PreparedPattern: Sendable {
+    /// Warnings from preparation (for example a missing sound in lenient use).
+    public let warnings: [String]
+    /// Length in seconds including release tails (what `render` writes before `--tail`).
+    public let duration: Double
+    /// Whether any audio event is present (selects the default layout).
+    public let hasAudio: Bool
+    /// The rate the pattern was prepared for.
+    public let sampleRate: Double
+    /// The profile the pattern was prepared for.
+    public let profile: ActuatorProfile
+    /// Number of events that will sound (after dropping unusable ones).
+    public var eventCount: Int { events.count }
+    /// `duration` in frames (rounded up).
+    public var frameCount: Int { Int((duration * sampleRate).rounded(.up)) }
+    /// The layout to use when the user names none: stereo + haptic with audio, else haptic mono.
+    public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
+
+    let events: [CompiledEvent]
+    /// Pattern control timelines indexed by `DynamicParameterID.index`.
+    let controls: [ControlTimeline]
+    let soundBuffers: [SoundBuffer]
+    /// Sharpness 0...1 → Hz on a log scale, `tableSize + 1` entries.
+    let frequencyTable: [Double]
+    /// Intensity 0...1 → amplitude for the power law (empty for linear).
+    let amplitudeTable: [Float]
+    static var tableSize: Int { renderTableSize }
+    /// AudioPitch -1...1 → Hz for AudioContinuous, `tableSize + 1` entries.
+    let audioFrequencyTable: [Double]
+
+    // Flat, immutable copies for the render thread (read through pointers, so that
+    // rendering does no reference counting or bounds-checked array access).
+    // Written once in init, freed in deinit, never mutated: safe to share.
+    nonisolated(unsafe) let flat: FlatPattern
+
+    /// Samples over which a stepped control moves (anti-zipper), ~1.5 ms.
+    static let stepRampSeconds = 0.0015
+    /// Fade used for stop, seek and AudioCustom volume envelopes/truncation.
+    static let fadeSeconds = 0.005
+    /// AudioContinuous: AudioPitch 0 is this frequency; ±1 is ± one octave.
+    static let audioBaseFrequency = 440.0
+
+    /// Compiles `pattern`. `sounds` resolves AudioCustom files (nil: every AudioCustom
+    /// event is silent with a warning, or an error when `strict`).
+    public init(
+        _ pattern: AHAPPattern, profile: ActuatorProfile, sampleRate: Double,
+        sounds: (any SoundSource)? = nil, strict: Bool = false
+    ) throws(RenderError) {
+        guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
+            throw RenderError("sample rate \(sampleRate) is out of range (1000...768000 Hz)")
+        }
+        do {
+            try profile.validate(source: "profile \(profile.name)")
+        } catch {
+            throw RenderError("\(error)")
+        }
+        let fs = sampleRate
+        var warnings: [String] = []
+        func warn(_ message: String) throws(RenderError) {
+            if strict { throw RenderError(message) }
+            warnings.append(message)
+        }
+
+        // Events, in file order first, then sorted stably by onset.
+        var events: [CompiledEvent] = []
+        var buffers: [SoundBuffer] = []
+        var bufferIndex: [String: Int] = [:]
+        var hasAudio = false
+        var end = 0.0  // seconds
+        let envelope = profile.envelope
+        for (position, element) in pattern.elements.enumerated() {
+            guard case .event(let event) = element else { continue }
+            let place = "Pattern[\(position)] (\(event.type.rawValue) at \(event.time) s)"
+            guard event.time.isFinite else {
+                try warn("\(place): time is not a finite number; event skipped")
+                continue
+            }
+            var time = event.time
+            if time < 0 {
+                try warn("\(place): negative time clamped to 0")
+                time = 0
+            }
+            func param(_ id: EventParameterID, _ fallback: Double) -> Double {
+                let v = event.value(of: id, default: fallback)
+                return v.isFinite ? min(id.range.upperBound, max(id.range.lowerBound, v)) : fallback
+            }
+            var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            if event.type.isContinuous && duration == nil {
+                try warn("\(place): continuous event without EventDuration; treated as 0 s")
+                duration = 0
+            }
+            let isAudio = !event.type.isHaptic
+            hasAudio = hasAudio || isAudio
+            var compiled = CompiledEvent(
+                kind: .transient, onset: (time * fs).rounded(),
+                level: isAudio ? param(.audioVolume, 1) : param(.hapticIntensity, profile.defaults.intensity),
+                colour: event.type == .audioContinuous
+                    ? param(.audioBrightness, 1) : param(.hapticSharpness, profile.defaults.sharpness),
+                pan: param(.audioPan, 0), pitch: param(.audioPitch, 0),
+                attack: param(.attackTime, 0), decay: param(.decayTime, 0), release: param(.releaseTime, 0),
+                sustained: event.isSustained, duration: duration.map { $0 * fs }, sound: -1,
+                useVolumeEnvelope: event.useVolumeEnvelope, loop: event.loopEnabled)
+            var eventEnd = time + (duration ?? 0)
+            switch event.type {
+            case .hapticTransient:
+                compiled.kind = .transient
+                let f = ActuatorProfile.frequency(forSharpness: compiled.colour, band: profile.band)
+                eventEnd = max(eventEnd, time + profile.transientSeconds(frequency: f))
+            case .hapticContinuous, .audioContinuous:
+                compiled.kind = event.type == .hapticContinuous ? .continuous : .audioContinuous
+                let a = envelope.attack.seconds(for: compiled.attack)
+                let r = envelope.release.seconds(for: compiled.release)
+                if compiled.sustained {
+                    eventEnd = time + (duration ?? 0) + r
+                } else {
+                    let d = envelope.decay.seconds(for: compiled.decay)
+                    eventEnd = time + min(a + d, (duration ?? 0) + r)
+                }
+            case .audioCustom:
+                compiled.kind = .audioCustom
+                guard let path = event.waveformPath, !path.isEmpty else {
+                    try warn("\(place): AudioCustom without EventWaveformPath; rendered as silence")
+                    break
+                }
+                let transposition = exp2Double(compiled.pitch)
+                let key = "\(path)\u{0}\(transposition)"
+                if let index = bufferIndex[key] {
+                    compiled.sound = index
+                } else if let sounds {
+                    do {
+                        let buffer = try sounds.sound(path: path, sampleRate: fs, transposition: transposition)
+                        if buffer.sampleRate != fs {
+                            try warn("\(place): sound \(path) came at \(buffer.sampleRate) Hz, not \(fs) Hz; rendered as silence")
+                        } else if buffer.channels < 1 || buffer.channels > 2 {
+                            try warn("\(place): sound \(path) has \(buffer.channels) channels (1 or 2 supported); rendered as silence")
+                        } else {
+                            buffers.append(buffer)
+                            bufferIndex[key] = buffers.count - 1
+                            compiled.sound = buffers.count - 1
+                        }
+                    } catch {
+                        try warn("\(place): \(error); rendered as silence")
+                    }
+                } else {
+                    try warn("\(place): no sound source to load \(path); rendered as silence")
+                }
+                if compiled.sound >= 0 {
+                    let seconds = Double(buffers[compiled.sound].frames) / fs
+                    eventEnd = time + (duration ?? (compiled.loop ? 0 : seconds))
+                }
+            }
+            end = max(end, eventEnd)
+            events.append(compiled)
+        }
+        events = events.enumerated().sorted { a, b in
+            a.element.onset != b.element.onset ? a.element.onset < b.element.onset : a.offset < b.offset
+        }.map(\.element)
+
+        // Dynamic parameters and curves, grouped by parameter.
+        var entries = [[(start: Double, order: Int, entry: ControlTimeline.Entry)]](repeating: [], count: DynamicParameterID.count)
+        for (position, element) in pattern.elements.enumerated() {
+            switch element {
+            case .event: continue
+            case .parameter(let p):
+                guard p.time.isFinite, p.value.isFinite else {
+                    try warn("Pattern[\(position)] (\(p.id.rawValue)): time or value is not finite; ignored")
+                    continue
+                }
+                let v = min(p.id.range.upperBound, max(p.id.range.lowerBound, p.value))
+                entries[p.id.index].append(((max(0, p.time) * fs).rounded(), position, .step(v)))
+            case .curve(let c):
+                guard c.time.isFinite, !c.controlPoints.isEmpty,
+                    c.controlPoints.allSatisfy({ $0.time.isFinite && $0.value.isFinite })
+                else {
+                    try warn("Pattern[\(position)] (\(c.id.rawValue) curve): no usable control points; ignored")
+                    continue
+                }
+                let points = c.controlPoints.enumerated().sorted { a, b in
+                    a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
+                }.map { (time: $0.element.time * fs, value: min(c.id.range.upperBound, max(c.id.range.lowerBound, $0.element.value))) }
+                entries[c.id.index].append(((max(0, c.time) * fs).rounded(), position, .curve(points)))
+            }
+        }
+        let ramp = PreparedPattern.stepRampSeconds * fs
+        self.controls = DynamicParameterID.allCases.sorted { $0.index < $1.index }.map { id in
+            let list = entries[id.index].sorted { $0.start != $1.start ? $0.start < $1.start : $0.order < $1.order }
+            return ControlTimeline(neutral: id.defaultValue, entries: list.map { ($0.start, $0.entry) }, rampSamples: ramp)
+        }
+
+        self.events = events
+        self.soundBuffers = buffers
+        self.warnings = warnings
+        self.duration = end
+        self.hasAudio = hasAudio
+        self.sampleRate = fs
+        self.profile = profile
+        let n = PreparedPattern.tableSize
+        self.frequencyTable = (0...n).map {
+            ActuatorProfile.frequency(forSharpness: Double($0) / Double(n), band: profile.band)
+        }
+        let exponent = profile.intensity.effectiveExponent
+        self.amplitudeTable = exponent == 1 ? [] : (0...n).map { Float(powDouble(Double($0) / Double(n), exponent)) }
+        self.audioFrequencyTable = (0...n).map {
+            PreparedPattern.audioBaseFrequency * exp2Double(-1 + 2 * Double($0) / Double(n))
+        }
+        self.flat = FlatPattern(
+            events: events, controls: controls, sounds: buffers, frequencyTable: frequencyTable,
+            amplitudeTable: amplitudeTable, audioFrequencyTable: audioFrequencyTable)
+    }
+
+    deinit { flat.deallocate() }
+}
+
+extension PreparedPattern {
+    /// The frequency the renderer uses for `sharpness` (the profile's log mapping,
+    /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
+    public func renderedFrequency(forSharpness sharpness: Double) -> Double {
+        let n = Double(PreparedPattern.tableSize)
+        let x = min(1, max(0, sharpness)) * n
+        let i = min(PreparedPattern.tableSize - 1, Int(x))
+        let f = x - Double(i)
+        return frequencyTable[i] + (frequencyTable[i + 1] - frequencyTable[i]) * f
+    }
+}
+
+extension ActuatorProfile {
+    /// The frequency for a sharpness in 0...1: log-frequency interpolation over the band.
+    public static func frequency(forSharpness sharpness: Double, band: Band) -> Double {
+        let s = min(1, max(0, sharpness))
+        return band.low * exp2Double(s * log2Double(band.high / band.low))
+    }
+
+    /// The frequency for a sharpness in 0...1 on this profile.
+    public func frequency(forSharpness sharpness: Double) -> Double {
+        ActuatorProfile.frequency(forSharpness: sharpness, band: band)
+    }
+
+    /// Length of a transient burst at `frequency`, in seconds.
+    public func transientSeconds(frequency: Double) -> Double {
+        if let cycles = transient.cycles { return cycles / frequency }
+        return (transient.milliseconds ?? 0) / 1000
+    }
+
+    /// The amplitude for a (controlled) intensity in 0...1 by this profile's law.
+    public func amplitude(forIntensity intensity: Double) -> Double {
+        powDouble(min(1, max(0, intensity)), self.intensity.effectiveExponent)
+    }
+}
+
+/// Where one sound's samples live in `FlatPattern.soundSamples`.
+struct SoundSpan {
+    var offset: Int
+    var frames: Int
+    var channels: Int
+}
+
+/// A knot range for one control in the flat knot arrays.
+struct KnotSpan {
+    var offset: Int
+    var count: Int
+}
+
+/// Unsafe flat copies of a prepared pattern's tables (see `PreparedPattern.flat`).
+struct FlatPattern {
+    let events: UnsafeMutableBufferPointer<CompiledEvent>
+    let smoothKnots: UnsafeMutableBufferPointer<ControlKnot>
+    let rawKnots: UnsafeMutableBufferPointer<ControlKnot>
+    /// Indexed by `DynamicParameterID.index`.
+    let smoothSpans: UnsafeMutableBufferPointer<KnotSpan>
+    let rawSpans: UnsafeMutableBufferPointer<KnotSpan>
+    let neutral: UnsafeMutableBufferPointer<Double>
+    let soundSamples: UnsafeMutableBufferPointer<Float>
+    let sounds: UnsafeMutableBufferPointer<SoundSpan>
+    let frequencyTable: UnsafeMutableBufferPointer<Double>
+    /// Empty for the linear law.
+    let amplitudeTable: UnsafeMutableBufferPointer<Float>
+    let audioFrequencyTable: UnsafeMutableBufferPointer<Double>
+
+    init(
+        events: [CompiledEvent], controls: [ControlTimeline], sounds: [SoundBuffer],
+        frequencyTable: [Double], amplitudeTable: [Float], audioFrequencyTable: [Double]
+    ) {
+        func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
+            _ = buffer.initialize(from: array)
+            return UnsafeMutableBufferPointer(rebasing: buffer[0..<array.count])
+        }
+        self.events = copy(events)
+        var smooth: [ControlKnot] = []
+        var raw: [ControlKnot] = []
+        var smoothSpans: [KnotSpan] = []
+        var rawSpans: [KnotSpan] = []
+        for c in controls {
+            smoothSpans.append(KnotSpan(offset: smooth.count, count: c.smooth.count))
+            smooth += c.smooth
+            rawSpans.append(KnotSpan(offset: raw.count, count: c.raw.count))
+            raw += c.raw
+        }
+        self.smoothKnots = copy(smooth)
+        self.rawKnots = copy(raw)
+        self.smoothSpans = copy(smoothSpans)
+        self.rawSpans = copy(rawSpans)
+        self.neutral = copy(controls.map(\.neutral))
+        var samples: [Float] = []
+        var spans: [SoundSpan] = []
+        for s in sounds {
+            spans.append(SoundSpan(offset: samples.count, frames: s.frames, channels: s.channels))
+            samples += s.samples.prefix(s.frames * s.channels)
+        }
+        self.soundSamples = copy(samples)
+        self.sounds = copy(spans)
+        self.frequencyTable = copy(frequencyTable)
+        self.amplitudeTable = copy(amplitudeTable)
+        self.audioFrequencyTable = copy(audioFrequencyTable)
+    }
+
+    func deallocate() {
+        // Each buffer was allocated with capacity max(1, count); freeing by base address is enough.
+        for base in [
+            UnsafeMutableRawPointer(events.baseAddress), UnsafeMutableRawPointer(smoothKnots.baseAddress),
+            UnsafeMutableRawPointer(rawKnots.baseAddress), UnsafeMutableRawPointer(smoothSpans.baseAddress),
+            UnsafeMutableRawPointer(rawSpans.baseAddress), UnsafeMutableRawPointer(neutral.baseAddress),
+            UnsafeMutableRawPointer(soundSamples.baseAddress), UnsafeMutableRawPointer(sounds.baseAddress),
+            UnsafeMutableRawPointer(frequencyTable.baseAddress), UnsafeMutableRawPointer(amplitudeTable.baseAddress),
+            UnsafeMutableRawPointer(audioFrequencyTable.baseAddress),
+        ] {
+            base?.deallocate()
+        }
+    }
+}

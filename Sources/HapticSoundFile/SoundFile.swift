@@ -1,1 +1,0 @@
-// Placeholder; replaced by the sound-file edge (libsndfile + libsoxr).

@@ -1,0 +1,157 @@
+import Foundation
+import HapticALSA
+import HapticEngine
+import HapticRender
+import Testing
+
+@testable import HapticKit
+
+/// Through the real rig (scripts/rig.sh: PulseAudio null sinks via the ALSA pulse plugin).
+extension HapticKitSerialTests {
+@Suite("HapticManager through the sound-server rig", .serialized, .enabled(if: KitRig.isRunning, "needs scripts/rig.sh"))
+struct HapticManagerRigTests {
+    static func manager() -> HapticManager {
+        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .alsa(KitRig.out))
+        config.engine.lockMemory = false
+        // Large periods: the machine is shared and noisy; lockstep does not depend on the period.
+        config.engine.periodFrames = 1024
+        config.engine.bufferPeriods = 4
+        return HapticManager(configuration: config)
+    }
+
+    static func recorder(seconds: Double) throws -> ALSACaptureDevice {
+        let capture = ALSACaptureDevice(name: KitRig.input, channels: 3, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
+        try capture.start()
+        usleep(100_000)
+        return capture
+    }
+
+    /// The lag (recording frame of reference frame 0) that best matches `reference` in
+    /// `recording` by least squares, searched ±`radius` around `guess`.
+    static func bestLag(_ recording: [Float], _ reference: [Float], guess: Int, radius: Int = 64) -> (lag: Int, residual: Double, energy: Double) {
+        var best = (lag: guess, residual: Double.infinity, energy: 0.0)
+        let energy = reference.reduce(0.0) { $0 + Double($1) * Double($1) }
+        for lag in (guess - radius)...(guess + radius) {
+            var ssd = 0.0
+            for (i, r) in reference.enumerated() {
+                let j = lag + i
+                let x = j >= 0 && j < recording.count ? Double(recording[j]) : 0
+                ssd += (x - Double(r)) * (x - Double(r))
+            }
+            if ssd < best.residual { best = (lag, ssd, energy) }
+        }
+        return best
+    }
+
+    /// S16 as the sink stores it: the float sample ×32768, rounded, clipped.
+    static func s16(_ x: [Float]) -> [Float] {
+        x.map { Float(min(32767, max(-32768, ($0 * 32768).rounded()))) / 32768 }
+    }
+
+    @Test("play(cue: beat_hit): SFX (L/R) and heartbeat (H) on the same frame in the sink's monitor")
+    func beatHitLandsOnOneFrame() throws {
+        let m = Self.manager()
+        #expect(m.engineAvailable)
+        m.preloadPatterns()
+        let capture = try Self.recorder(seconds: 6)
+        let t1 = m.currentTime + 0.3
+        m.play(cue: "beat_hit", atTime: t1)
+        // Second beat: the two parts through separate calls at one time (two voices).
+        let t2 = t1 + 1.5
+        m.play("heartbeat", atTime: t2)
+        m.playSFX("sfx_shield_impact", atTime: t2)
+        usleep(3_300_000)
+        let xruns = m.currentEngine?.xrunCount ?? -1
+        m.shutDown()
+        usleep(200_000)
+        let rec = capture.stop()
+        print("rig lockstep: engine xruns \(xruns), capture overruns \(rec.overruns)")
+        #expect(rec.overruns == 0 && xruns == 0, "the recording must be whole for a sample comparison")
+        let l = channel(rec.floatSamples, channels: 3, 0), h = channel(rec.floatSamples, channels: 3, 2)
+        let layout = ChannelLayout.stereoPlusHaptic
+        let cue = OfflineRenderer.render(m.state.withLock { $0.caches.cues["beat_hit"]! }, layout: layout)
+        let refL = Self.s16(channel(cue.samples, channels: 3, 0)), refH = Self.s16(channel(cue.samples, channels: 3, 2))
+        // Coarse position: first sample over ~3 LSB in the recording, minus the same in the reference.
+        let threshold: Float = 3.0 / 32768
+        let guessL = try #require(firstAbove(l, threshold)) - (firstAbove(refL, threshold) ?? 0)
+        let guessH = try #require(firstAbove(h, threshold)) - (firstAbove(refH, threshold) ?? 0)
+        let fitL = Self.bestLag(l, refL, guess: guessL), fitH = Self.bestLag(h, refH, guess: guessH)
+        print("rig lockstep beat 1: SFX at frame \(fitL.lag) (residual/energy \(String(format: "%.2e", fitL.residual / fitL.energy))), heartbeat at frame \(fitH.lag) (\(String(format: "%.2e", fitH.residual / fitH.energy))); first-above-threshold guesses \(guessL), \(guessH)")
+        #expect(fitL.lag == fitH.lag, "skew \(fitL.lag - fitH.lag) samples")
+        // The match is real: what is left after alignment is quantisation-level.
+        #expect(fitL.residual / fitL.energy < 1e-3 && fitH.residual / fitH.energy < 1e-3)
+
+        // Beat 2 (separate calls): the same, and 1.5 s after beat 1 to the sample.
+        let hb = OfflineRenderer.render(m.state.withLock { $0.caches.patterns["heartbeat"]! }, layout: layout)
+        let sfx = OfflineRenderer.render(m.state.withLock { $0.caches.sounds["sfx_shield_impact"]! }, layout: layout)
+        let refL2 = Self.s16(channel(sfx.samples, channels: 3, 0)), refH2 = Self.s16(channel(hb.samples, channels: 3, 2))
+        let fitL2 = Self.bestLag(l, refL2, guess: fitL.lag + 72_000), fitH2 = Self.bestLag(h, refH2, guess: fitH.lag + 72_000)
+        print("rig lockstep beat 2: SFX at frame \(fitL2.lag), heartbeat at frame \(fitH2.lag)")
+        #expect(fitL2.lag == fitH2.lag, "skew \(fitL2.lag - fitH2.lag) samples")
+        // Spacing of two separately scheduled beats is the engine's frame/time mapping (its DLL
+        // through the pulse plugin, a few seconds after start); bounded here, reported as a figure.
+        print("rig spacing: \(fitH2.lag - fitH.lag) frames for 1.5 s (72000 nominal)")
+        #expect(abs(fitH2.lag - fitH.lag - 72_000) <= 48, "spacing \(fitH2.lag - fitH.lag) frames for 1.5 s")
+    }
+
+    @Test("server killed mid-playback: one restart fails -> unavailable, calls never block; a new manager plays after restart")
+    func serverKilledAndRestarted() throws {
+        let m = Self.manager()
+        #expect(m.engineAvailable)
+        m.preloadPatterns()
+        let loop = m.playLooping("heartbeat", intensity: 0.8)
+        usleep(500_000)
+        #expect(try KitRig.control("stop-server") == 0)
+        var slowest = 0.0
+        let t0 = MonotonicClock.now()
+        while m.engineAvailable && MonotonicClock.now() - t0 < 10 {
+            slowest = max(slowest, wallTime { m.play("thud") })
+            slowest = max(slowest, wallTime { m.playSFX("sfx_click") })
+            slowest = max(slowest, wallTime { m.playTransientEvent(intensity: 0.5, sharpness: 0.5) })
+            slowest = max(slowest, wallTime { loop.setIntensity(0.4) })
+            usleep(5_000)
+        }
+        let detected = MonotonicClock.now() - t0
+        print("rig server kill: manager unavailable after \(String(format: "%.3f", detected)) s; slowest call meanwhile \(String(format: "%.2f", slowest * 1000)) ms; log \(m.recoveryLog)")
+        #expect(!m.engineAvailable)
+        #expect(detected < 10)
+        #expect(slowest < 0.05)
+        let log = m.recoveryLog
+        #expect(log.contains { if case .stopped(engine: 1, _) = $0 { true } else { false } })
+        #expect(log.contains { if case .restartFailed(engine: 1, _) = $0 { true } else { false } })
+        #expect(!loop.isPlaying)
+        // Unavailable: every call returns at once and does nothing.
+        let before = m.statistics
+        _ = exerciseEveryCall(m)
+        #expect(m.statistics.voicesStarted == before.voicesStarted)
+
+        #expect(try KitRig.control("start-server") == 0)
+        // The old manager stays unavailable (the seeds give up); a new one plays.
+        m.play("thud")
+        #expect(!m.engineAvailable)
+        let capture = try Self.recorder(seconds: 3)
+        let fresh = Self.manager()
+        #expect(fresh.engineAvailable)
+        fresh.preloadPatterns()
+        fresh.play(cue: "segment_lock")
+        usleep(1_000_000)
+        fresh.shutDown()
+        let rec = capture.stop()
+        let h = channel(rec.floatSamples, channels: 3, 2), l = channel(rec.floatSamples, channels: 3, 0)
+        #expect(h.contains { abs($0) > 0.01 } && l.contains { abs($0) > 0.01 }, "the new manager's cue reached the sink")
+    }
+
+    @Test("a device name that does not exist: unavailable at once, calls are no-ops")
+    func badDeviceName() {
+        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .alsa("hs_no_such_pcm"))
+        config.engine.lockMemory = false
+        var m: HapticManager?
+        let t = wallTime { m = HapticManager(configuration: config) }
+        #expect(t < 2)
+        guard let m else { return }
+        #expect(!m.engineAvailable)
+        _ = exerciseEveryCall(m)
+        #expect(m.statistics.voicesStarted == 0)
+    }
+}
+}

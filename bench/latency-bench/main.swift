@@ -1,0 +1,1 @@
+print("latency-bench: to be written")

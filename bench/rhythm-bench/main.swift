@@ -1,0 +1,1 @@
+print("rhythm-bench: to be written")

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# install-deps.sh — installs what hapticsynth needs on Debian/Ubuntu, only when missing.
+#   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, pkg-config) + test rig
+#                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox)
+#   scripts/install-deps.sh --jack    also jackd2 + libjack-jackd2-dev (latency benchmarks)
+# Idempotent and quiet; when everything is present it only asks dpkg (well under a second).
+set -euo pipefail
+
+pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
+for arg in "$@"; do
+    case "$arg" in
+    --jack) pkgs+=(jackd2 libjack-jackd2-dev) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --jack)" >&2; exit 2 ;;
+    esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+    # "install ok installed" is dpkg's status for a fully installed package.
+    if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null; then
+    echo "install-deps.sh: missing ${missing[*]} and no apt-get here; install them with your package manager" >&2
+    exit 1
+fi
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+echo "install-deps.sh: installing ${missing[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
