@@ -50,8 +50,7 @@ final class OutputState {
     let channels: Int
     let usesAudio: Bool
     let gain: Float
-    let highPass: UnsafeMutablePointer<Biquad>
-    let sections: Int
+    var highPass: BlockHighPass
     var hapticLimiter: LookAheadLimiter
     var audioLimiter: LookAheadLimiter
 
@@ -77,11 +76,9 @@ final class OutputState {
         self.usesAudio = usesAudio
         gain = Float(decibelsToGain(profile.outputGainDB))
         let qs: [Double] = profile.protection.order == 4 ? [0.5411961001461970, 1.3065629648763766] : [0.7071067811865476]
-        sections = qs.count
-        highPass = .allocate(capacity: qs.count)
-        for (i, q) in qs.enumerated() {
-            highPass[i] = Biquad.highPass(cutoff: profile.protection.highPassHz, q: q, sampleRate: sampleRate)
-        }
+        highPass = BlockHighPass(sections: qs.map {
+            Biquad.highPass(cutoff: profile.protection.highPassHz, q: $0, sampleRate: sampleRate)
+        }, inputGain: Double(gain))
         let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
         let lookahead = max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
         let release = profile.limiter.releaseMs / 1000 * sampleRate
@@ -98,7 +95,7 @@ final class OutputState {
 
     func copy() -> OutputState {
         let c = OutputState(profile: profile, sampleRate: sampleRate, layout: layout)
-        c.highPass.update(from: highPass, count: sections)
+        c.highPass.copyState(from: highPass)
         c.hapticLimiter.copyState(from: hapticLimiter)
         c.audioLimiter.copyState(from: audioLimiter)
         return c
@@ -109,9 +106,7 @@ final class OutputState {
         let frames = bus.frames
         if frames <= 0 { return }
         let h = bus.haptic
-        let g = gain
-        for i in 0..<frames { h[i] *= g }
-        for s in 0..<sections { highPass[s].process(h, frames) }
+        highPass.process(h, frames)  // includes the output gain
         hapticLimiter.process(h, h, frames)
         if usesAudio { audioLimiter.process(bus.audioLeft, bus.audioRight, frames) }
         let ch = channels
@@ -127,7 +122,15 @@ final class OutputState {
                 continue
             }
             let gain = route.gain
-            for i in 0..<frames { output[i * ch + c] = source[i] * gain }
+            if ch == 1 {
+                if gain == 1 {
+                    output.update(from: source, count: frames)
+                } else {
+                    for i in 0..<frames { output[i] = source[i] * gain }
+                }
+            } else {
+                for i in 0..<frames { output[i * ch + c] = source[i] * gain }
+            }
         }
     }
 }
@@ -161,6 +164,160 @@ struct Biquad {
         }
         self.s1 = s1
         self.s2 = s2
+    }
+}
+
+/// The protection high-pass (a cascade of `Biquad`s) evaluated 8 samples at a time in
+/// state-space form, so that the recursion's latency is paid once per 8 samples instead of
+/// once per sample per section:
+///
+///     y[8m ..< 8m+8] = C·s_m + D·x[8m ..< 8m+8],   s_{m+1} = A·s_m + B·x[8m ..< 8m+8]
+///
+/// where s is the cascade's state (2 values per section) and A, B, C, D come from running
+/// the double-precision cascade on unit states and unit impulses (so the filter is the same
+/// one; only the rounding differs: outputs in Float, the state in Double).
+///
+/// Block independence: blocks sit on a fixed grid of the stage's absolute sample index. A
+/// call that ends inside a block emits the block's outputs computed with the unknown inputs
+/// set to 0 — D is lower triangular, so those lanes do not depend on them — and keeps the
+/// inputs; the next call recomputes the block with the same state and the inputs it now has.
+/// The state advances only on complete blocks, so every output is the same function of the
+/// input whatever the call sizes.
+struct BlockHighPass {
+    /// State dimension (2 per section).
+    let dims: Int
+    /// dims columns of C (output lanes per state component).
+    let c: UnsafeMutablePointer<SIMD8<Float>>
+    /// 8 columns of D (output lanes per input lane; column l is zero above lane l).
+    let d: UnsafeMutablePointer<SIMD8<Float>>
+    /// dims columns of A (next state per state component), Double.
+    let a: UnsafeMutablePointer<SIMD4<Double>>
+    /// 8 columns of B (next state per input lane), Float (the input's own precision).
+    let b: UnsafeMutablePointer<SIMD4<Float>>
+    var state = SIMD4<Double>.zero
+    /// Inputs of the current grid block; lanes >= `filled` are 0.
+    var pending = SIMD8<Float>.zero
+    var filled = 0
+
+    /// `inputGain` multiplies the input (folded into D and B: one pass less).
+    init(sections: [Biquad], inputGain: Double = 1) {
+        precondition(sections.count >= 1 && sections.count <= 2)
+        dims = 2 * sections.count
+        c = .allocate(capacity: 4)
+        d = .allocate(capacity: 8)
+        a = .allocate(capacity: 4)
+        b = .allocate(capacity: 8)
+        c.initialize(repeating: .zero, count: 4)
+        d.initialize(repeating: .zero, count: 8)
+        a.initialize(repeating: .zero, count: 4)
+        b.initialize(repeating: .zero, count: 8)
+        // Runs the cascade for 8 samples from `start` with one input impulse (or none).
+        func simulate(_ start: [Double], impulseAt: Int?) -> (outputs: [Double], state: [Double]) {
+            var st = start
+            var ys: [Double] = []
+            for k in 0..<8 {
+                var v = k == impulseAt ? 1.0 : 0.0
+                for (i, q) in sections.enumerated() {
+                    let y = q.b0 * v + st[2 * i]
+                    st[2 * i] = q.b1 * v - q.a1 * y + st[2 * i + 1]
+                    st[2 * i + 1] = q.b2 * v - q.a2 * y
+                    v = y
+                }
+                ys.append(v)
+            }
+            return (ys, st)
+        }
+        for i in 0..<dims {
+            var unit = [Double](repeating: 0, count: dims)
+            unit[i] = 1
+            let r = simulate(unit, impulseAt: nil)
+            for k in 0..<8 { c[i][k] = Float(r.outputs[k]) }
+            for j in 0..<dims { a[i][j] = r.state[j] }
+        }
+        for l in 0..<8 {
+            let r = simulate([Double](repeating: 0, count: dims), impulseAt: l)
+            for k in 0..<8 { d[l][k] = k < l ? 0 : Float(inputGain * r.outputs[k]) }
+            for j in 0..<dims { b[l][j] = Float(inputGain * r.state[j]) }
+        }
+    }
+
+    func deallocate() {
+        c.deallocate()
+        d.deallocate()
+        a.deallocate()
+        b.deallocate()
+    }
+
+    mutating func copyState(from o: BlockHighPass) {
+        state = o.state
+        pending = o.pending
+        filled = o.filled
+    }
+
+    /// Outputs of one grid block from the state and the block's inputs.
+    @inline(__always)
+    func outputs(_ s: SIMD4<Double>, _ x: SIMD8<Float>) -> SIMD8<Float> {
+        let sf = SIMD4<Float>(s)
+        var y = c[0] * sf[0] + c[1] * sf[1]
+        if dims == 4 { y += c[2] * sf[2] + c[3] * sf[3] }
+        y += d[0] * x[0]
+        y += d[1] * x[1]
+        y += d[2] * x[2]
+        y += d[3] * x[3]
+        // Columns 4...7 are zero in lanes 0...3: only the upper half is computed.
+        var hi = y.highHalf
+        hi += d[4].highHalf * x[4]
+        hi += d[5].highHalf * x[5]
+        hi += d[6].highHalf * x[6]
+        hi += d[7].highHalf * x[7]
+        // + 0 makes an exact zero +0 whichever inputs were still unknown (bit-identical splits).
+        return SIMD8(lowHalf: y.lowHalf + 0, highHalf: hi + 0)
+    }
+
+    /// The state after one grid block.
+    @inline(__always)
+    func advance(_ s: SIMD4<Double>, _ x: SIMD8<Float>) -> SIMD4<Double> {
+        var u = b[0] * x[0] + b[1] * x[1]
+        u += b[2] * x[2] + b[3] * x[3]
+        u += b[4] * x[4] + b[5] * x[5]
+        u += b[6] * x[6] + b[7] * x[7]
+        var next = SIMD4<Double>(u) + a[0] * s[0] + a[1] * s[1]
+        if dims == 4 { next += a[2] * s[2] + a[3] * s[3] }
+        // Flush a decayed state to exact zero (no denormals after long silences).
+        return next.replacing(with: 0, where: (next .< 1e-30) .& (next .> -1e-30))
+    }
+
+    /// Filters `count` samples in place.
+    @inline(__always)
+    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        var s = state
+        var f = filled
+        var pend = pending
+        var i = 0
+        while i < count {
+            if f == 0 && count - i >= 8 {
+                let raw = UnsafeMutableRawPointer(x + i)
+                let xv = raw.loadUnaligned(as: SIMD8<Float>.self)
+                raw.storeBytes(of: outputs(s, xv), as: SIMD8<Float>.self)
+                s = advance(s, xv)
+                i += 8
+                continue
+            }
+            let take = Swift.min(8 - f, count - i)
+            for l in 0..<take { pend[f + l] = x[i + l] }
+            let y = outputs(s, pend)
+            for l in 0..<take { x[i + l] = y[f + l] }
+            f += take
+            i += take
+            if f == 8 {
+                s = advance(s, pend)
+                pend = .zero
+                f = 0
+            }
+        }
+        state = s
+        filled = f
+        pending = pend
     }
 }
 
@@ -261,24 +418,11 @@ struct LookAheadLimiter {
             // It performs exactly the slow path's state changes, so splits don't matter.
             let idle = onesRun >= window ? (dequeCount == 1 ? dequeValue[dequeHead] == 1 : false) : false
             if idle {
-                var peak: Float = 0
-                for i in start..<(start + length) {
-                    peak = max(peak, abs(x0[i]))
-                    if stereo { peak = max(peak, abs(x1[i])) }
-                }
+                let peak = stereo ? max(peakOf(x0 + start, length), peakOf(x1 + start, length)) : peakOf(x0 + start, length)
                 if peak <= c {
-                    for i in start..<(start + length) {
-                        let p = delayPosition
-                        let y0 = delay[p]
-                        delay[p] = x0[i]
-                        x0[i] = y0
-                        if stereo {
-                            let y1 = delay[lookahead + p]
-                            delay[lookahead + p] = x1[i]
-                            x1[i] = y1
-                        }
-                        delayPosition = p + 1 == lookahead ? 0 : p + 1
-                    }
+                    swapThroughDelay(x0 + start, delay, length)
+                    if stereo { swapThroughDelay(x1 + start, delay + lookahead, length) }
+                    delayPosition = (delayPosition + length) % lookahead
                     historyPosition = (historyPosition + length) % window
                     onesRun += length
                     n += Int64(length)
@@ -291,6 +435,58 @@ struct LookAheadLimiter {
                 slowSample(x0 + i, stereo ? x1 + i : nil)
             }
             start += length
+        }
+    }
+
+    /// Largest |x[i]| over `count` samples (8 lanes at a time).
+    @inline(__always)
+    func peakOf(_ x: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
+        var m = SIMD8<Float>.zero
+        var i = 0
+        let raw = UnsafeRawPointer(x)
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            // |v| by clearing the sign bit; a compare-select instead of the generic pointwiseMax.
+            let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+            m.replace(with: a, where: a .> m)
+            i += 8
+        }
+        let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
+        var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
+        while i < count {
+            peak = max(peak, abs(x[i]))
+            i += 1
+        }
+        return peak
+    }
+
+    /// x[i] ⇄ line[(delayPosition + i) mod lookahead] for i < count (count <= lookahead is
+    /// not required): outputs the delayed samples and stores the new ones, in block copies.
+    @inline(__always)
+    func swapThroughDelay(_ x: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>, _ count: Int) {
+        var done = 0
+        var p = delayPosition
+        while done < count {
+            let run = min(count - done, lookahead - p)
+            let a = x + done
+            let b = line + p
+            var k = 0
+            while k + 8 <= run {
+                let ra = UnsafeMutableRawPointer(a + k), rb = UnsafeMutableRawPointer(b + k)
+                let va = ra.loadUnaligned(as: SIMD8<Float>.self)
+                let vb = rb.loadUnaligned(as: SIMD8<Float>.self)
+                ra.storeBytes(of: vb, as: SIMD8<Float>.self)
+                rb.storeBytes(of: va, as: SIMD8<Float>.self)
+                k += 8
+            }
+            while k < run {
+                let t = a[k]
+                a[k] = b[k]
+                b[k] = t
+                k += 1
+            }
+            done += run
+            p = p + run == lookahead ? 0 : p + run
         }
     }
 

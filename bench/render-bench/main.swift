@@ -13,14 +13,20 @@ let rate = 48_000.0
 var heartbeatPath: String? = nil
 var corpusDir = "../shared/corpus/ahap"
 var runs = 9
+var only: Set<String> = []  // --only heartbeat,warmth,stress1000 (default: all)
+var skipSox = false  // --no-sox
+var onlyProfiles: Set<String> = []  // --profiles bass-shaker,lra (default: all)
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
     case "--heartbeat": heartbeatPath = args.popFirst()
     case "--corpus": corpusDir = args.popFirst() ?? corpusDir
     case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
+    case "--no-sox": skipSox = true
+    case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--profiles": onlyProfiles = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     default:
-        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N]\n".data(using: .utf8)!)
+        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox]\n".data(using: .utf8)!)
         exit(2)
     }
 }
@@ -138,8 +144,8 @@ print("")
 print(String(format: "%-10@ %-12@ %8@  %14@ %20@   %14@ %20@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
              "chain ×RT" as NSString, "(min..max)" as NSString, "voice ×RT" as NSString, "(min..max)" as NSString))
 var figures: [Figure] = []
-for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] {
-    for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] {
+for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
+    for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
         let f = measure(name, pattern, profile, runs: runs)
         figures.append(f)
         let c = f.chain.map { f.audioSeconds / $0 }, v = f.voiceOnly.map { f.audioSeconds / $0 }
@@ -149,9 +155,11 @@ for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress10
     }
 }
 print("")
-let warmthSeconds = figures.first { $0.name == "warmth" }!.audioSeconds
-let sox = soxTime(seconds: warmthSeconds)
-if sox.isEmpty {
+let warmthSeconds = figures.first { $0.name == "warmth" }?.audioSeconds ?? 0
+let sox = warmthSeconds > 0 && !skipSox ? soxTime(seconds: warmthSeconds) : []
+if warmthSeconds == 0 || skipSox {
+    print("sox: skipped")
+} else if sox.isEmpty {
     print("sox: not found at /usr/bin/sox")
 } else {
     let soxMedian = median(sox)
