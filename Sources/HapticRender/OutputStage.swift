@@ -281,10 +281,21 @@ struct BlockHighPass {
         u += b[2] * x[2] + b[3] * x[3]
         u += b[4] * x[4] + b[5] * x[5]
         u += b[6] * x[6] + b[7] * x[7]
-        var next = SIMD4<Double>(u) + a[0] * s[0] + a[1] * s[1]
-        if dims == 4 { next += a[2] * s[2] + a[3] * s[3] }
-        // Flush a decayed state to exact zero (no denormals after long silences).
-        return next.replacing(with: 0, where: (next .< 1e-30) .& (next .> -1e-30))
+        // Summed as a tree: this is the only serial dependency from block to block.
+        let u0: SIMD4<Double> = SIMD4<Double>(u)
+        let p0: SIMD4<Double> = a[0] * s[0]
+        let p1: SIMD4<Double> = a[1] * s[1]
+        var next: SIMD4<Double> = u0 + (p0 + p1)
+        if dims == 4 {
+            let p2: SIMD4<Double> = a[2] * s[2]
+            let p3: SIMD4<Double> = a[3] * s[3]
+            next = (u0 + (p0 + p1)) + (p2 + p3)
+        }
+        // Flush a decayed state to exact zero (no denormals after long silences); a
+        // predictable branch keeps the compare off the dependency chain.
+        let tiny = (next .< 1e-30) .& (next .> -1e-30)
+        if any(tiny) { next.replace(with: 0, where: tiny) }
+        return next
     }
 
     /// Filters `count` samples in place.

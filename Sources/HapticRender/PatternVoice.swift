@@ -210,6 +210,10 @@ final class VoiceState {
     let controls: UnsafeMutablePointer<Float>
     /// Whether a control's chunk values are all equal (enables the constant fast paths).
     let controlConstant: UnsafeMutablePointer<Bool>
+    /// amplitude(level · intensity) per sample of the current chunk for `amplitudeRowLevel`
+    /// (NaN: not computed for this chunk).
+    let amplitudeRowValues: UnsafeMutablePointer<Float>
+    var amplitudeRowLevel: Float = .nan
     /// Smooth-knot cursors per control and the pattern position they were last used at.
     let knotCursor: UnsafeMutablePointer<Int>
 
@@ -251,6 +255,8 @@ final class VoiceState {
         left = .allocate(capacity: c)
         right = .allocate(capacity: c)
         controls = .allocate(capacity: c * voiceControlCount)
+        amplitudeRowValues = .allocate(capacity: c)
+        amplitudeRowValues.initialize(repeating: 0, count: c)
         controls.initialize(repeating: 0, count: c * voiceControlCount)
         controlConstant = .allocate(capacity: voiceControlCount)
         controlConstant.initialize(repeating: true, count: voiceControlCount)
@@ -274,6 +280,7 @@ final class VoiceState {
         left.deallocate()
         right.deallocate()
         controls.deallocate()
+        amplitudeRowValues.deallocate()
         controlConstant.deallocate()
         knotCursor.deallocate()
         liveFrom.deallocate()
@@ -591,6 +598,7 @@ final class VoiceState {
         haptic.update(repeating: 0, count: count)
         fillControl(0, n0, count)
         fillControl(1, n0, count)
+        amplitudeRowLevel = .nan
         if hasAudio {
             left.update(repeating: 0, count: count)
             right.update(repeating: 0, count: count)
@@ -762,27 +770,7 @@ final class VoiceState {
             let tauFirst = unwrapped(at: n0 &+ Int64(from)) - a.onsetU
             let tauLast = unwrapped(at: n0 &+ Int64(count - 1)) - a.onsetU
             if a.sustained ? (tauFirst >= a.attack ? tauLast <= a.end : false) : false {
-                let anchor = a.phaseAnchor
-                let base = a.anchorSample
-                let inc = a.inc
-                let out = haptic
-                if intensityConstant {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        out[j] += amp * sin2pi(Float(phase))
-                    }
-                } else if flat.amplitudeTable.isEmpty {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        let g = Swift.min(1, Swift.max(0, level * intensity[j]))
-                        out[j] += g * sin2pi(Float(phase))
-                    }
-                } else {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        out[j] += amplitude(intensity: level * intensity[j]) * sin2pi(Float(phase))
-                    }
-                }
+                addOscillator(haptic, amplitudeRow(level, count), n0, from, count, a.phaseAnchor, a.anchorSample, a.inc)
                 return
             }
         }
@@ -800,10 +788,27 @@ final class VoiceState {
                 slot.pointee.done = true
                 return
             }
-            let phase = fractionalPart(a.phaseAnchor + Double(n &- a.anchorSample) * a.inc)
-            haptic[j] += amp * envelope(a, tau) * sin2pi(Float(phase))
+            let phase = gridPhase(a.phaseAnchor, a.anchorSample, a.inc, n)
+            haptic[j] += amp * envelope(a, tau) * sin2pi(phase)
             j += 1
         }
+    }
+
+    /// amplitude(level · intensity[j]) for the chunk, shared by every event with the same
+    /// level (a thousand voices at one level compute it once per chunk).
+    @inline(__always)
+    func amplitudeRow(_ level: Float, _ count: Int) -> UnsafeMutablePointer<Float> {
+        if !(amplitudeRowLevel == level) {
+            let intensity = controls
+            let row = amplitudeRowValues
+            if flat.amplitudeTable.isEmpty {
+                for j in 0..<count { row[j] = Swift.min(1, Swift.max(0, level * intensity[j])) }
+            } else {
+                for j in 0..<count { row[j] = amplitude(intensity: level * intensity[j]) }
+            }
+            amplitudeRowLevel = level
+        }
+        return amplitudeRowValues
     }
 
     @inline(__always)
@@ -945,6 +950,77 @@ func sin2pi(_ x: Float) -> Float {
     p = p * y2 - 1.6666667e-1
     p = p * y2 + 1
     return -(y * p)
+}
+
+/// The phase (in cycles, [0, 1)) of a continuous oscillator at output sample n >= 0.
+///
+/// Evaluated on a grid of 8 samples fixed to the absolute sample index: the phase at the grid
+/// point g = n rounded down to a multiple of 8 in double precision from the anchor (exact over
+/// any length), then n - g increments in Float. The value depends on n only, never on how
+/// the samples were split into blocks, and `gridPhases` computes the same values 8 at a time.
+@inline(__always)
+func gridPhase(_ anchor: Double, _ base: Int64, _ inc: Double, _ n: Int64) -> Float {
+    let g = n & ~7
+    let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
+    let x = pg + Float(n &- g) * Float(inc)
+    return x >= 1 ? x - 1 : x
+}
+
+/// `gridPhase` for the 8 samples g ..< g + 8 (g a multiple of 8); identical values.
+@inline(__always)
+func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> SIMD8<Float> {
+    let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
+    let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+    var x = SIMD8<Float>(repeating: pg) + lanes * Float(inc)
+    x.replace(with: x - 1, where: x .>= 1)
+    return x
+}
+
+/// `sin2pi` on 8 lanes: the same operations in the same order, so identical values.
+@inline(__always)
+func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let t0 = x - 0.5
+    let half = SIMD8<Float>(repeating: 0.5).replacing(with: -0.5, where: t0 .< 0)
+    let magnitude = unsafeBitCast(unsafeBitCast(t0, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+    let t = t0.replacing(with: half - t0, where: magnitude .> 0.25)
+    let y = t * (2 * Float.pi)
+    let y2 = y * y
+    var p = SIMD8<Float>(repeating: -2.5052108e-8)
+    p = p * y2 + 2.7557319e-6
+    p = p * y2 - 1.9841270e-4
+    p = p * y2 + 8.3333333e-3
+    p = p * y2 - 1.6666667e-1
+    p = p * y2 + 1
+    return -(y * p)
+}
+
+/// out[j] += amp[j] · sin(2π·gridPhase(n0 + j)) for j in from ..< count, 8 grid-aligned
+/// samples at a time (the partial grid blocks at either end take the same lanes one by one).
+@inline(__always)
+func addOscillator(
+    _ out: UnsafeMutablePointer<Float>, _ amp: UnsafeMutablePointer<Float>, _ n0: Int64, _ from: Int, _ count: Int,
+    _ anchor: Double, _ base: Int64, _ inc: Double
+) {
+    var n = n0 &+ Int64(from)
+    let end = n0 &+ Int64(count)
+    while n < end {
+        let g = n & ~7
+        let v = sin2piVector(gridPhases(anchor, base, inc, g))
+        if n == g && end &- g >= 8 {
+            let j = Int(g &- n0)
+            let o = UnsafeMutableRawPointer(out + j)
+            let a = UnsafeRawPointer(amp + j).loadUnaligned(as: SIMD8<Float>.self)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + a * v, as: SIMD8<Float>.self)
+            n = g &+ 8
+        } else {
+            let stop = Swift.min(end, g &+ 8)
+            while n < stop {
+                let j = Int(n &- n0)
+                out[j] += amp[j] * v[Int(n &- g)]
+                n &+= 1
+            }
+        }
+    }
 }
 
 /// The fractional part of `x` (in [0, 1)), without libm.

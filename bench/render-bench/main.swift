@@ -76,6 +76,7 @@ struct Figure {
     var audioSeconds: Double
     var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave)
     var voiceOnly: [Double]
+    var stageOnly: [Double]  // OutputStage.process alone, on the voice's output
 }
 
 /// Times a full offline render (voice + output stage) and the voice alone.
@@ -90,6 +91,20 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     let l = UnsafeMutablePointer<Float>.allocate(capacity: block)
     let r = UnsafeMutablePointer<Float>.allocate(capacity: block)
     var sink: Float = 0
+    // The voice's output once, for timing the output stage alone.
+    let voiceOutput = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames))
+    voiceOutput.initialize(repeating: 0, count: max(1, frames))
+    do {
+        var voice = PatternVoice(pattern: p)
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            voice.render(into: MixBus(haptic: voiceOutput + done, audioLeft: l, audioRight: r, frames: n))
+            done += n
+        }
+    }
+    let stageOut = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    var stageOnly: [Double] = []
     for run in 0..<(runs + 1) {
         let t0 = clock.now
         let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
@@ -106,13 +121,25 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
             done += n
         }
         let t3 = clock.now
+        var stage = OutputStage(profile: profile, sampleRate: rate, layout: .hapticMono)
+        let t4 = clock.now
+        done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            h.update(from: voiceOutput + done, count: n)
+            stage.process(MixBus(haptic: h, audioLeft: l, audioRight: r, frames: n), into: stageOut)
+            sink += stageOut[0]
+            done += n
+        }
+        let t5 = clock.now
         if run > 0 {  // the first run warms caches
             chain.append(seconds(t1 - t0))
             voiceOnly.append(seconds(t3 - t2))
+            stageOnly.append(seconds(t5 - t4))
         }
     }
     if sink.isNaN { print("") }
-    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly)
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly)
 }
 
 func soxTime(seconds length: Double) -> [Double] {
@@ -141,17 +168,19 @@ let stress = stressPattern()
 print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build")
 print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
 print("")
-print(String(format: "%-10@ %-12@ %8@  %14@ %20@   %14@ %20@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
-             "chain ×RT" as NSString, "(min..max)" as NSString, "voice ×RT" as NSString, "(min..max)" as NSString))
+print(String(format: "%-10@ %-12@ %8@  %10@ %-16@ %10@ %-16@ %10@ %-16@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
+             "chain ×RT" as NSString, " (min..max)" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
+             "stage ×RT" as NSString, " (min..max)" as NSString))
 var figures: [Figure] = []
 for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
     for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
         let f = measure(name, pattern, profile, runs: runs)
         figures.append(f)
         let c = f.chain.map { f.audioSeconds / $0 }, v = f.voiceOnly.map { f.audioSeconds / $0 }
-        print(String(format: "%-10@ %-12@ %8.2f  %14.0f %9.0f..%-10.0f   %14.0f %9.0f..%-10.0f",
+        let st = f.stageOnly.map { f.audioSeconds / $0 }
+        print(String(format: "%-10@ %-12@ %8.2f  %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f",
                      name as NSString, profile.name as NSString, f.audioSeconds,
-                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!))
+                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!))
     }
 }
 print("")
