@@ -692,13 +692,54 @@ final class VoiceState {
             let count0 = span.count
             // Clock values in locals: class properties would be access-checked on every sample.
             let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
-            for k in 0..<count {
-                let n = n0 &+ Int64(k)
-                let p = (ua + Double(n &- na) * r) - po
+            if !liveSettled {
+                for k in 0..<count {
+                    let n = n0 &+ Int64(k)
+                    let p = (ua + Double(n &- na) * r) - po
+                    while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
+                    let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
+                    let live = liveValue(id, at: n)
+                    out[k] = Float(multiply ? value * live : value + live)
+                }
+                controlConstant[id] = false
+                knotCursor[id] = c
+                return
+            }
+            // Same per-sample values as above, a knot segment at a time: the segment's end is
+            // found once (estimate, then checked with the exact formula), and the loop over the
+            // segment is straight-line. Double(n - na) == d0 + Double(k) exactly (integers < 2^53).
+            let d0 = Double(n0 &- na)
+            var k = 0
+            while k < count {
+                let p = (ua + (d0 + Double(k)) * r) - po
                 while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
-                let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
-                let live = liveSettled ? settledLive : liveValue(id, at: n)
-                out[k] = Float(multiply ? value * live : value + live)
+                var kEnd = count
+                if c + 1 < count0 {
+                    let next = knots[c + 1].time
+                    let estimate = (next - p) / r
+                    kEnd = estimate < Double(count - k) ? k + Swift.max(1, Int(estimate)) : count
+                    while kEnd > k + 1 && (ua + (d0 + Double(kEnd - 1)) * r) - po >= next { kEnd -= 1 }
+                    while kEnd < count && (ua + (d0 + Double(kEnd)) * r) - po < next { kEnd += 1 }
+                }
+                if c < 0 {
+                    let v = knots[0].value
+                    let f = Float(multiply ? v * settledLive : v + settledLive)
+                    for q in k..<kEnd { out[q] = f }
+                } else {
+                    let kv = knots[c].value, kt = knots[c].time, ks = knots[c].slope
+                    if multiply {
+                        for q in k..<kEnd {
+                            let pq = (ua + (d0 + Double(q)) * r) - po
+                            out[q] = Float((kv + (pq - kt) * ks) * settledLive)
+                        }
+                    } else {
+                        for q in k..<kEnd {
+                            let pq = (ua + (d0 + Double(q)) * r) - po
+                            out[q] = Float((kv + (pq - kt) * ks) + settledLive)
+                        }
+                    }
+                }
+                k = kEnd
             }
             controlConstant[id] = false
         }
@@ -715,6 +756,19 @@ final class VoiceState {
         let invL = a.invLength
         let hann = windowIsHann
         var j = from
+        // 8 samples at a time; each lane computes exactly the per-sample formula below.
+        let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+        while j + 8 <= to {
+            let k = (SIMD8<Double>(repeating: Double(firstK &+ Int64(j - from))) + lanes) + 0.5
+            let w0 = sin2piVector(SIMD8<Float>(k * invL * 0.5))
+            let w = hann ? w0 * w0 : w0
+            let x = k * inc
+            let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
+            let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
+            let o = UnsafeMutableRawPointer(haptic + j)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp * w * s, as: SIMD8<Float>.self)
+            j += 8
+        }
         while j < to {
             // Sample centres: the burst occupies [start, start + length) and is ~0 at both ends.
             let k = Double(firstK &+ Int64(j - from)) + 0.5

@@ -77,6 +77,7 @@ struct Figure {
     var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave)
     var voiceOnly: [Double]
     var stageOnly: [Double]  // OutputStage.process alone, on the voice's output
+    var setup: [Double]  // creating an OfflineRenderStream (voice + output stage + buffers)
 }
 
 /// Times a full offline render (voice + output stage) and the voice alone.
@@ -105,7 +106,13 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     }
     let stageOut = UnsafeMutablePointer<Float>.allocate(capacity: block)
     var stageOnly: [Double] = []
+    var setup: [Double] = []
     for run in 0..<(runs + 1) {
+        let ts0 = clock.now
+        let stream = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
+        let ts1 = clock.now
+        sink += Float(stream.totalFrames)
+        if run > 0 { setup.append(seconds(ts1 - ts0)) }
         let t0 = clock.now
         let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
         let t1 = clock.now
@@ -139,7 +146,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         }
     }
     if sink.isNaN { print("") }
-    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly)
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
 }
 
 func soxTime(seconds length: Double) -> [Double] {
@@ -170,7 +177,7 @@ print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest
 print("")
 print(String(format: "%-10@ %-12@ %8@  %10@ %-16@ %10@ %-16@ %10@ %-16@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
              "chain ×RT" as NSString, " (min..max)" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
-             "stage ×RT" as NSString, " (min..max)" as NSString))
+             "stage ×RT" as NSString, " (min..max)" as NSString) + "  setup µs")
 var figures: [Figure] = []
 for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
     for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
@@ -180,7 +187,8 @@ for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress10
         let st = f.stageOnly.map { f.audioSeconds / $0 }
         print(String(format: "%-10@ %-12@ %8.2f  %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f",
                      name as NSString, profile.name as NSString, f.audioSeconds,
-                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!))
+                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!)
+              + String(format: "  %8.1f", median(f.setup) * 1e6))
     }
 }
 print("")
