@@ -347,106 +347,88 @@ func sinDouble(_ x: Double) -> Double {
 
 /// A look-ahead peak limiter that guarantees |output| <= ceiling.
 ///
-/// Required gain r[n] = min(1, c/|x[n]|); m[n] = min of r over the last W = L+1 samples
-/// (a monotonic deque); e[n] = min(m[n], release-smoothed e[n-1]); h[n] = mean of e over
-/// the last W samples. Every e[j] averaged into h[n] covers sample n-L in its window, so
-/// h[n] <= r[n-L], and y[n] = x[n-L]·h[n] never exceeds c. Gain changes are spread over
-/// the look-ahead (attack) and the release time (no pumping on isolated peaks). A final
-/// clamp catches float rounding only.
+/// With a[n] = 1 - min(1, c/|x[n]|) (the reduction sample n needs) and L the look-ahead:
+/// A[n] = max of a over a window that contains [n-L, n]; the reduction depth
+/// d[n] = max(A[n], q·d[n-1]) releases exponentially (q = e^(-1/release)); the gain
+/// h[n] = 1 - mean of d over [n-L, n]; y[n] = x[n-L]·h[n]. Every d[j] averaged into h[n]
+/// has j-L <= n-L <= j, so d[j] >= a[n-L] and h[n] <= min(1, c/|x[n-L]|): the output never
+/// exceeds c. Gain changes are spread over the look-ahead (attack) and the release time, so
+/// isolated peaks do not pump. A final clamp catches rounding only.
+///
+/// A's window: the running maximum since the start of the current 8-sample block of the
+/// absolute sample index, and the maxima of the ceil(L/8) blocks before it (a superset of
+/// [n-L, n], with no per-sample deque). The window sum of d is kept in fixed point as
+/// integer-valued Floats below 2^24, so it is exact and never drifts. Every quantity is a
+/// function of the samples so far, so any split of the input gives identical output; the
+/// idle fast path (nothing to reduce anywhere in the window) produces the same samples.
 struct LookAheadLimiter {
     let lookahead: Int
     let window: Int
     let ceiling: Float
-    let releaseCoefficient: Double
     let channels: Int
-    let delay: UnsafeMutablePointer<Float>
+    /// Release factor per sample.
+    let q: Float
+    /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
+    let scale: Float
+    let gainPerUnit: Float
+    let delay: UnsafeMutablePointer<Float>  // channels × lookahead
     var delayPosition = 0
-    let history: UnsafeMutablePointer<Double>
-    var historyPosition = 0
-    var sum: Double
-    var envelope = 1.0
-    var onesRun: Int
-    let dequeIndex: UnsafeMutablePointer<Int64>
-    let dequeValue: UnsafeMutablePointer<Double>
-    let dequeCapacity: Int
-    var dequeHead = 0
-    var dequeCount = 0
-    var n: Int64 = 0
+    let units: UnsafeMutablePointer<Float>  // window entries of round(d·scale)
+    var unitsPosition = 0
+    let blockCount: Int  // ceil(L/8)
+    let blockMax: UnsafeMutablePointer<Float>
+    var blockPosition = 0
+    /// Sample index within the current 8-block, and the running maximum of a in it.
+    var lane = 0
+    var run: Float = 0
+    /// Maximum of a over the blocks before the current one (within the window).
+    var olderMax: Float = 0
+    var depth: Float = 0
+    var sum: Float = 0
+    /// Consecutive samples whose units were 0 (the window is clear once >= window).
+    var zeroRun: Int
 
     init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
         self.lookahead = lookahead
         self.window = lookahead + 1
         self.ceiling = ceiling
-        self.releaseCoefficient = 1 - exp2Double(-1.4426950408889634 / max(1, releaseSamples))
         self.channels = channels
+        q = Float(exp2Double(-1.4426950408889634 / max(1, releaseSamples)))
+        var sc = 1.0
+        while Double(window + 8) * sc * 2 <= 16_777_216 { sc *= 2 }
+        scale = Float(sc)
+        gainPerUnit = Float(1 / (sc * Double(window)))
         delay = .allocate(capacity: lookahead * channels)
         delay.initialize(repeating: 0, count: lookahead * channels)
-        history = .allocate(capacity: window)
-        history.initialize(repeating: 1, count: window)
-        sum = Double(window)
-        onesRun = window
-        dequeCapacity = window + 1
-        dequeIndex = .allocate(capacity: dequeCapacity)
-        dequeValue = .allocate(capacity: dequeCapacity)
-        dequeIndex[0] = -1
-        dequeValue[0] = 1
-        dequeCount = 1
+        units = .allocate(capacity: window)
+        units.initialize(repeating: 0, count: window)
+        blockCount = (lookahead + 7) / 8
+        blockMax = .allocate(capacity: blockCount)
+        blockMax.initialize(repeating: 0, count: blockCount)
+        zeroRun = window
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
     /// state lives in locals/registers without per-access exclusivity checks).
     func deallocate() {
         delay.deallocate()
-        history.deallocate()
-        dequeIndex.deallocate()
-        dequeValue.deallocate()
+        units.deallocate()
+        blockMax.deallocate()
     }
 
     mutating func copyState(from o: LookAheadLimiter) {
         delay.update(from: o.delay, count: lookahead * channels)
         delayPosition = o.delayPosition
-        history.update(from: o.history, count: window)
-        historyPosition = o.historyPosition
+        units.update(from: o.units, count: window)
+        unitsPosition = o.unitsPosition
+        blockMax.update(from: o.blockMax, count: blockCount)
+        blockPosition = o.blockPosition
+        lane = o.lane
+        run = o.run
+        olderMax = o.olderMax
+        depth = o.depth
         sum = o.sum
-        envelope = o.envelope
-        onesRun = o.onesRun
-        dequeIndex.update(from: o.dequeIndex, count: dequeCapacity)
-        dequeValue.update(from: o.dequeValue, count: dequeCapacity)
-        dequeHead = o.dequeHead
-        dequeCount = o.dequeCount
-        n = o.n
-    }
-
-    /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
-    @inline(__always)
-    mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
-        let c = ceiling
-        let stereo = channels == 2
-        var start = 0
-        while start < count {
-            let length = min(count - start, 64)
-            // Fast path: nothing in the window needs gain reduction and nothing new does.
-            // It performs exactly the slow path's state changes, so splits don't matter.
-            let idle = onesRun >= window ? (dequeCount == 1 ? dequeValue[dequeHead] == 1 : false) : false
-            if idle {
-                let peak = stereo ? max(peakOf(x0 + start, length), peakOf(x1 + start, length)) : peakOf(x0 + start, length)
-                if peak <= c {
-                    swapThroughDelay(x0 + start, delay, length)
-                    if stereo { swapThroughDelay(x1 + start, delay + lookahead, length) }
-                    delayPosition = (delayPosition + length) % lookahead
-                    historyPosition = (historyPosition + length) % window
-                    onesRun += length
-                    n += Int64(length)
-                    dequeIndex[dequeHead] = n - 1
-                    start += length
-                    continue
-                }
-            }
-            for i in start..<(start + length) {
-                slowSample(x0 + i, stereo ? x1 + i : nil)
-            }
-            start += length
-        }
+        zeroRun = o.zeroRun
     }
 
     /// Largest |x[i]| over `count` samples (8 lanes at a time).
@@ -501,46 +483,109 @@ struct LookAheadLimiter {
         }
     }
 
+    /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
-    mutating func slowSample(_ p0: UnsafeMutablePointer<Float>, _ p1: UnsafeMutablePointer<Float>?) {
+    mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
         let c = ceiling
-        let v0 = p0.pointee
-        let v1 = p1?.pointee ?? 0
-        let peak = max(abs(v0), abs(v1))
-        let r = peak > c ? Double(c) / Double(peak) : 1
-        // Sliding minimum over the last W samples.
-        while dequeCount > 0 {
-            let back = (dequeHead + dequeCount - 1) % dequeCapacity
-            if dequeValue[back] >= r { dequeCount -= 1 } else { break }
+        let stereo = channels == 2
+        var i = 0
+        while i < count {
+            // Idle: at a block start with nothing to reduce in the window. Whole blocks whose
+            // samples are all under the ceiling pass through delayed (gain exactly 1, and every
+            // state variable stays as the per-sample path would leave it).
+            if lane == 0 && olderMax == 0 && depth == 0 && zeroRun >= window && count - i >= 8 {
+                let length = Swift.min(count - i, 64) & ~7
+                let peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
+                if peak <= c {
+                    swapThroughDelay(x0 + i, delay, length)
+                    if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
+                    delayPosition = (delayPosition + length) % lookahead
+                    unitsPosition = (unitsPosition + length) % window  // the ring holds zeros
+                    blockPosition = (blockPosition + length / 8) % blockCount  // blocks of zeros
+                    zeroRun &+= length
+                    i += length
+                    continue
+                }
+            }
+            let first = i
+            let stop = Swift.min(count, i + (8 - lane))
+            var r = run, d = depth, s = sum, z = zeroRun
+            var dp = delayPosition, up = unitsPosition
+            let older = olderMax, qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+            while i < stop {
+                let v0 = x0[i]
+                let v1 = stereo ? x1[i] : v0
+                let p = Swift.max(abs(v0), abs(v1))
+                // Required reduction (the division only matters above the ceiling).
+                let a: Float = p > c ? 1 - c / p : 0
+                r = a > r ? a : r
+                let am = older > r ? older : r
+                let decayed = d * qq
+                d = am > decayed ? am : decayed
+                let u = (d * sc + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
+                let old = units[up]
+                units[up] = u
+                up = up + 1 == W ? 0 : up + 1
+                s += u - old  // exact: integers below 2^24
+                z = u == 0 ? z &+ 1 : 0
+                let h = 1 - s * g
+                let late0 = delay[dp]
+                delay[dp] = v0
+                x0[i] = Swift.min(c, Swift.max(-c, late0 * h))
+                if stereo {
+                    let late1 = delay[L + dp]
+                    delay[L + dp] = v1
+                    x1[i] = Swift.min(c, Swift.max(-c, late1 * h))
+                }
+                dp = dp + 1 == L ? 0 : dp + 1
+                i += 1
+            }
+            lane += stop - first
+            if lane == 8 {
+                lane = 0
+                blockMax[blockPosition] = r
+                blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
+                var m: Float = 0
+                for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
+                olderMax = m
+                r = 0
+                // Back to exact zero on the block grid (no denormals; lets the idle path resume).
+                // A sample over c leaves d >= 6e-8, which takes far longer than L to decay below
+                // 1e-9, so when d is 0 nothing in the delay line is over c (the idle path's copy
+                // needs no clamp).
+                if d < 1e-9 { d = 0 }
+            }
+            depth = d
+            sum = s
+            zeroRun = z
+            delayPosition = dp
+            unitsPosition = up
+            run = r
         }
-        let slot = (dequeHead + dequeCount) % dequeCapacity
-        dequeIndex[slot] = n
-        dequeValue[slot] = r
-        dequeCount += 1
-        while dequeIndex[dequeHead] <= n - Int64(window) {
-            dequeHead = (dequeHead + 1) % dequeCapacity
-            dequeCount -= 1
-        }
-        let m = dequeValue[dequeHead]
-        var recovered = envelope + (1 - envelope) * releaseCoefficient
-        if recovered > 1 - 1e-9 { recovered = 1 }
-        envelope = min(m, recovered)
-        let old = history[historyPosition]
-        history[historyPosition] = envelope
-        historyPosition = historyPosition + 1 == window ? 0 : historyPosition + 1
-        if envelope == 1 { onesRun += 1 } else { onesRun = 0 }
-        if onesRun >= window { sum = Double(window) } else { sum += envelope - old }
-        let h = Float(sum / Double(window))
-        let p = delayPosition
-        let y0 = delay[p] * h
-        delay[p] = v0
-        p0.pointee = min(c, max(-c, y0))
-        if let p1 {
-            let y1 = delay[lookahead + p] * h
-            delay[lookahead + p] = v1
-            p1.pointee = min(c, max(-c, y1))
-        }
-        delayPosition = p + 1 == lookahead ? 0 : p + 1
-        n += 1
+    }
+}
+
+@inline(__always)
+func abs8(_ v: SIMD8<Float>) -> SIMD8<Float> {
+    unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+}
+
+@inline(__always)
+func pointwiseMax8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: b .> a)
+}
+
+@inline(__always)
+func pointwiseMin8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: b .< a)
+}
+
+/// Lanes moved up by `k` (lane j gets lane j-k; the lowest k lanes get 0).
+@inline(__always)
+func shiftUp(_ v: SIMD8<Float>, _ k: Int) -> SIMD8<Float> {
+    switch k {
+    case 1: return SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+    case 2: return SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
+    default: return SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
     }
 }

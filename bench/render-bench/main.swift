@@ -15,6 +15,7 @@ var corpusDir = "../shared/corpus/ahap"
 var runs = 9
 var only: Set<String> = []  // --only heartbeat,warmth,stress1000 (default: all)
 var skipSox = false  // --no-sox
+nonisolated(unsafe) var useWall = false  // --wall (set once while parsing arguments): wall-clock instead of thread CPU time
 var onlyProfiles: Set<String> = []  // --profiles bass-shaker,lra (default: all)
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
@@ -23,10 +24,11 @@ while let a = args.popFirst() {
     case "--corpus": corpusDir = args.popFirst() ?? corpusDir
     case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
     case "--no-sox": skipSox = true
+    case "--wall": useWall = true
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--profiles": onlyProfiles = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     default:
-        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox]\n".data(using: .utf8)!)
+        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox] [--wall]\n".data(using: .utf8)!)
         exit(2)
     }
 }
@@ -66,6 +68,19 @@ func stressPattern() -> AHAPPattern {
 
 func median(_ x: [Double]) -> Double { let s = x.sorted(); return s[s.count / 2] }
 
+/// This thread's CPU time: the machine is shared (other builds run), and CPU time measures
+/// what one core spends on the render whatever else is runnable. (`--wall` for wall time.)
+struct ThreadCPUClock {
+    var wall = false
+    var now: Double {
+        var ts = timespec()
+        clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+}
+
+func seconds(_ d: Double) -> Double { d }
+
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
@@ -83,7 +98,7 @@ struct Figure {
 /// Times a full offline render (voice + output stage) and the voice alone.
 func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile, runs: Int) -> Figure {
     let p = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
-    let clock = ContinuousClock()
+    let clock = ThreadCPUClock(wall: useWall)
     var chain: [Double] = []
     var voiceOnly: [Double] = []
     let frames = p.frameCount
@@ -107,6 +122,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     let stageOut = UnsafeMutablePointer<Float>.allocate(capacity: block)
     var stageOnly: [Double] = []
     var setup: [Double] = []
+    var stageSetup: [Double] = []
     for run in 0..<(runs + 1) {
         let ts0 = clock.now
         let stream = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
@@ -128,8 +144,10 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
             done += n
         }
         let t3 = clock.now
+        let t3b = clock.now
         var stage = OutputStage(profile: profile, sampleRate: rate, layout: .hapticMono)
         let t4 = clock.now
+        if run > 0 { stageSetup.append(t4 - t3b) }
         done = 0
         while done < frames {
             let n = min(block, frames - done)
@@ -146,7 +164,15 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         }
     }
     if sink.isNaN { print("") }
+    print(String(format: "    (%@/%@: OutputStage init median %.1f µs)", name as NSString, profile.name as NSString, median(stageSetup) * 1e6))
     return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
+}
+
+/// CPU time (user + system) of waited-for child processes so far.
+func childrenCPU() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6
 }
 
 func soxTime(seconds length: Double) -> [Double] {
@@ -157,11 +183,11 @@ func soxTime(seconds length: Double) -> [Double] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         p.arguments = ["-n", "-r", "48000", "-c", "1", out, "synth", String(format: "%.3f", length), "sine", "40"]
-        let t0 = clock.now
+        let t0 = clock.now, c0 = childrenCPU()
         do { try p.run() } catch { return [] }
         p.waitUntilExit()
-        let t1 = clock.now
-        if run > 0 { times.append(seconds(t1 - t0)) }
+        let t1 = clock.now, c1 = childrenCPU()
+        if run > 0 { times.append(useWall ? seconds(t1 - t0) : c1 - c0) }
     }
     try? FileManager.default.removeItem(atPath: out)
     return times
@@ -172,7 +198,7 @@ let warmthPath = corpusDir + "/imedboumalek__haptify__example_app__assets__hapti
 let warmth = load(warmthPath)
 let stress = stressPattern()
 
-print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build")
+print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build, \(useWall ? "wall-clock time" : "thread CPU time (sox: its CPU time)")")
 print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
 print("")
 print(String(format: "%-10@ %-12@ %8@  %10@ %-16@ %10@ %-16@ %10@ %-16@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
