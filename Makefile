@@ -24,8 +24,8 @@ demo: deps
 		echo "no ALSA playback device here: rendered to $(OUT)/heartbeat.wav only"; \
 	fi
 
-test: deps
-	scripts/rig.sh $(SWIFT) test
+test:
+	SWIFT=$(SWIFT) scripts/test.sh
 
 bench: deps
 	bench/run.sh

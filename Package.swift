@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // alsa-lib's error handler is variadic, which Swift cannot implement.
+        .target(name: "CALSASupport", dependencies: ["CALSA"], linkerSettings: [.linkedLibrary("asound")]),
 
         // MARK: pure core
         .target(name: "HapticPattern", swiftSettings: strict),
@@ -45,7 +47,7 @@ let package = Package(
         ),
         .target(
             name: "HapticALSA",
-            dependencies: ["CALSA", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(

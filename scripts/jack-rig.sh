@@ -72,7 +72,8 @@ pcm.hs_jack_raw_out {
 }
 pcm.hs_jack_out { type plug slave.pcm "hs_jack_raw_out" hint { show on description "JACK rig (plug)" } }
 EOF
-export ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$W/asound.conf
+# Inside another rig (scripts/rig.sh), keep its PCM names and add ours.
+export ALSA_CONFIG_PATH=${ALSA_CONFIG_PATH:-/usr/share/alsa/alsa.conf}:$W/asound.conf
 export JACK_DEFAULT_SERVER=hapticsynth-$$ JACK_NO_START_SERVER=1
 export HAPTICSYNTH_JACK_RIG_DIR=$W HAPTICSYNTH_JACK_PERIOD=$PERIOD
 export HAPTICSYNTH_JACK_OUT=hs_jack_out HAPTICSYNTH_JACK_RAW_OUT=hs_jack_raw_out

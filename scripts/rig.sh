@@ -169,7 +169,8 @@ pcm.hs_stereo_only {
 pcm.hs_bad_sink { type pulse server "unix:$W/native" device "no_such_sink" }
 EOF
 
-export ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$W/asound.conf
+# Inside another rig (scripts/jack-rig.sh), keep its PCM names and add ours.
+export ALSA_CONFIG_PATH=${ALSA_CONFIG_PATH:-/usr/share/alsa/alsa.conf}:$W/asound.conf
 export HAPTICSYNTH_RIG_DIR=$W HAPTICSYNTH_RIG_CTL=$SELF HAPTICSYNTH_RIG_RATE=$RATE
 export HAPTICSYNTH_RIG_OUT=hs_out HAPTICSYNTH_RIG_IN=hs_in
 export HAPTICSYNTH_RIG_OUT_B=hs_out_b HAPTICSYNTH_RIG_IN_B=hs_in_b

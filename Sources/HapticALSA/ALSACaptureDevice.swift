@@ -1,4 +1,5 @@
 import CALSA
+import CALSASupport
 import HapticEngine
 import Synchronization
 
@@ -101,6 +102,8 @@ public final class ALSACaptureDevice: @unchecked Sendable {
     public func start() throws(DeviceOpenError) {
         precondition(thread == nil, "already recording")
         var handle: OpaquePointer?
+        ALSAErrorCapture.install()
+        hs_alsa_clear_error()
         let err = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
         guard err >= 0, let handle else { throw openError(name, "snd_pcm_open (capture)", err) }
         do {

@@ -1,4 +1,5 @@
 import CALSA
+import CALSASupport
 import HapticEngine
 
 #if canImport(Glibc)
@@ -48,11 +49,26 @@ func errnoName(_ code: Int32) -> String {
     }
 }
 
-/// An open error carrying ALSA's message, the step and the device name.
+/// An open error carrying ALSA's message, the step and the device name, plus the last
+/// line alsa-lib itself reported on this thread (often the most specific one, e.g.
+/// "PulseAudio: Unable to connect: Connection refused").
 func openError(_ device: String, _ step: String, _ code: Int32, hint: String? = nil) -> DeviceOpenError {
     var message = "\(step) failed: \(alsaMessage(code)) (\(errnoName(code)))"
     if let hint { message += "; " + hint }
+    let detail = String(cString: hs_alsa_last_error())
+    if !detail.isEmpty, let text = detail.split(separator: ")", maxSplits: 1).last {
+        let trimmed = text.drop { $0 == " " }.reversed().drop { $0 == "\n" || $0 == " " }.reversed()
+        message += " [alsa-lib: \(String(trimmed))]"
+    }
+    hs_alsa_clear_error()
     return DeviceOpenError(device: device, message: message, code: code)
+}
+
+/// alsa-lib prints its own errors on stderr unless told otherwise; hapticsynth reports
+/// them itself (see `openError`). Installed once, before the first call into alsa-lib.
+enum ALSAErrorCapture {
+    static let installed: Void = hs_alsa_capture_errors()
+    static func install() { _ = installed }
 }
 
 /// CLOCK_MONOTONIC now, in nanoseconds (allocation-free).

@@ -1,4 +1,5 @@
 import CALSA
+import CALSASupport
 
 #if canImport(Glibc)
     import Glibc
@@ -33,6 +34,7 @@ public enum ALSADevices {
     /// The PCMs of ALSA's configuration (`snd_device_name_hint`), probed for channel counts and
     /// rates (non-blocking open + hw_params refinement) until `probeBudgetMilliseconds` is spent.
     public static func list(probe: Bool = true, probeBudgetMilliseconds: Int = 3000) -> [ALSAPCMInfo] {
+        ALSAErrorCapture.install()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
         defer { snd_device_name_free_hint(hints) }
@@ -78,6 +80,8 @@ public enum ALSADevices {
         -> Result<(channels: ClosedRange<Int>, rates: ClosedRange<Int>), ProbeError>
     {
         var pcm: OpaquePointer?
+        ALSAErrorCapture.install()
+        hs_alsa_clear_error()
         let err = snd_pcm_open(&pcm, name, stream, SND_PCM_NONBLOCK)
         guard err >= 0, let pcm else { return .failure(ProbeError(message: alsaMessage(err))) }
         defer { snd_pcm_close(pcm) }

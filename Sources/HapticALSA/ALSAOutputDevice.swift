@@ -1,4 +1,5 @@
 import CALSA
+import CALSASupport
 import HapticEngine
 
 #if canImport(Glibc)
@@ -67,6 +68,8 @@ public final class ALSAOutputDevice: OutputDevice {
                 code: -EINVAL)
         }
         var handle: OpaquePointer?
+        ALSAErrorCapture.install()
+        hs_alsa_clear_error()
         let err = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
         guard err >= 0, let handle else {
             throw openError(name, "snd_pcm_open", err, hint: err == -ENOENT ? "no PCM of that name is defined" : nil)

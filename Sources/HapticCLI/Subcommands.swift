@@ -6,5 +6,8 @@ public enum HapticsynthSubcommands {
     public static let all: [any ParsableCommand.Type] = [
         Validate.self,
         Info.self,
+        Render.self,
+        Play.self,
+        Devices.self,
     ]
 }

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import HapticPattern
+import HapticRender
+import HapticSoundFile
+
+/// `hapticsynth render INPUT... -o OUTPUT`
+public struct Render: HapticsynthVerb {
+    public static let configuration = CommandConfiguration(
+        abstract: "Render patterns to sound files.",
+        discussion: """
+            Renders one pattern to a file, or several into a folder (one file each, named after \
+            the pattern). The haptic drive goes through the actuator profile's protection chain \
+            (DC block, high-pass, limiter to the ceiling), exactly as it does live. Files are \
+            written to a temporary name and renamed when complete, so an error never leaves a \
+            half-written file. Prints what it wrote: duration, channels, peak, events, warnings.
+
+            Examples:
+              hapticsynth render Haptics/heartbeat.ahap -o heartbeat.wav
+              hapticsynth render Haptics/*.ahap -o rendered/ --format flac --bits 24
+              hapticsynth render rain.ahap -o rain.wav --profile voice-coil --layout 0,0,H,H*0.5 --tail 0.5
+            """
+    )
+
+    @Argument(help: ArgumentHelp("AHAP files to render.", valueName: "input"))
+    public var inputs: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or a folder when rendering several inputs.", valueName: "output"))
+    public var output: String
+
+    @Option(name: .long, help: ArgumentHelp("File format (wav, flac, aiff, ...; default: from the output's extension, else wav).", valueName: "format"))
+    public var format: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sample format: 16, 24 or 32f.", valueName: "bits"))
+    public var bits = "16"
+
+    @Option(name: .long, help: ArgumentHelp("Seconds of extra output after the pattern ends, so releases ring out.", valueName: "seconds"))
+    public var tail = 0.0
+
+    @OptionGroup public var synthesis: SynthesisOptions
+
+    public init() {}
+
+    public func validate() throws {
+        guard SoundFileWriter.SampleFormat(bits: bits) != nil else {
+            throw ValidationError("--bits \(bits): expected 16, 24 or 32f")
+        }
+        guard tail.isFinite, tail >= 0, tail <= 3600 else {
+            throw ValidationError("--tail \(tail): expected seconds between 0 and 3600")
+        }
+        if let format, SoundFileWriter.FileFormat(extensionOf: "x." + format) == nil {
+            throw ValidationError(
+                "--format \(format): unknown (known: \(SoundFileWriter.FileFormat.all.map(\.fileExtension).joined(separator: ", ")))")
+        }
+    }
+
+    public func execute(into out: inout some CommandOutput) throws -> Int32 {
+        let profile: ActuatorProfile
+        do { profile = try synthesis.resolvedProfile() } catch {
+            out.printError(error.description)
+            return 1
+        }
+        let targets: [(input: String, output: String)]
+        do { targets = try plannedOutputs() } catch {
+            out.printError(error.description)
+            return 1
+        }
+        let progress = targets.count > 1 ? ProgressBar(total: targets.count) : nil
+        var failures = 0
+        for (index, target) in targets.enumerated() {
+            do {
+                let line = try render(target.input, to: target.output, profile: profile)
+                progress?.clear()
+                out.print(line.summary)
+                for warning in line.warnings { out.printError("\(target.input): warning: \(warning)") }
+            } catch {
+                progress?.clear()
+                out.printError(error.description)
+                failures += 1
+            }
+            progress?.show(done: index + 1)
+        }
+        progress?.clear()
+        return failures == 0 ? 0 : 1
+    }
+
+    /// Input → output pairs. Several inputs (or an output ending in "/" or naming a folder)
+    /// render into a folder, one file per input named after it.
+    func plannedOutputs() throws(CLIError) -> [(input: String, output: String)] {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
+        guard intoFolder else { return [(inputs[0], output)] }
+        if !exists {
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("\(output): cannot create the output folder: \(error.localizedDescription)")
+            }
+        } else if !isDirectory.boolValue {
+            throw CLIError("\(output): is a file; several inputs need an output folder")
+        }
+        let ext = format ?? "wav"
+        var seen: Set<String> = []
+        return try inputs.map { input throws(CLIError) in
+            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+            guard seen.insert(name).inserted else {
+                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
+            }
+            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + ext).path)
+        }
+    }
+
+    struct Written {
+        var summary: String
+        var warnings: [String]
+    }
+
+    func render(_ input: String, to path: String, profile: ActuatorProfile) throws(CLIError) -> Written {
+        let (file, prepared) = try synthesis.prepare(input, profile: profile)
+        var stream = OfflineRenderStream(pattern: prepared, layout: synthesis.resolvedLayout(), tail: tail)
+        let fileFormat = format.flatMap { SoundFileWriter.FileFormat(extensionOf: "x." + $0) }
+        let writer: SoundFileWriter
+        do {
+            writer = try SoundFileWriter(
+                path: path, channels: stream.channels, sampleRate: synthesis.rate, format: fileFormat,
+                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16)
+        } catch {
+            throw CLIError(error.description)
+        }
+        let blockFrames = 4096
+        var block = [Float](repeating: 0, count: blockFrames * stream.channels)
+        do {
+            while !stream.isFinished {
+                let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: blockFrames) }
+                if n == 0 { break }
+                try block.withUnsafeBufferPointer { buffer throws(SoundFileError) in
+                    try writer.write(UnsafeBufferPointer(rebasing: buffer[0..<(n * stream.channels)]))
+                }
+            }
+            try writer.finish()
+        } catch {
+            writer.cancel()
+            throw CLIError(error.description)
+        }
+        let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
+        let duration = Double(writer.framesWritten) / Double(synthesis.rate)
+        let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"
+        let summary = "\(path): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "
+            + "\(synthesis.rate) Hz, \(bits)-bit, peak \(peak), \(stream.eventsRendered) events, "
+            + "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
+        return Written(summary: summary, warnings: warnings)
+    }
+}
+
+/// A one-line progress bar on stderr, shown only when stderr is a terminal.
+struct ProgressBar {
+    let total: Int
+    let enabled = isatty(STDERR_FILENO) != 0
+
+    func show(done: Int) {
+        guard enabled, total > 0 else { return }
+        let width = 30
+        let filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+    }
+
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,108 @@
+// Options shared by the verbs that synthesise (render, play, rhythm): which actuator
+// profile, which rate, which channel layout, where sounds are found, how strict.
+
+import ArgumentParser
+import Foundation
+import HapticPattern
+import HapticRender
+import HapticSoundFile
+
+/// `--profile`, `--rate`, `--layout`, `--sounds`, `--strict`.
+public struct SynthesisOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))) or a JSON file.",
+            valueName: "name|path"))
+    public var profile = ActuatorProfile.builtInNames[0]
+
+    @Option(name: .long, help: ArgumentHelp("Sample rate in Hz.", valueName: "hz"))
+    public var rate = 48000
+
+    @Option(
+        name: [.long, .customLong("channels")],
+        help: ArgumentHelp(
+            "Channel layout: mono, stereo+haptic, or a map such as L,R,H or 0,0,H,H*0.5 (default: mono, or stereo+haptic when the pattern has audio events).",
+            valueName: "map"))
+    public var layout: String?
+
+    @Option(
+        name: .customLong("audio-root"),
+        help: ArgumentHelp("A folder searched for AudioCustom sound files (repeatable), after the pattern's folder and the assets folder.", valueName: "dir"))
+    public var soundFolders: [String] = []
+
+    @Flag(name: .long, help: "Turn every warning into an error (a missing sound file included).")
+    public var strict = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard (8000...384_000).contains(rate) else {
+            throw ValidationError("--rate \(rate): must be between 8000 and 384000 Hz")
+        }
+        if let layout {
+            do { _ = try ChannelLayout.parse(layout) } catch { throw ValidationError("--layout: \(error)") }
+        }
+    }
+
+    /// The profile named by `--profile`: a built-in name, else a JSON file.
+    public func resolvedProfile() throws(CLIError) -> ActuatorProfile {
+        if let builtIn = ActuatorProfile.builtIn(named: profile) { return builtIn }
+        guard profile.contains("/") || profile.hasSuffix(".json") else {
+            throw CLIError(
+                "--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path")
+        }
+        guard let data = FileManager.default.contents(atPath: profile) else {
+            throw CLIError("\(profile): cannot read the profile file")
+        }
+        do {
+            return try ActuatorProfile.decode(from: [UInt8](data), source: profile)
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
+    /// The layout from `--layout`, or nil for the pattern's default.
+    public func resolvedLayout() -> ChannelLayout? {
+        layout.flatMap { try? ChannelLayout.parse($0) }
+    }
+
+    /// A sound library that searches next to `patternFile`, then the assets folder, then `--audio-root`.
+    public func soundLibrary(for patternFile: String) -> SoundLibrary {
+        SoundLibrary(patternFile: patternFile, assetsFolder: Self.assetsFolder(), folders: soundFolders)
+    }
+
+    /// The assets folder: `$HAPTICSYNTH_ASSETS`, else `./Assets` when it exists.
+    public static func assetsFolder() -> String? {
+        if let env = ProcessInfo.processInfo.environment["HAPTICSYNTH_ASSETS"], !env.isEmpty { return env }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: "Assets", isDirectory: &isDirectory), isDirectory.boolValue {
+            return "Assets"
+        }
+        return nil
+    }
+
+    /// Loads `path` and prepares it for rendering with these options.
+    public func prepare(_ path: String, profile: ActuatorProfile) throws(CLIError) -> (PatternFile, PreparedPattern) {
+        let file: PatternFile
+        do {
+            file = try PatternFile.load(path, options: .init(strict: strict))
+        } catch {
+            throw CLIError(error.description)
+        }
+        do {
+            let prepared = try PreparedPattern(
+                file.decoded.pattern, profile: profile, sampleRate: Double(rate),
+                sounds: soundLibrary(for: path), strict: strict)
+            return (file, prepared)
+        } catch {
+            throw CLIError("\(path): \(error)")
+        }
+    }
+}
+
+/// A failure a verb reports as one line on stderr with exit status 1.
+public struct CLIError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

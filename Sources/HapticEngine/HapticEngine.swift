@@ -1,0 +1,638 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HapticPattern
+import HapticRender
+import Logging
+import Synchronization
+
+/// Errors from engine and player calls.
+public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The call needs a running engine; the engine is in `state`.
+    case engineNotRunning(HapticEngine.State)
+    /// The player was made before the engine was reset (a new device handle); make a new one.
+    case playerInvalidated
+    /// Every voice of the pool (`Configuration.maxVoices`) is in use.
+    case voiceLimitReached(Int)
+    /// The command queue to the render thread is full (`Configuration.commandCapacity`).
+    case commandQueueFull
+    /// The device could not be opened (no device, no server, bad name...).
+    case deviceUnavailable(DeviceOpenError)
+    /// The device granted a format the engine cannot use.
+    case formatMismatch(String)
+    /// The pattern could not be prepared for this engine.
+    case preparation(RenderError)
+    /// The playback was ended by an engine stop or reset.
+    case engineStopped
+
+    public var description: String {
+        switch self {
+        case .engineNotRunning(let state): "haptic engine is not running (state: \(state))"
+        case .playerInvalidated: "player was created before the engine was reset"
+        case .voiceLimitReached(let n): "all \(n) voices are in use"
+        case .commandQueueFull: "command queue to the render thread is full"
+        case .deviceUnavailable(let error): "output device unavailable: \(error)"
+        case .formatMismatch(let message): "output device format: \(message)"
+        case .preparation(let error): "pattern preparation failed: \(error)"
+        case .engineStopped: "playback ended by an engine stop or reset"
+        }
+    }
+}
+
+/// A live haptic/audio engine on one output device, modelled on Core Haptics'
+/// `CHHapticEngine`. Times are seconds on CLOCK_MONOTONIC (`currentTime`), shared
+/// with the rest of the program; 0 means "as soon as possible".
+///
+/// Thread-safe: every method may be called from any thread. Control calls take a
+/// short lock on the control side; the render thread is reached only through
+/// lock-free queues.
+public final class HapticEngine: Sendable {
+    /// The engine's lifecycle. Every transition is listed in ``State``'s cases.
+    public enum State: Sendable, Equatable, CustomStringConvertible {
+        /// Made, never started. `start()` → running or unavailable.
+        case created
+        /// Rendering to an open device.
+        case running
+        /// Auto-shutdown: the device was closed after idling; the next playback reopens it.
+        case idle
+        /// Stopped by the program (`stop()` or a finished-handler's `.stopEngine`).
+        case stopped
+        /// The device was lost; the engine retries in the background (with backoff).
+        case degraded
+        /// A new device handle was built; players made before are invalid. Passes on to running.
+        case reset
+        /// No usable device: `start()` failed, or recovery gave up (`maxRestartAttempts`).
+        case unavailable
+
+        public var description: String {
+            switch self {
+            case .created: "created"
+            case .running: "running"
+            case .idle: "idle"
+            case .stopped: "stopped"
+            case .degraded: "degraded"
+            case .reset: "reset"
+            case .unavailable: "unavailable"
+            }
+        }
+    }
+
+    /// Why the engine stopped on its own (never reported for stops the program asked for).
+    public enum StoppedReason: Sendable, Equatable {
+        /// The device or its sound server failed (the back-end's message).
+        case deviceLost(String)
+        /// The device made no progress within its bounded wait (a dead JACK server looks like this).
+        case deviceTimeout
+        /// Recovery gave up after `maxRestartAttempts`.
+        case recoveryFailed(String)
+    }
+
+    /// What to do once all players have finished.
+    public enum FinishedAction: Sendable { case stopEngine, leaveRunning }
+
+    /// Who runs the render loop.
+    public enum Drive: Sendable, Equatable {
+        /// A dedicated render thread (production).
+        case renderThread
+        /// The caller, one period per `renderOnePeriod()` (tests with a virtual device).
+        case manual
+    }
+
+    /// Everything an engine is created with.
+    public struct Configuration: Sendable {
+        /// Output channels and what each carries.
+        public var layout: ChannelLayout = .hapticMono
+        /// The actuator the haptic channel drives.
+        public var profile: ActuatorProfile = ActuatorProfile(name: "default")
+        /// Frames per second.
+        public var sampleRate: Int = 48_000
+        /// Frames per period (render block and device write).
+        public var periodFrames: Int = 256
+        /// Periods in the device buffer.
+        public var bufferPeriods: Int = 3
+        /// Voices that can play (or wait for a scheduled start) at once; a start beyond it throws
+        /// ``HapticEngineError/voiceLimitReached(_:)``.
+        public var maxVoices: Int = 4096
+        /// Commands in flight to the render thread; a call beyond it throws ``HapticEngineError/commandQueueFull``.
+        public var commandCapacity: Int = 16_384
+        /// Render thread or manual stepping.
+        public var drive: Drive = .renderThread
+        /// The time base (CLOCK_MONOTONIC, or a manual clock for tests).
+        public var clock: EngineClock = .monotonic
+        /// SCHED_FIFO priority of the render thread (nil: normal scheduling).
+        public var realtimePriority: Int32? = 70
+        /// Lock the process's memory (mlockall) when permitted.
+        public var lockMemory: Bool = true
+        /// Fade-out length of `stop()`.
+        public var stopFadeSeconds: Double = 0.005
+        /// Idle time before auto-shutdown closes the device (when enabled).
+        public var autoShutdownIdleSeconds: Double = 5
+        /// First delay before a restart attempt after the device was lost; doubles up to the maximum.
+        public var restartBackoffSeconds: Double = 0.1
+        public var maxRestartBackoffSeconds: Double = 2
+        /// Give up (state `unavailable`) after this many failed attempts; nil = keep trying.
+        public var maxRestartAttempts: Int? = nil
+        /// How often the control-side service thread collects finished voices and runs recovery.
+        public var servicePollSeconds: Double = 0.005
+        /// Sound files for AudioCustom events in patterns prepared by the engine.
+        public var sounds: (any SoundSource)? = nil
+        /// Called first thing on the render thread (tests register it with the allocation counter).
+        public var renderThreadDidStart: (@Sendable () -> Void)? = nil
+        /// Control-side log (never used on the render thread).
+        public var logger = Logger(label: "hapticsynth.engine")
+        /// Test support: how many applied commands the render side records.
+        var commandTraceCapacity = 0
+
+        public init(layout: ChannelLayout = .hapticMono, profile: ActuatorProfile = ActuatorProfile(name: "default"),
+                    sampleRate: Int = 48_000, periodFrames: Int = 256, bufferPeriods: Int = 3) {
+            self.layout = layout
+            self.profile = profile
+            self.sampleRate = sampleRate
+            self.periodFrames = periodFrames
+            self.bufferPeriods = bufferPeriods
+        }
+
+        var requestedFormat: DeviceFormat {
+            DeviceFormat(channels: layout.channels, sampleRate: sampleRate, periodFrames: periodFrames,
+                         bufferFrames: periodFrames * bufferPeriods)
+        }
+    }
+
+    /// A device handle, touched by the control side only while the render side is not running.
+    final class DeviceRef: @unchecked Sendable {
+        let device: any OutputDevice
+        init(_ device: any OutputDevice) { self.device = device }
+    }
+
+    struct Handlers {
+        var stopped: (@Sendable (StoppedReason) -> Void)?
+        var reset: (@Sendable () -> Void)?
+        var playersFinished: (@Sendable (HapticEngineError?) -> FinishedAction)?
+    }
+
+    struct Control {
+        var state: State = .created
+        var history: [State] = [.created]
+        var device: DeviceRef? = nil
+        var format: DeviceFormat? = nil
+        var renderThread: pthread_t? = nil
+        var serviceThreadRunning = false
+        var freeSlots: [Int32]
+        var slotGenerations: [UInt32]
+        var voicesInUse = 0
+        var resetGeneration = 0
+        var lastActivityNanos: Int64 = 0
+        var autoShutdown = false
+        var retryAtNanos: Int64 = 0
+        var backoffSeconds: Double = 0
+        var failedAttempts = 0
+        var deviceLostPending = false
+        var realtimeGranted = false
+        var memoryLocked = false
+        var handlers = Handlers()
+    }
+
+    /// What the engine was made with.
+    public let configuration: Configuration
+    let makeDevice: @Sendable () -> any OutputDevice
+    let core: RenderCore
+    let control: Mutex<Control>
+    var clock: EngineClock { configuration.clock }
+    var logger: Logger { configuration.logger }
+
+    /// An engine for the device the closure builds. The closure is called again to
+    /// build a new handle when the old one cannot be reused (a reset).
+    public init(configuration: Configuration = Configuration(), makeDevice: @escaping @Sendable () -> any OutputDevice) {
+        self.configuration = configuration
+        self.makeDevice = makeDevice
+        let voices = max(1, configuration.maxVoices)
+        core = RenderCore(maxVoices: voices, commandCapacity: max(64, configuration.commandCapacity),
+                          traceCapacity: configuration.commandTraceCapacity)
+        core.clock = configuration.clock
+        control = Mutex(Control(freeSlots: (0..<Int32(voices)).reversed(), slotGenerations: Array(repeating: 0, count: voices)))
+    }
+
+    deinit {
+        let (thread, device) = control.withLock { c in (c.renderThread, c.device) }
+        if let thread {
+            core.stopRequested.store(true, ordering: .releasing)
+            EngineThread.join(thread)
+        }
+        core.end()
+        device?.device.close()
+    }
+
+    // MARK: - time and state
+
+    /// Seconds on the program-wide clock (CLOCK_MONOTONIC), the time base of every `atTime:`.
+    public static var currentMonotonicTime: Double { MonotonicClock.now() }
+
+    /// Seconds on this engine's clock (CLOCK_MONOTONIC unless a manual clock was configured).
+    public var currentTime: Double { clock.seconds() }
+
+    /// The current state.
+    public var state: State { control.withLock { $0.state } }
+
+    /// Every state the engine has been in, oldest first (bounded; for tests and diagnostics).
+    public var stateHistory: [State] { control.withLock { $0.history } }
+
+    /// False when no usable device is there (start failed or recovery gave up).
+    public var isAvailable: Bool { state != .unavailable }
+
+    /// The format the device granted (nil before the first successful start).
+    public var deviceFormat: DeviceFormat? { control.withLock { $0.format } }
+
+    /// Whether the render thread got SCHED_FIFO (false in manual drive or when refused).
+    public var isRealtime: Bool { control.withLock { $0.realtimeGranted } }
+
+    /// Called when the engine stops on its own (device lost...), never for `stop()`.
+    public var stoppedHandler: (@Sendable (StoppedReason) -> Void)? {
+        get { control.withLock { $0.handlers.stopped } }
+        set { control.withLock { $0.handlers.stopped = newValue } }
+    }
+
+    /// Called after the engine rebuilt its device handle; players made before are invalid.
+    public var resetHandler: (@Sendable () -> Void)? {
+        get { control.withLock { $0.handlers.reset } }
+        set { control.withLock { $0.handlers.reset = newValue } }
+    }
+
+    /// Calls `handler` once, when no player is playing or scheduled any more; its answer
+    /// says whether to stop the engine.
+    public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
+        control.withLock { $0.handlers.playersFinished = handler }
+    }
+
+    /// Only the haptic channels sound (audio buses are silenced).
+    public var playsHapticsOnly: Bool {
+        get { core.outputMode.load(ordering: .relaxed) == 1 }
+        set { core.outputMode.store(newValue ? 1 : (playsAudioOnly ? 2 : 0), ordering: .relaxed) }
+    }
+
+    /// Only the audio channels sound (the haptic bus is silenced).
+    public var playsAudioOnly: Bool {
+        get { core.outputMode.load(ordering: .relaxed) == 2 }
+        set { core.outputMode.store(newValue ? 2 : (playsHapticsOnly ? 1 : 0), ordering: .relaxed) }
+    }
+
+    /// Close the device after `autoShutdownIdleSeconds` without players, reopen it on demand.
+    public var isAutoShutdownEnabled: Bool {
+        get { control.withLock { $0.autoShutdown } }
+        set { control.withLock { $0.autoShutdown = newValue } }
+    }
+
+    // MARK: - measurements
+
+    /// Seconds from now until a sample rendered for an immediate command reaches the
+    /// device output (the next block to render, on the filtered frame/time mapping).
+    public var outputLatency: Double {
+        let m = core.mappingSnapshot()
+        let at = m.anchorNanos + Double(m.nextFrame - m.anchorFrame) * m.nanosPerFrame
+        return max(0, (at - Double(clock.nanos())) / 1e9)
+    }
+
+    /// Monotonic seconds at which device frame `frame` plays (current mapping).
+    public func time(forFrame frame: Int64) -> Double {
+        let m = core.mappingSnapshot()
+        return (m.anchorNanos + Double(frame - m.anchorFrame) * m.nanosPerFrame) / 1e9
+    }
+
+    /// The device's rate relative to nominal as measured against the monotonic clock (1 + drift).
+    public var measuredRateRatio: Double {
+        let m = core.mappingSnapshot()
+        return (1e9 / m.nanosPerFrame) / Double(configuration.sampleRate)
+    }
+
+    /// Underruns recovered since the engine was created.
+    public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+
+    /// Scheduled commands that arrived after their frame had been rendered (applied at once).
+    public var lateCommandCount: Int { core.lateCommandCount.load(ordering: .relaxed) }
+
+    /// Render time per period.
+    public var renderStatistics: RenderStatistics { core.statistics() }
+
+    /// Voices playing or waiting for a scheduled start.
+    public var activeVoiceCount: Int { control.withLock { $0.voicesInUse } }
+
+    // MARK: - capability
+
+    /// Whether a device can be opened with this engine's format: opens a fresh handle
+    /// from the factory and closes it again. Returns the granted format or the error.
+    public func probeDevice() -> Result<DeviceFormat, HapticEngineError> {
+        let device = makeDevice()
+        defer { device.close() }
+        do {
+            let granted = try device.open(requested: configuration.requestedFormat)
+            if let problem = formatProblem(granted) { return .failure(.formatMismatch(problem)) }
+            return .success(granted)
+        } catch {
+            return .failure(.deviceUnavailable(error))
+        }
+    }
+
+    // MARK: - start / stop
+
+    /// Opens the device and starts rendering. Idempotent while running; from `idle` it
+    /// reopens the device. Throws ``HapticEngineError/deviceUnavailable(_:)`` (state
+    /// becomes `unavailable`) when no device can be opened; the program keeps working.
+    public func start() throws(HapticEngineError) {
+        let result: Result<Void, HapticEngineError> = control.withLock { c in
+            switch c.state {
+            case .running, .reset:
+                return .success(())
+            case .created, .stopped, .unavailable, .idle, .degraded:
+                let handle = c.device ?? DeviceRef(makeDevice())
+                c.device = handle
+                do throws(HapticEngineError) {
+                    try openAndRun(handle, &c)
+                    c.failedAttempts = 0
+                    transition(&c, to: .running)
+                    c.lastActivityNanos = clock.nanos()
+                    return .success(())
+                } catch {
+                    if c.state != .degraded { transition(&c, to: .unavailable) }
+                    return .failure(error)
+                }
+            }
+        }
+        ensureServiceThread()
+        try result.get()
+    }
+
+    /// Stops playback with a short fade-out, ends every player, and closes the device.
+    /// Does not call `stoppedHandler`. `completion` runs once the device is closed.
+    public func stop(completion: (@Sendable (HapticEngineError?) -> Void)? = nil) {
+        var finished: [() -> Void] = []
+        control.withLock { c in
+            switch c.state {
+            case .running, .reset:
+                haltRendering(&c, fade: true)
+            case .idle, .degraded, .created, .stopped, .unavailable:
+                break
+            }
+            core.discardAllVoices(reason: .engineStopped)
+            finished = drainEvents(&c)
+            c.device?.device.close()
+            transition(&c, to: .stopped)
+        }
+        for call in finished { call() }
+        completion?(nil)
+    }
+
+    // MARK: - manual drive (tests with a virtual device)
+
+    /// Renders and writes one period, then runs the control-side service step
+    /// (finished players, handlers, recovery). Only for `Drive.manual`.
+    @discardableResult
+    public func renderOnePeriod() -> PeriodOutcome {
+        precondition(configuration.drive == .manual, "renderOnePeriod() is for Drive.manual engines")
+        let outcome = core.renderOnePeriod()
+        serviceStep()
+        return outcome
+    }
+
+    /// One round of the control-side service: returns finished voices (and frees
+    /// them), calls completion and finished handlers, handles a lost device and
+    /// runs due restart attempts, and auto-shutdown. The service thread calls it
+    /// periodically; manual-drive tests call it (or `renderOnePeriod()`).
+    public func serviceStep() {
+        var calls: [() -> Void] = []
+        var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)? = nil
+        control.withLock { c in
+            calls = drainEvents(&c)
+            let now = clock.nanos()
+            if c.deviceLostPending {
+                c.deviceLostPending = false
+                if c.state == .running { calls += loseDevice(&c, now: now) }
+            }
+            if c.state == .degraded && now >= c.retryAtNanos {
+                calls += attemptRecovery(&c, now: now)
+            }
+            if c.state == .running && c.voicesInUse == 0 {
+                if let handler = c.handlers.playersFinished {
+                    c.handlers.playersFinished = nil
+                    finishedHandler = handler
+                } else if c.autoShutdown,
+                          Double(now - c.lastActivityNanos) / 1e9 >= configuration.autoShutdownIdleSeconds {
+                    haltRendering(&c, fade: false)
+                    c.device?.device.close()
+                    transition(&c, to: .idle)
+                }
+            }
+        }
+        for call in calls { call() }
+        if let handler = finishedHandler, handler(nil) == .stopEngine { stop() }
+    }
+
+    // MARK: - internals (control side, under the control lock)
+
+    func transition(_ c: inout Control, to state: State) {
+        guard c.state != state else { return }
+        logger.debug("haptic engine: \(c.state) -> \(state)")
+        c.state = state
+        c.history.append(state)
+        if c.history.count > 256 { c.history.removeFirst(c.history.count - 256) }
+    }
+
+    func formatProblem(_ granted: DeviceFormat) -> String? {
+        if granted.channels != configuration.layout.channels {
+            return "device granted \(granted.channels) channels, the layout needs \(configuration.layout.channels)"
+        }
+        if granted.sampleRate != configuration.sampleRate {
+            return "device granted \(granted.sampleRate) Hz, the engine renders \(configuration.sampleRate) Hz"
+        }
+        if granted.periodFrames <= 0 { return "device granted a period of \(granted.periodFrames) frames" }
+        return nil
+    }
+
+    /// Opens `handle` and starts the render side on it.
+    func openAndRun(_ handle: DeviceRef, _ c: inout Control) throws(HapticEngineError) {
+        let granted: DeviceFormat
+        do {
+            granted = try handle.device.open(requested: configuration.requestedFormat)
+        } catch {
+            throw .deviceUnavailable(error)
+        }
+        if let problem = formatProblem(granted) {
+            handle.device.close()
+            throw .formatMismatch(problem)
+        }
+        c.format = granted
+        core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
+                       stopFadeSeconds: configuration.stopFadeSeconds)
+        core.begin(device: handle.device)
+        guard configuration.drive == .renderThread else { return }
+        if configuration.lockMemory {
+            let (locked, code) = EngineThread.lockMemoryOnce()
+            c.memoryLocked = locked
+            if !locked && code != 0 { logger.warning("haptic engine: mlockall refused (errno \(code)); memory not locked") }
+        }
+        let core = self.core
+        let hook = configuration.renderThreadDidStart
+        let started = EngineThread.spawn(name: "haptic-render", realtimePriority: configuration.realtimePriority) {
+            hook?()
+            while core.renderOnePeriod() == .rendered {}
+        }
+        guard let started else {
+            core.end()
+            handle.device.close()
+            throw .deviceUnavailable(DeviceOpenError(device: handle.device.name, message: "cannot create the render thread"))
+        }
+        c.renderThread = started.thread
+        c.realtimeGranted = started.realtime
+        if configuration.realtimePriority != nil && !started.realtime {
+            logger.warning("haptic engine: SCHED_FIFO refused (errno \(started.realtimeError)); render thread runs with normal scheduling")
+        }
+    }
+
+    /// Ends rendering: with `fade`, the render side fades out and plays a buffer of silence first.
+    func haltRendering(_ c: inout Control, fade: Bool) {
+        core.stopRequested.store(true, ordering: .releasing)
+        if let thread = c.renderThread {
+            EngineThread.join(thread)  // bounded: every device write is bounded by its timeout
+            c.renderThread = nil
+        } else if configuration.drive == .manual {
+            // The caller drives the device: render the fade (and its tail) here.
+            var guardPeriods = 100_000
+            while fade && core.renderOnePeriod() == .rendered && guardPeriods > 0 { guardPeriods -= 1 }
+        }
+        core.end()
+    }
+
+    /// Takes back finished voices; returns the callbacks to run outside the lock.
+    func drainEvents(_ c: inout Control) -> [() -> Void] {
+        var calls: [() -> Void] = []
+        while let event = core.events.pop() {
+            switch event.kind {
+            case .finished:
+                c.freeSlots.append(event.slot)
+                c.voicesInUse -= 1
+                c.lastActivityNanos = clock.nanos()
+                if let box = event.box?.takeRetainedValue(), let onFinish = box.onFinish {
+                    let reason = event.reason
+                    calls.append { onFinish(reason) }
+                }
+            case .deviceLost:
+                c.deviceLostPending = true
+            }
+        }
+        return calls
+    }
+
+    func loseDevice(_ c: inout Control, now: Int64) -> [() -> Void] {
+        if let thread = c.renderThread {
+            EngineThread.join(thread)
+            c.renderThread = nil
+        }
+        let fault = core.lastFault
+        core.end()
+        c.device?.device.close()
+        let reason: StoppedReason
+        switch fault {
+        case .timeout: reason = .deviceTimeout
+        case .gone(let message): reason = .deviceLost(message)
+        case .xrun: reason = .deviceLost("underruns kept coming back after recovery")
+        case .suspended: reason = .deviceLost("could not resume after suspend")
+        case nil: reason = .deviceLost("unknown fault")
+        }
+        logger.warning("haptic engine: device \(c.device?.device.name ?? "?") lost (\(reason)); retrying in the background")
+        transition(&c, to: .degraded)
+        c.backoffSeconds = configuration.restartBackoffSeconds
+        c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
+        c.failedAttempts = 0
+        guard let handler = c.handlers.stopped else { return [] }
+        return [{ handler(reason) }]
+    }
+
+    /// One restart attempt: reopen the old handle; if that fails, build a new handle
+    /// (a reset: players made before become invalid).
+    func attemptRecovery(_ c: inout Control, now: Int64) -> [() -> Void] {
+        if let old = c.device {
+            do throws(HapticEngineError) {
+                try openAndRun(old, &c)
+                transition(&c, to: .running)
+                c.lastActivityNanos = now
+                logger.info("haptic engine: device \(old.device.name) reopened; playback resumes")
+                return []
+            } catch {
+                old.device.close()
+            }
+        }
+        let fresh = DeviceRef(makeDevice())
+        do throws(HapticEngineError) {
+            // Old voices belong to invalidated players: end them before the new handle runs.
+            core.discardAllVoices(reason: .engineStopped)
+            var calls = drainEvents(&c)
+            c.resetGeneration += 1
+            transition(&c, to: .reset)
+            c.device = fresh
+            try openAndRun(fresh, &c)
+            transition(&c, to: .running)
+            c.lastActivityNanos = now
+            logger.info("haptic engine: new handle for \(fresh.device.name); engine reset")
+            if let handler = c.handlers.reset { calls.append { handler() } }
+            return calls
+        } catch {
+            fresh.device.close()
+            if c.state == .reset { transition(&c, to: .degraded) }
+            c.failedAttempts += 1
+            if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
+                transition(&c, to: .unavailable)
+                logger.error("haptic engine: giving up after \(c.failedAttempts) restart attempts: \(error)")
+                if let handler = c.handlers.stopped {
+                    let message = error.description
+                    return [{ handler(.recoveryFailed(message)) }]
+                }
+                return []
+            }
+            c.backoffSeconds = min(c.backoffSeconds * 2, configuration.maxRestartBackoffSeconds)
+            c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
+            return []
+        }
+    }
+
+    /// Reopens the device after auto-shutdown (a playback asked for it).
+    func wakeFromIdle(_ c: inout Control) throws(HapticEngineError) {
+        guard let handle = c.device else { throw .engineNotRunning(c.state) }
+        try openAndRun(handle, &c)
+        transition(&c, to: .running)
+    }
+
+    /// Keeps one control-side service thread alive while the engine runs in thread drive.
+    func ensureServiceThread() {
+        guard configuration.drive == .renderThread else { return }
+        let spawn: Bool = control.withLock { c in
+            guard !c.serviceThreadRunning, c.state == .running || c.state == .degraded else { return false }
+            c.serviceThreadRunning = true
+            return true
+        }
+        guard spawn else { return }
+        let weakEngine = WeakEngine(self)
+        let poll = configuration.servicePollSeconds
+        let started = EngineThread.spawn(name: "haptic-service", realtimePriority: nil) {
+            while true {
+                guard let engine = weakEngine.engine else { return }
+                engine.serviceStep()
+                let keepGoing: Bool = engine.control.withLock { c in
+                    let busy = c.state == .running || c.state == .degraded || c.state == .reset
+                    if !busy { c.serviceThreadRunning = false }
+                    return busy
+                }
+                if !keepGoing { return }
+                EngineThread.sleep(seconds: poll)
+            }
+        }
+        if let started {
+            pthread_detach(started.thread)
+        } else {
+            control.withLock { $0.serviceThreadRunning = false }
+        }
+    }
+
+    final class WeakEngine: @unchecked Sendable {
+        // Written once at init; read from the service thread.
+        weak var engine: HapticEngine?
+        init(_ engine: HapticEngine) { self.engine = engine }
+    }
+}

@@ -1,0 +1,308 @@
+import HapticPattern
+import HapticRender
+import Synchronization
+
+/// Plays one prepared pattern on an engine, like Core Haptics' `CHHapticPatternPlayer`.
+/// Cheap to make (one per playback is the intended use); any number may share a
+/// ``PreparedPattern``. Times are seconds on the engine's clock
+/// (``HapticEngine/currentTime``); 0 means "as soon as possible" (the next block rendered).
+///
+/// `@unchecked Sendable` (the class is open to ``AdvancedPatternPlayer``): all mutable
+/// state lives in a `Mutex`; everything else is immutable.
+public class PatternPlayer: @unchecked Sendable {
+    /// The pattern this player plays.
+    public let pattern: PreparedPattern
+    let engine: HapticEngine
+    /// The engine's reset generation when the player was made.
+    let resetGeneration: Int
+
+    struct Playback: Equatable {
+        var slot: Int32
+        var generation: UInt32
+    }
+
+    struct Settings {
+        var current: Playback? = nil
+        var muted = false
+        var loopEnabled = false
+        var loopEnd: Double = 0
+        var playbackRate: Double = 1
+        var startOffset: Double? = nil
+        var completion: (@Sendable (HapticEngineError?) -> Void)? = nil
+    }
+    let settings = Mutex(Settings())
+
+    init(pattern: PreparedPattern, engine: HapticEngine, resetGeneration: Int) {
+        self.pattern = pattern
+        self.engine = engine
+        self.resetGeneration = resetGeneration
+    }
+
+    /// Starts the pattern from its beginning (or the offset set by `seek`) at `time`.
+    /// A playback still running is stopped at the same time (a restart).
+    public func start(atTime time: Double) throws(HapticEngineError) {
+        try engine.startPlayback(of: self, atNanos: engine.nanos(forTime: time))
+    }
+
+    /// Stops at `time`: sounding events fade out over a few milliseconds; scheduled ones never start.
+    public func stop(atTime time: Double) throws(HapticEngineError) {
+        try send([Command(kind: .stop, slot: 0, generation: 0, timeNanos: engine.nanos(forTime: time))])
+    }
+
+    /// Sets dynamic parameters (intensity control, sharpness control, ...) at `time`
+    /// plus each parameter's own `time` (relative, as in Core Haptics).
+    public func sendParameters(_ parameters: [DynamicParameter], atTime time: Double) throws(HapticEngineError) {
+        let base = engine.nanos(forTime: time)
+        let now = engine.clock.nanos()
+        let commands = parameters.map { parameter -> Command in
+            let at: Int64 = parameter.time == 0 ? base : (base == 0 ? now : base) + Int64(parameter.time * 1e9)
+            return Command(kind: .control, slot: 0, generation: 0, timeNanos: at,
+                           value: parameter.value.clamped(to: parameter.id.range), parameter: parameter.id)
+        }
+        try send(commands)
+    }
+
+    /// Schedules a parameter curve starting at `time` plus the curve's own `time`:
+    /// the value jumps to the first point and moves linearly between points.
+    public func scheduleParameterCurve(_ curve: ParameterCurve, atTime time: Double) throws(HapticEngineError) {
+        let base = engine.nanos(forTime: time)
+        let start = (base == 0 ? engine.clock.nanos() : base) + Int64(curve.time * 1e9)
+        let points = curve.controlPoints.sorted { $0.time < $1.time }
+        var commands: [Command] = []
+        for (i, point) in points.enumerated() {
+            let at = start + Int64(point.time * 1e9)
+            let value = point.value.clamped(to: curve.id.range)
+            if i == 0 {
+                commands.append(Command(kind: .control, slot: 0, generation: 0, timeNanos: at, value: value, parameter: curve.id))
+            }
+            if i + 1 < points.count {
+                // From this point, ramp to the next over the segment's length.
+                let next = points[i + 1]
+                commands.append(Command(kind: .control, slot: 0, generation: 0, timeNanos: at,
+                                        value: next.value.clamped(to: curve.id.range),
+                                        ramp: max(0, next.time - point.time), parameter: curve.id))
+            }
+        }
+        try send(commands)
+    }
+
+    /// Stops at once (with a 2 ms fade) and drops everything scheduled for this playback.
+    public func cancel() throws(HapticEngineError) {
+        try send([Command(kind: .cancel, slot: 0, generation: 0, timeNanos: 0)])
+    }
+
+    /// Silences this player's output while it keeps its time (2 ms fades).
+    public var isMuted: Bool {
+        get { settings.withLock { $0.muted } }
+        set {
+            settings.withLock { $0.muted = newValue }
+            try? send([Command(kind: .mute, slot: 0, generation: 0, timeNanos: 0, value: newValue ? 1 : 0)])
+        }
+    }
+
+    /// Whether a playback of this player is playing or scheduled.
+    public var isActive: Bool { settings.withLock { $0.current != nil } }
+
+    /// Sends commands for the current playback (none: nothing to do).
+    func send(_ commands: [Command]) throws(HapticEngineError) {
+        guard let playback = settings.withLock({ $0.current }) else {
+            try engine.checkValid(self)
+            return
+        }
+        try engine.send(commands, for: playback, of: self)
+    }
+
+    /// Called on the control side when a playback's voice came back.
+    func playbackEnded(_ playback: Playback, reason: FinishReason) {
+        let completion: (@Sendable (HapticEngineError?) -> Void)? = settings.withLock { s in
+            if s.current == playback { s.current = nil }
+            return s.completion
+        }
+        switch reason {
+        case .completed, .cancelled: completion?(nil)
+        case .engineStopped: completion?(.engineStopped)
+        case .dropped: completion?(.commandQueueFull)
+        }
+    }
+}
+
+/// A player with transport controls, like Core Haptics' `CHHapticAdvancedPatternPlayer`.
+public final class AdvancedPatternPlayer: PatternPlayer, @unchecked Sendable {
+    /// Pauses at `time` (a 2 ms fade; the position holds).
+    public func pause(atTime time: Double) throws(HapticEngineError) {
+        try send([Command(kind: .pause, slot: 0, generation: 0, timeNanos: engine.nanos(forTime: time))])
+    }
+
+    /// Resumes a paused playback at `time`.
+    public func resume(atTime time: Double) throws(HapticEngineError) {
+        try send([Command(kind: .resume, slot: 0, generation: 0, timeNanos: engine.nanos(forTime: time))])
+    }
+
+    /// Moves to `offset` pattern seconds now (or, when not playing, where the next start begins).
+    public func seek(toOffset offset: Double) throws(HapticEngineError) {
+        let playing = settings.withLock { s -> Bool in
+            if s.current == nil { s.startOffset = max(0, offset) }
+            return s.current != nil
+        }
+        if playing { try send([Command(kind: .seek, slot: 0, generation: 0, timeNanos: 0, value: max(0, offset))]) }
+        else { try engine.checkValid(self) }
+    }
+
+    /// Loop back to the start on reaching `loopEnd` (may change during playback).
+    public var loopEnabled: Bool {
+        get { settings.withLock { $0.loopEnabled } }
+        set {
+            settings.withLock { $0.loopEnabled = newValue }
+            sendLoop()
+        }
+    }
+
+    /// Where a loop jumps back (pattern seconds); 0 = the pattern's duration.
+    public var loopEnd: Double {
+        get { settings.withLock { $0.loopEnd } }
+        set {
+            settings.withLock { $0.loopEnd = max(0, newValue) }
+            sendLoop()
+        }
+    }
+
+    /// Pattern seconds per second: scales times and durations, not frequencies; may change during playback.
+    public var playbackRate: Double {
+        get { settings.withLock { $0.playbackRate } }
+        set {
+            let rate = max(0.01, newValue)
+            settings.withLock { $0.playbackRate = rate }
+            try? send([Command(kind: .rate, slot: 0, generation: 0, timeNanos: 0, value: rate)])
+        }
+    }
+
+    /// Called on the control side when a playback ends: nil when it finished, was
+    /// stopped or cancelled; an error when the engine ended it.
+    public var completionHandler: (@Sendable (HapticEngineError?) -> Void)? {
+        get { settings.withLock { $0.completion } }
+        set { settings.withLock { $0.completion = newValue } }
+    }
+
+    private func sendLoop() {
+        let end = settings.withLock { $0.effectiveLoopEnd(duration: pattern.duration) }
+        try? send([Command(kind: .loop, slot: 0, generation: 0, timeNanos: 0, value: end ?? -1)])
+    }
+}
+
+extension PatternPlayer.Settings {
+    func effectiveLoopEnd(duration: Double) -> Double? {
+        guard loopEnabled else { return nil }
+        return loopEnd > 0 ? loopEnd : duration
+    }
+}
+
+extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+}
+
+// MARK: - engine side of the players
+
+extension HapticEngine {
+    /// Compiles `pattern` for this engine's sample rate and actuator profile.
+    public func prepare(_ pattern: AHAPPattern) throws(HapticEngineError) -> PreparedPattern {
+        do {
+            return try PreparedPattern(pattern, profile: configuration.profile,
+                                       sampleRate: Double(configuration.sampleRate), sounds: configuration.sounds)
+        } catch {
+            throw .preparation(error)
+        }
+    }
+
+    /// A player for a prepared pattern (which must be prepared at the engine's rate).
+    public func makePlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> PatternPlayer {
+        try checkRate(pattern)
+        return PatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+    }
+
+    /// A player for a pattern (prepared here; prepare once and share it for many players).
+    public func makePlayer(with pattern: AHAPPattern) throws(HapticEngineError) -> PatternPlayer {
+        try makePlayer(with: prepare(pattern))
+    }
+
+    /// An advanced player (pause/resume/seek/loop/rate) for a prepared pattern.
+    public func makeAdvancedPlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> AdvancedPatternPlayer {
+        try checkRate(pattern)
+        return AdvancedPatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+    }
+
+    /// An advanced player for a pattern.
+    public func makeAdvancedPlayer(with pattern: AHAPPattern) throws(HapticEngineError) -> AdvancedPatternPlayer {
+        try makeAdvancedPlayer(with: prepare(pattern))
+    }
+
+    private func checkRate(_ pattern: PreparedPattern) throws(HapticEngineError) {
+        if pattern.sampleRate != Double(configuration.sampleRate) {
+            throw .formatMismatch("pattern prepared for \(pattern.sampleRate) Hz, engine renders \(configuration.sampleRate) Hz")
+        }
+    }
+
+    /// Engine-clock nanoseconds for an `atTime:` argument (0 stays 0: immediate).
+    func nanos(forTime time: Double) -> Int64 {
+        guard time > 0 else { return 0 }
+        return max(1, Int64((time * 1e9).rounded()))
+    }
+
+    func checkValid(_ player: PatternPlayer) throws(HapticEngineError) {
+        let generation = control.withLock { $0.resetGeneration }
+        if player.resetGeneration != generation { throw .playerInvalidated }
+    }
+
+    /// Starts a new playback of `player` (control side; allocates the voice here).
+    func startPlayback(of player: PatternPlayer, atNanos time: Int64) throws(HapticEngineError) {
+        var voice = PatternVoice(pattern: player.pattern)
+        let (muted, previous) = player.settings.withLock { s -> (Bool, PatternPlayer.Playback?) in
+            voice.playbackRate = s.playbackRate
+            voice.loopEnd = s.effectiveLoopEnd(duration: player.pattern.duration)
+            if let offset = s.startOffset { voice.seek(to: offset) }
+            return (s.muted, s.current)
+        }
+        let playback: PatternPlayer.Playback = try control.withLock { c throws(HapticEngineError) in
+            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
+            switch c.state {
+            case .running: break
+            case .idle: try wakeFromIdle(&c)
+            default: throw .engineNotRunning(c.state)
+            }
+            guard let slot = c.freeSlots.popLast() else { throw .voiceLimitReached(core.maxVoices) }
+            c.slotGenerations[Int(slot)] &+= 1
+            let playback = PatternPlayer.Playback(slot: slot, generation: c.slotGenerations[Int(slot)])
+            let box = VoiceBox(voice: voice) { [weak player] reason in player?.playbackEnded(playback, reason: reason) }
+            let command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
+                                  value: muted ? 1 : 0, box: Unmanaged.passRetained(box))
+            if let previous {
+                _ = core.commands.push(Command(kind: .stop, slot: previous.slot, generation: previous.generation, timeNanos: time))
+            }
+            guard core.commands.push(command) else {
+                command.box?.release()
+                c.freeSlots.append(slot)
+                throw .commandQueueFull
+            }
+            c.voicesInUse += 1
+            c.lastActivityNanos = clock.nanos()
+            return playback
+        }
+        player.settings.withLock { s in
+            s.current = playback
+            s.startOffset = nil
+        }
+    }
+
+    /// Sends commands addressed to one playback.
+    func send(_ commands: [Command], for playback: PatternPlayer.Playback, of player: PatternPlayer) throws(HapticEngineError) {
+        try control.withLock { c throws(HapticEngineError) in
+            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
+            guard c.state == .running else { throw .engineNotRunning(c.state) }
+            for var command in commands {
+                command.slot = playback.slot
+                command.generation = playback.generation
+                guard core.commands.push(command) else { throw .commandQueueFull }
+            }
+            c.lastActivityNanos = clock.nanos()
+        }
+    }
+}

@@ -1,0 +1,703 @@
+import HapticPattern
+import HapticRender
+import Synchronization
+
+// The render side of the engine. Everything reachable from `renderOnePeriod()`
+// runs on the render thread (or on the test thread that drives a virtual device
+// step by step): no allocation, no locks, no logging, no Foundation. Memory is
+// allocated in `init`/`configure` on the control side while the render side is
+// not running.
+
+/// What a control call asks the render thread to do.
+enum CommandKind: UInt8 {
+    case start, stop, cancel, control, pause, resume, seek, rate, loop, mute
+}
+
+/// One timed command. Fixed size; curves are sent as one command per segment.
+struct Command {
+    var kind: CommandKind
+    var slot: Int32
+    var generation: UInt32
+    /// Monotonic nanoseconds at which it takes effect; 0 = the next block rendered.
+    var timeNanos: Int64
+    var value: Double = 0
+    var ramp: Double = 0
+    var parameter: DynamicParameterID = .hapticIntensityControl
+    /// The voice (start only): +1 retained; ownership passes to the render side.
+    var box: Unmanaged<VoiceBox>? = nil
+    /// Render side: arrival order (stable ordering of same-frame commands).
+    var sequence: UInt64 = 0
+    /// Render side: frame offset inside the current block.
+    var offset: Int32 = 0
+}
+
+/// Why a voice ended (reported to the control side with the voice).
+enum FinishReason: UInt8 {
+    case completed, cancelled, engineStopped, dropped
+}
+
+/// A message from the render side to the control side.
+struct RenderEvent {
+    enum Kind: UInt8 { case finished, deviceLost }
+    var kind: Kind
+    var slot: Int32 = -1
+    var generation: UInt32 = 0
+    var box: Unmanaged<VoiceBox>? = nil
+    var reason: FinishReason = .completed
+}
+
+/// One playback's voice, allocated on the control side, owned by the render side
+/// between its start command and its return in a `.finished` event.
+/// `@unchecked Sendable`: `voice` is touched by exactly one side at a time (the
+/// hand-over is ordered by the lock-free queues' acquire/release).
+final class VoiceBox: @unchecked Sendable {
+    var voice: PatternVoice
+    /// Control side only: what to tell when the voice comes back.
+    let onFinish: (@Sendable (FinishReason) -> Void)?
+    init(voice: PatternVoice, onFinish: (@Sendable (FinishReason) -> Void)?) {
+        self.voice = voice
+        self.onFinish = onFinish
+    }
+}
+
+/// Per-voice render state, in a preallocated table indexed by slot.
+struct VoiceSlot {
+    enum Phase: UInt8 { case empty, scheduled, playing, pausing, paused, cancelling, finished }
+    var box: Unmanaged<VoiceBox>? = nil
+    var generation: UInt32 = 0
+    var phase: Phase = .empty
+    var gain: Float = 1
+    var muted = false
+    var reason: FinishReason = .completed
+    var dueStart: Int32 = 0
+    var dueEnd: Int32 = 0
+}
+
+/// The result of rendering and writing one period.
+public enum PeriodOutcome: Sendable, Equatable {
+    /// A period was rendered and written.
+    case rendered
+    /// The stop fade (and the buffer's worth of silence after it) is complete.
+    case stopped
+    /// The device failed beyond in-place recovery.
+    case deviceLost(DeviceFault)
+    /// Nothing to do: the engine is not running.
+    case notRunning
+}
+
+/// Render-time statistics (per period, CPU time spent rendering, excluding the device write).
+public struct RenderStatistics: Sendable, Equatable {
+    /// Periods rendered since the engine was created.
+    public var periods: Int
+    /// Mean render time per period (seconds).
+    public var meanSeconds: Double
+    /// Longest render time of a period (seconds).
+    public var maxSeconds: Double
+    /// Median and 99th percentile (seconds; quarter-octave histogram bucket upper bounds).
+    public var p50Seconds: Double
+    public var p99Seconds: Double
+    /// The period's duration (seconds): the budget.
+    public var periodSeconds: Double
+    /// 1 − p99 / period: the fraction of the period left at the 99th percentile.
+    public var headroom: Double { periodSeconds > 0 ? 1 - p99Seconds / periodSeconds : 0 }
+}
+
+/// The render side: command intake, voice table, mix, output stage, device write.
+/// `@unchecked Sendable`: fields below "render side" are touched only by the render
+/// side while it runs and by the control side only while it is stopped (the thread
+/// join / manual-drive contract orders the hand-over); cross-thread values are atomics.
+final class RenderCore: @unchecked Sendable {
+    // MARK: shared, fixed at init
+    let maxVoices: Int
+    let commands: LockFreeQueue<Command>
+    let events: LockFreeQueue<RenderEvent>
+
+    // MARK: atomics readable from any thread
+    let xrunCount = Atomic<Int>(0)
+    let lateCommandCount = Atomic<Int>(0)
+    let droppedCommandCount = Atomic<Int>(0)
+    let stopRequested = Atomic<Bool>(false)
+    /// 0 = haptics and audio, 1 = haptics only, 2 = audio only.
+    let outputMode = Atomic<UInt8>(0)
+    private let statPeriods = Atomic<Int>(0)
+    private let statSumNanos = Atomic<Int>(0)
+    private let statMaxNanos = Atomic<Int>(0)
+    private static let histogramBuckets = 160
+    private let histogram: UnsafeMutablePointer<Atomic<Int>>
+    // Seqlock-published mapping for the control side.
+    private let mapSequence = Atomic<UInt64>(0)
+    private let mapAnchorFrame = Atomic<Int64>(0)
+    private let mapAnchorNanosBits = Atomic<UInt64>(0)
+    private let mapNanosPerFrameBits = Atomic<UInt64>(0)
+    private let mapNextFrame = Atomic<Int64>(0)
+    private let mapLocked = Atomic<Bool>(false)
+
+    // MARK: render side
+    private let slots: UnsafeMutablePointer<VoiceSlot>
+    private let active: UnsafeMutablePointer<Int32>
+    private var activeCount = 0
+    private let pendingCapacity: Int
+    private let pending: UnsafeMutablePointer<Command>
+    private var pendingCount = 0
+    private let due: UnsafeMutablePointer<Command>
+    private var dueCount = 0
+    private var sequenceCounter: UInt64 = 0
+
+    private(set) var periodFrames = 0
+    private(set) var channels = 0
+    private(set) var bufferFrames = 0
+    private(set) var sampleRate = 48_000
+    private var buffers: UnsafeMutablePointer<Float>? = nil
+    private var mix = MixBus(haptic: .allocate(capacity: 1), audioLeft: .allocate(capacity: 1), audioRight: .allocate(capacity: 1), frames: 0)
+    private var scratch = MixBus(haptic: .allocate(capacity: 1), audioLeft: .allocate(capacity: 1), audioRight: .allocate(capacity: 1), frames: 0)
+    private var output: UnsafeMutablePointer<Float> = .allocate(capacity: 1)
+    private var outputStage: OutputStage? = nil
+    private var voiceFadeStep: Float = 1.0 / 96
+    private var masterFadeFrames = 240
+
+    var device: (any OutputDevice)? = nil
+    var clock: EngineClock = .monotonic
+    private(set) var filter = FrameTimeFilter(sampleRate: 48_000)
+    private var previousFilter = FrameTimeFilter(sampleRate: 48_000)
+    private var resyncPending = false
+    private(set) var nextFrame: Int64 = 0
+    private var running = false
+    private var masterGain: Float = 1
+    private var stopTailFrames = -1
+    /// The last fault that ended rendering (read by the control side after `.deviceLost`).
+    private(set) var lastFault: DeviceFault? = nil
+
+    /// Test support: when set, every applied command is recorded (preallocated ring).
+    struct AppliedCommand: Equatable {
+        var kind: CommandKind
+        var slot: Int32
+        var frame: Int64
+    }
+    private let traceCapacity: Int
+    private let trace: UnsafeMutablePointer<AppliedCommand>
+    private var traceCount = 0
+
+    init(maxVoices: Int, commandCapacity: Int, traceCapacity: Int = 0) {
+        self.maxVoices = maxVoices
+        commands = LockFreeQueue(minimumCapacity: commandCapacity)
+        // Every voice comes back exactly once; the margin carries device-lost notes.
+        events = LockFreeQueue(minimumCapacity: maxVoices + 64)
+        slots = .allocate(capacity: maxVoices)
+        slots.initialize(repeating: VoiceSlot(), count: maxVoices)
+        active = .allocate(capacity: maxVoices)
+        pendingCapacity = max(commandCapacity, 16)
+        pending = .allocate(capacity: pendingCapacity)
+        due = .allocate(capacity: pendingCapacity)
+        histogram = .allocate(capacity: Self.histogramBuckets)
+        for i in 0..<Self.histogramBuckets { (histogram + i).initialize(to: Atomic(0)) }
+        self.traceCapacity = traceCapacity
+        trace = .allocate(capacity: max(traceCapacity, 1))
+    }
+
+    deinit {
+        // Voices still held (engine dropped while playing) are released here, off the render thread.
+        for i in 0..<maxVoices { slots[i].box?.release() }
+        for i in 0..<pendingCount { pending[i].box?.release() }
+        while let command = commands.pop() { command.box?.release() }
+        while let event = events.pop() { event.box?.release() }
+        slots.deinitialize(count: maxVoices)
+        slots.deallocate()
+        active.deallocate()
+        pending.deallocate()
+        due.deallocate()
+        histogram.deinitialize(count: Self.histogramBuckets)
+        histogram.deallocate()
+        trace.deallocate()
+        freeBuffers()
+    }
+
+    // MARK: control side (render side not running)
+
+    /// Sizes the buffers for a granted format and builds the output stage.
+    func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double) {
+        if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
+            freeBuffers()
+            let n = format.periodFrames
+            let storage = UnsafeMutablePointer<Float>.allocate(capacity: n * 6 + n * format.channels)
+            storage.initialize(repeating: 0, count: n * 6 + n * format.channels)
+            buffers = storage
+            mix = MixBus(haptic: storage, audioLeft: storage + n, audioRight: storage + 2 * n, frames: n)
+            scratch = MixBus(haptic: storage + 3 * n, audioLeft: storage + 4 * n, audioRight: storage + 5 * n, frames: n)
+            output = storage + 6 * n
+        }
+        periodFrames = format.periodFrames
+        channels = format.channels
+        bufferFrames = format.bufferFrames
+        if sampleRate != format.sampleRate || filter.updates == 0 {
+            filter = FrameTimeFilter(sampleRate: Double(format.sampleRate))
+        }
+        sampleRate = format.sampleRate
+        outputStage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        voiceFadeStep = 1 / Float(max(1, format.sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
+        masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
+    }
+
+    private func freeBuffers() {
+        if let buffers {
+            buffers.deallocate()
+        } else {
+            mix.haptic.deallocate(); mix.audioLeft.deallocate(); mix.audioRight.deallocate()
+            scratch.haptic.deallocate(); scratch.audioLeft.deallocate(); scratch.audioRight.deallocate()
+            output.deallocate()
+        }
+        buffers = nil
+    }
+
+    /// Arms the render side for a freshly opened device: frame 0 is guessed to play now.
+    func begin(device: any OutputDevice) {
+        self.device = device
+        nextFrame = 0
+        filter.guess(frame: 0, atNanos: clock.nanos())
+        resyncPending = false
+        masterGain = 1
+        stopTailFrames = -1
+        lastFault = nil
+        stopRequested.store(false, ordering: .releasing)
+        running = true
+        publishMapping()
+    }
+
+    /// Disarms (after `.stopped` / `.deviceLost`, or when the thread was joined).
+    func end() {
+        running = false
+        device = nil
+    }
+
+    /// Ends every voice (engine stop or reset): drains the command queue so that
+    /// voices in flight come back too, and reports them all through `events`.
+    func discardAllVoices(reason: FinishReason) {
+        drainCommands()
+        pendingCount = 0
+        for i in 0..<activeCount {
+            let s = Int(active[i])
+            if slots[s].phase != .finished { finish(s, reason) }
+        }
+        retireFinished()
+    }
+
+    var activeVoiceCount: Int { activeCount }
+
+    /// The applied-command trace (tests).
+    func appliedCommands() -> [AppliedCommand] { Array(UnsafeBufferPointer(start: trace, count: traceCount)) }
+    func clearTrace() { traceCount = 0 }
+
+    // MARK: published values (any thread)
+
+    /// The current mapping and the next frame to be rendered (seqlock read).
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
+        while true {
+            let before = mapSequence.load(ordering: .acquiring)
+            if before & 1 == 1 { continue }
+            let a = mapAnchorFrame.load(ordering: .relaxed)
+            let t = Double(bitPattern: mapAnchorNanosBits.load(ordering: .relaxed))
+            let p = Double(bitPattern: mapNanosPerFrameBits.load(ordering: .relaxed))
+            let n = mapNextFrame.load(ordering: .relaxed)
+            let l = mapLocked.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l) }
+        }
+    }
+
+    private func publishMapping() {
+        let s = mapSequence.load(ordering: .relaxed)
+        mapSequence.store(s &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        mapAnchorFrame.store(filter.anchorFrame, ordering: .relaxed)
+        mapAnchorNanosBits.store(filter.anchorNanos.bitPattern, ordering: .relaxed)
+        mapNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
+        mapNextFrame.store(nextFrame, ordering: .relaxed)
+        mapLocked.store(filter.isLocked, ordering: .relaxed)
+        mapSequence.store(s &+ 2, ordering: .releasing)
+    }
+
+    func statistics() -> RenderStatistics {
+        let periods = statPeriods.load(ordering: .relaxed)
+        let sum = statSumNanos.load(ordering: .relaxed)
+        let maxNanos = statMaxNanos.load(ordering: .relaxed)
+        var counts = [Int](repeating: 0, count: Self.histogramBuckets)
+        var total = 0
+        for i in 0..<Self.histogramBuckets {
+            counts[i] = histogram[i].load(ordering: .relaxed)
+            total += counts[i]
+        }
+        func percentile(_ p: Double) -> Double {
+            guard total > 0 else { return 0 }
+            let target = Int((Double(total) * p).rounded(.up))
+            var seen = 0
+            for i in 0..<Self.histogramBuckets {
+                seen += counts[i]
+                if seen >= max(target, 1) { return min(Self.bucketUpperNanos(i), Double(maxNanos)) / 1e9 }
+            }
+            return Double(maxNanos) / 1e9
+        }
+        return RenderStatistics(
+            periods: periods,
+            meanSeconds: periods > 0 ? Double(sum) / Double(periods) / 1e9 : 0,
+            maxSeconds: Double(maxNanos) / 1e9,
+            p50Seconds: percentile(0.5), p99Seconds: percentile(0.99),
+            periodSeconds: sampleRate > 0 ? Double(periodFrames) / Double(sampleRate) : 0)
+    }
+
+    /// Quarter-octave bucket of a duration, from integer bit tricks (no libm).
+    @inline(__always)
+    static func bucket(nanos: Int) -> Int {
+        let v = UInt64(max(nanos, 1))
+        let octave = 63 - v.leadingZeroBitCount
+        let quarter = octave >= 2 ? Int((v >> UInt64(octave - 2)) & 3) : 0
+        return min(octave * 4 + quarter, histogramBuckets - 1)
+    }
+
+    static func bucketUpperNanos(_ bucket: Int) -> Double {
+        let octave = bucket / 4, quarter = bucket % 4
+        return Double(UInt64(1) << UInt64(octave)) * (1 + Double(quarter + 1) / 4)
+    }
+
+    // MARK: render side
+
+    /// Renders one period and writes it to the device. The render thread calls this
+    /// in a loop; tests driving a virtual device call it directly.
+    func renderOnePeriod() -> PeriodOutcome {
+        guard running, let device else { return .notRunning }
+        let started = MonotonicClock.nanos()
+        let n = periodFrames
+        let blockStart = nextFrame
+        drainCommands()
+        collectDue(blockStart: blockStart, blockEnd: blockStart + Int64(n))
+        mix.haptic.update(repeating: 0, count: n)
+        mix.audioLeft.update(repeating: 0, count: n)
+        mix.audioRight.update(repeating: 0, count: n)
+        renderVoices(frames: n, blockStart: blockStart)
+        switch outputMode.load(ordering: .relaxed) {
+        case 1:
+            mix.audioLeft.update(repeating: 0, count: n)
+            mix.audioRight.update(repeating: 0, count: n)
+        case 2:
+            mix.haptic.update(repeating: 0, count: n)
+        default: break
+        }
+        if outputStage != nil { outputStage!.process(mix, into: output) }
+        let finishing = applyMasterFade(frames: n)
+        retireFinished()
+        recordRenderTime(MonotonicClock.nanos() - started)
+
+        var attempts = 0
+        while let fault = device.write(output, frames: n) {
+            attempts += 1
+            switch fault {
+            case .xrun, .suspended:
+                if case .xrun = fault { xrunCount.add(1, ordering: .relaxed) }
+                // -EPIPE that keeps coming back after recovery is a dead server (PipeWire).
+                if attempts > 3 || !device.recover(from: fault) { return lose(fault) }
+                if !resyncPending {
+                    previousFilter = filter
+                    resyncPending = true
+                }
+                filter.unlock()
+            case .timeout, .gone:
+                return lose(fault)
+            }
+        }
+        nextFrame = blockStart + Int64(n)
+        if let stamp = device.timestamp() {
+            filter.update(stamp)
+            if resyncPending && filter.isLocked {
+                resyncPending = false
+                skipPlayingVoices(byNanos: filter.nanos(forFrame: nextFrame) - previousFilter.nanos(forFrame: nextFrame))
+            }
+        }
+        publishMapping()
+        if finishing {
+            running = false
+            return .stopped
+        }
+        return .rendered
+    }
+
+    private func lose(_ fault: DeviceFault) -> PeriodOutcome {
+        lastFault = fault
+        running = false
+        _ = events.push(RenderEvent(kind: .deviceLost))
+        return .deviceLost(fault)
+    }
+
+    private func recordRenderTime(_ nanos: Int64) {
+        let v = Int(nanos)
+        statPeriods.add(1, ordering: .relaxed)
+        statSumNanos.add(v, ordering: .relaxed)
+        if v > statMaxNanos.load(ordering: .relaxed) { statMaxNanos.store(v, ordering: .relaxed) }
+        histogram[Self.bucket(nanos: v)].add(1, ordering: .relaxed)
+    }
+
+    /// After an xrun the frames already rendered for playing voices were heard late:
+    /// moving them on by the lost time keeps their later events on the clock.
+    private func skipPlayingVoices(byNanos gap: Double) {
+        guard gap > 0 else { return }
+        for i in 0..<activeCount {
+            let s = Int(active[i])
+            switch slots[s].phase {
+            case .playing, .pausing, .cancelling:
+                slots[s].box!._withUnsafeGuaranteedRef { box in
+                    box.voice.seek(to: box.voice.position + gap / 1e9 * box.voice.playbackRate)
+                }
+            default: break
+            }
+        }
+    }
+
+    /// Stop fade on the interleaved output; then a buffer's worth of silence so the
+    /// fade itself reaches the speaker before the device is closed. True when done.
+    private func applyMasterFade(frames n: Int) -> Bool {
+        guard stopRequested.load(ordering: .relaxed) else { return false }
+        let c = channels
+        let step = 1 / Float(masterFadeFrames)
+        for f in 0..<n {
+            masterGain = max(0, masterGain - step)
+            let base = f * c
+            for ch in 0..<c { output[base + ch] *= masterGain }
+        }
+        if masterGain <= 0 {
+            if stopTailFrames < 0 { stopTailFrames = bufferFrames }
+            else { stopTailFrames -= n }
+            return stopTailFrames <= 0
+        }
+        return false
+    }
+
+    private func drainCommands() {
+        while let incoming = commands.pop() {
+            var command = incoming
+            command.sequence = sequenceCounter
+            sequenceCounter &+= 1
+            let s = Int(command.slot)
+            if command.kind == .start, let box = command.box {
+                // The slot was reserved by the control side and is free here.
+                command.box = nil
+                slots[s] = VoiceSlot(box: box, generation: command.generation, phase: .scheduled,
+                                     gain: 1, muted: command.value != 0)
+                active[activeCount] = Int32(s)
+                activeCount += 1
+            }
+            if pendingCount < pendingCapacity {
+                pending[pendingCount] = command
+                pendingCount += 1
+            } else {
+                droppedCommandCount.add(1, ordering: .relaxed)
+                if command.kind == .start, slots[s].generation == command.generation { finish(s, .dropped) }
+            }
+        }
+    }
+
+    private func collectDue(blockStart: Int64, blockEnd: Int64) {
+        dueCount = 0
+        var kept = 0
+        for i in 0..<pendingCount {
+            var command = pending[i]
+            let slot = slots[Int(command.slot)]
+            if slot.generation != command.generation || slot.phase == .empty || slot.phase == .finished {
+                continue  // the voice is gone: stale command
+            }
+            var offset: Int64 = 0
+            if command.timeNanos != 0 {
+                let frame = Int64(filter.frame(forNanos: Double(command.timeNanos)).rounded())
+                if frame >= blockEnd {
+                    pending[kept] = command
+                    kept += 1
+                    continue
+                }
+                offset = frame - blockStart
+                if offset < 0 {
+                    offset = 0
+                    lateCommandCount.add(1, ordering: .relaxed)
+                }
+            }
+            command.offset = Int32(offset)
+            due[dueCount] = command
+            dueCount += 1
+        }
+        pendingCount = kept
+        Self.sort(due, count: dueCount)
+        for i in 0..<activeCount {
+            let s = Int(active[i])
+            slots[s].dueStart = 0
+            slots[s].dueEnd = 0
+        }
+        var i = 0
+        while i < dueCount {
+            let s = Int(due[i].slot)
+            var j = i + 1
+            while j < dueCount && due[j].slot == due[i].slot { j += 1 }
+            slots[s].dueStart = Int32(i)
+            slots[s].dueEnd = Int32(j)
+            i = j
+        }
+    }
+
+    /// Shell sort by (slot, offset, sequence): in place, no allocation.
+    static func sort(_ items: UnsafeMutablePointer<Command>, count: Int) {
+        @inline(__always) func less(_ a: Command, _ b: Command) -> Bool {
+            if a.slot != b.slot { return a.slot < b.slot }
+            if a.offset != b.offset { return a.offset < b.offset }
+            return a.sequence < b.sequence
+        }
+        var gap = 1
+        while gap < count / 3 { gap = gap * 3 + 1 }
+        while gap >= 1 {
+            if gap < count {
+                for i in gap..<count {
+                    let item = items[i]
+                    var j = i
+                    while j >= gap && less(item, items[j - gap]) {
+                        items[j] = items[j - gap]
+                        j -= gap
+                    }
+                    items[j] = item
+                }
+            }
+            gap /= 3
+        }
+    }
+
+    private func renderVoices(frames n: Int, blockStart: Int64) {
+        for i in 0..<activeCount {
+            let s = Int(active[i])
+            var position = 0
+            var k = Int(slots[s].dueStart)
+            let end = Int(slots[s].dueEnd)
+            while k < end {
+                let command = due[k]
+                let at = Int(command.offset)
+                if at > position {
+                    renderSlot(s, from: position, to: at)
+                    position = at
+                }
+                apply(command, to: s, frame: blockStart + Int64(at))
+                k += 1
+            }
+            if position < n { renderSlot(s, from: position, to: n) }
+        }
+    }
+
+    private func apply(_ command: Command, to s: Int, frame: Int64) {
+        let phase = slots[s].phase
+        if phase == .finished || phase == .empty { return }
+        if traceCount < traceCapacity {
+            trace[traceCount] = AppliedCommand(kind: command.kind, slot: command.slot, frame: frame)
+            traceCount += 1
+        }
+        switch command.kind {
+        case .start:
+            if phase == .scheduled { slots[s].phase = .playing }
+        case .stop:
+            switch phase {
+            case .scheduled, .paused, .pausing: finish(s, .completed)
+            case .playing: slots[s].box!._withUnsafeGuaranteedRef { $0.voice.stop() }
+            default: break
+            }
+        case .cancel:
+            switch phase {
+            case .scheduled, .paused: finish(s, .cancelled)
+            case .playing, .pausing: slots[s].phase = .cancelling
+            default: break
+            }
+        case .control:
+            let id = command.parameter, value = command.value, ramp = command.ramp
+            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.setControl(id, value: value, ramp: ramp) }
+        case .pause:
+            if phase == .playing { slots[s].phase = .pausing }
+        case .resume:
+            if phase == .paused || phase == .pausing { slots[s].phase = .playing }
+        case .seek:
+            let offset = command.value
+            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.seek(to: offset) }
+        case .rate:
+            let rate = command.value
+            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.playbackRate = rate }
+        case .loop:
+            let end = command.value
+            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.loopEnd = end < 0 ? nil : end }
+        case .mute:
+            slots[s].muted = command.value != 0
+        }
+    }
+
+    private func renderSlot(_ s: Int, from a: Int, to b: Int) {
+        let phase = slots[s].phase
+        guard phase == .playing || phase == .pausing || phase == .cancelling else { return }
+        let count = b - a
+        let target: Float = (slots[s].muted || phase != .playing) ? 0 : 1
+        let gain = slots[s].gain
+        let box = slots[s].box!
+        if gain == 1 && target == 1 {
+            let bus = mix.slice(from: a, count: count)
+            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+        } else if gain == 0 && target == 0 {
+            if phase == .pausing {
+                slots[s].phase = .paused
+                return
+            }
+            if phase == .cancelling {
+                finish(s, .cancelled)
+                return
+            }
+            // Muted: the voice keeps its time; its output is discarded.
+            let bus = scratch.slice(from: 0, count: count)
+            bus.haptic.update(repeating: 0, count: count)
+            bus.audioLeft.update(repeating: 0, count: count)
+            bus.audioRight.update(repeating: 0, count: count)
+            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+        } else {
+            let bus = scratch.slice(from: 0, count: count)
+            bus.haptic.update(repeating: 0, count: count)
+            bus.audioLeft.update(repeating: 0, count: count)
+            bus.audioRight.update(repeating: 0, count: count)
+            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+            slots[s].gain = Self.addRamped(bus, into: mix, at: a, gain: gain, target: target, step: voiceFadeStep)
+        }
+        if box._withUnsafeGuaranteedRef({ $0.voice.isFinished }) {
+            finish(s, slots[s].phase == .cancelling ? .cancelled : .completed)
+        }
+    }
+
+    /// Adds `source` into `mix` at `offset`, moving the gain linearly toward `target`.
+    static func addRamped(_ source: MixBus, into mix: MixBus, at offset: Int, gain start: Float, target: Float, step: Float) -> Float {
+        var gain = start
+        for i in 0..<source.frames {
+            if gain < target { gain = min(target, gain + step) } else if gain > target { gain = max(target, gain - step) }
+            mix.haptic[offset + i] += gain * source.haptic[i]
+            mix.audioLeft[offset + i] += gain * source.audioLeft[i]
+            mix.audioRight[offset + i] += gain * source.audioRight[i]
+        }
+        return gain
+    }
+
+    private func finish(_ s: Int, _ reason: FinishReason) {
+        slots[s].phase = .finished
+        slots[s].reason = reason
+    }
+
+    /// Hands finished voices back to the control side (which frees them).
+    private func retireFinished() {
+        var i = 0
+        while i < activeCount {
+            let s = Int(active[i])
+            if slots[s].phase == .finished {
+                let event = RenderEvent(kind: .finished, slot: Int32(s), generation: slots[s].generation,
+                                        box: slots[s].box, reason: slots[s].reason)
+                if events.push(event) {
+                    slots[s].box = nil
+                    slots[s].phase = .empty
+                    activeCount -= 1
+                    active[i] = active[activeCount]
+                    continue
+                }
+                // Event queue full (cannot happen with its sizing): retry next period.
+            }
+            i += 1
+        }
+    }
+}

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Dedicated POSIX threads for the render loop and the control-side service loop.
+enum EngineThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// How a thread was started.
+    struct Started {
+        var thread: pthread_t
+        /// True when SCHED_FIFO was granted.
+        var realtime: Bool
+        /// errno of the refused SCHED_FIFO request (0 when not asked or granted).
+        var realtimeError: Int32
+    }
+
+    /// Starts `body` on a new joinable thread, with SCHED_FIFO at `priority` when the
+    /// system permits (falls back to normal scheduling; never fails for that reason).
+    static func spawn(name: String, realtimePriority: Int32?, body: @escaping () -> Void) -> Started? {
+        var refused: Int32 = 0
+        if let priority = realtimePriority {
+            var attributes = pthread_attr_t()
+            pthread_attr_init(&attributes)
+            defer { pthread_attr_destroy(&attributes) }
+            pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+            pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+            var parameters = sched_param()
+            parameters.sched_priority = min(max(priority, sched_get_priority_min(SCHED_FIFO)), sched_get_priority_max(SCHED_FIFO))
+            pthread_attr_setschedparam(&attributes, &parameters)
+            if let thread = create(&attributes, name: name, body: body, error: &refused) {
+                return Started(thread: thread, realtime: true, realtimeError: 0)
+            }
+        }
+        var ignored: Int32 = 0
+        guard let thread = create(nil, name: name, body: body, error: &ignored) else { return nil }
+        return Started(thread: thread, realtime: false, realtimeError: refused)
+    }
+
+    private static func create(_ attributes: UnsafePointer<pthread_attr_t>?, name: String, body: @escaping () -> Void,
+                               error: inout Int32) -> pthread_t? {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, attributes, { raw in
+            let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            error = result
+            return nil
+        }
+
+        return thread
+    }
+
+    static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
+
+    static func sleep(seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    private static let memoryLocked = Atomic<Int>(0)  // 0 not tried, 1 locked, 2 refused
+
+    /// Locks the process's memory (once per process) so the render path never page-faults.
+    /// Returns whether memory is locked.
+    static func lockMemoryOnce() -> (locked: Bool, errno: Int32) {
+        if memoryLocked.load(ordering: .acquiring) == 0 {
+            let result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE))
+            let code = result == 0 ? 0 : errno
+            memoryLocked.store(result == 0 ? 1 : 2, ordering: .releasing)
+            return (result == 0, code)
+        }
+        return (memoryLocked.load(ordering: .acquiring) == 1, 0)
+    }
+}
