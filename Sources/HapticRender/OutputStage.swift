@@ -84,6 +84,22 @@ final class OutputState {
         let release = profile.limiter.releaseMs / 1000 * sampleRate
         hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 1)
         audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 2)
+        Self.warmUpKernels(profile: profile, sampleRate: sampleRate)
+    }
+
+    /// Runs the chain's kernels once on throwaway instances, here (off the render thread): in
+    /// unoptimised builds their first use instantiates generic type metadata, which allocates.
+    static func warmUpKernels(profile: ActuatorProfile, sampleRate: Double) {
+        var filter = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.7, sampleRate: sampleRate)])
+        var limiter = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 160)
+        for i in 0..<160 { scratch[i] = i % 3 == 0 ? 1 : 0 }
+        filter.process(scratch, 77)
+        limiter.process(scratch, scratch + 80, 77)
+        _ = copyMeasuringPeak(scratch, scratch + 80, 77)
+        scratch.deallocate()
+        filter.deallocate()
+        limiter.deallocate()
     }
 
     deinit {

@@ -272,6 +272,21 @@ final class VoiceState {
         }
         liveStart.initialize(repeating: 0, count: voiceControlCount)
         liveRamp.initialize(repeating: 0, count: voiceControlCount)
+        warmUpKernels()
+    }
+
+    /// Runs the vector kernels once on scratch memory, here (off the render thread): in
+    /// unoptimised builds their first use instantiates generic type metadata, which allocates.
+    func warmUpKernels() {
+        haptic.initialize(repeating: 0, count: voiceChunk)
+        amplitudeRowValues.update(repeating: 0, count: 16)
+        addOscillator(haptic, amplitudeRowValues, 0, 0, 16, 0, 0, 0.01)
+        var probe = ActiveEvent(
+            kind: .transient, done: false, event: 0, start: 0, onsetU: 0, level: 0, colour: 0, pan: 0, pitch: 0,
+            inc: 0.01, length: 16, invLength: 1.0 / 16, phaseAnchor: 0, anchorSample: 0, attack: 1, decay: 1,
+            release: 1, end: 0, sustained: false, sound: -1, soundOffset: 0, loop: false, volumeEnvelope: false)
+        withUnsafeMutablePointer(to: &probe) { renderTransient($0, 0, 0, 16) }
+        haptic.update(repeating: 0, count: voiceChunk)
     }
 
     deinit {
@@ -987,15 +1002,15 @@ extension ControlTimeline {
 }
 
 
-/// sin(2πx) for x in [0, 1] (a phase in cycles). Odd Taylor polynomial on the
-/// quarter wave; absolute error below 1e-7, exact zeros at 0, ½ and 1.
+/// sin(2πx) for x in [0, 1] (a phase in cycles); absolute error below 3e-7, exact zeros at
+/// 0, ½ and 1. Branch- and select-free so that the 8-lane version is cheap on plain SSE2:
+/// sin(2πx) = cos(2πw) with w = x - ¼ reduced to [-½, ½], = sin(π/2 · (1 - 4|w|)), and the
+/// argument of that sine lies in [-π/2, π/2], where an odd Taylor polynomial is accurate.
 @inline(__always)
 func sin2pi(_ x: Float) -> Float {
-    // sin(2πx) = -sin(2πt) with t = x - ½ in [-½, ½]; fold |t| > ¼ onto the quarter wave.
-    let t0 = x - 0.5
-    let half: Float = t0 < 0 ? -0.5 : 0.5
-    let t = abs(t0) > 0.25 ? half - t0 : t0
-    let y = t * (2 * Float.pi)
+    let u = x - 0.25
+    let w = u - ((u + 12_582_912) - 12_582_912)  // u minus the nearest integer (1.5·2^23 trick)
+    let y = (1 - 4 * abs(w)) * (Float.pi / 2)
     let y2 = y * y
     var p: Float = -2.5052108e-8
     p = p * y2 + 2.7557319e-6
@@ -1003,7 +1018,7 @@ func sin2pi(_ x: Float) -> Float {
     p = p * y2 + 8.3333333e-3
     p = p * y2 - 1.6666667e-1
     p = p * y2 + 1
-    return -(y * p)
+    return y * p
 }
 
 /// The phase (in cycles, [0, 1)) of a continuous oscillator at output sample n >= 0.
@@ -1033,11 +1048,10 @@ func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> S
 /// `sin2pi` on 8 lanes: the same operations in the same order, so identical values.
 @inline(__always)
 func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
-    let t0 = x - 0.5
-    let half = SIMD8<Float>(repeating: 0.5).replacing(with: -0.5, where: t0 .< 0)
-    let magnitude = unsafeBitCast(unsafeBitCast(t0, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
-    let t = t0.replacing(with: half - t0, where: magnitude .> 0.25)
-    let y = t * (2 * Float.pi)
+    let u = x - 0.25
+    let w = u - ((u + 12_582_912) - 12_582_912)
+    let magnitude = unsafeBitCast(unsafeBitCast(w, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+    let y = (1 - 4 * magnitude) * (Float.pi / 2)
     let y2 = y * y
     var p = SIMD8<Float>(repeating: -2.5052108e-8)
     p = p * y2 + 2.7557319e-6
@@ -1045,7 +1059,7 @@ func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
     p = p * y2 + 8.3333333e-3
     p = p * y2 - 1.6666667e-1
     p = p * y2 + 1
-    return -(y * p)
+    return y * p
 }
 
 /// out[j] += amp[j] · sin(2π·gridPhase(n0 + j)) for j in from ..< count, 8 grid-aligned
