@@ -42,6 +42,10 @@ struct ChannelRoute {
     var gain: Float
 }
 
+/// Runs `OutputState.warmUpKernels` on first use (a global's one-time initialisation; only
+/// ever reached from `init`, off the render thread).
+let outputKernelsWarmedUp: Void = OutputState.warmUpKernels()
+
 final class OutputState {
     let profile: ActuatorProfile
     let sampleRate: Double
@@ -84,13 +88,14 @@ final class OutputState {
         let release = profile.limiter.releaseMs / 1000 * sampleRate
         hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 1)
         audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 2)
-        Self.warmUpKernels(profile: profile, sampleRate: sampleRate)
+        _ = outputKernelsWarmedUp
     }
 
     /// Runs the chain's kernels once on throwaway instances, here (off the render thread): in
     /// unoptimised builds their first use instantiates generic type metadata, which allocates.
-    static func warmUpKernels(profile: ActuatorProfile, sampleRate: Double) {
-        var filter = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.7, sampleRate: sampleRate)])
+    /// Once per process is enough (see `outputKernelsWarmedUp`).
+    static func warmUpKernels() {
+        var filter = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.7, sampleRate: 48_000)])
         var limiter = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 160)
         for i in 0..<160 { scratch[i] = i % 3 == 0 ? 1 : 0 }

@@ -163,6 +163,20 @@ enum FadeMode {
     case seekingIn
 }
 
+/// Runs the voice's vector kernels once per process on scratch memory (a global's one-time
+/// initialisation, reached only from `VoiceState.init`, off the render thread): in
+/// unoptimised builds their first use instantiates generic type metadata, which allocates.
+let voiceKernelsWarmedUp: Void = {
+    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 32)
+    scratch.initialize(repeating: 0, count: 32)
+    addOscillator(scratch, scratch + 16, 0, 0, 16, 0, 0, 0.01)
+    let k = (SIMD8<Double>(repeating: 3) + SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)) + 0.5
+    let whole = (k + 6.755399441055744e15) - 6.755399441055744e15
+    let s = sin2piVector(SIMD8<Float>(k - whole.replacing(with: whole - 1, where: whole .> k)))
+    scratch.update(repeating: s[0], count: 1)
+    scratch.deallocate()
+}()
+
 /// Per-voice mutable state. All buffers are allocated in `init` and freed in `deinit`.
 final class VoiceState {
 
@@ -272,21 +286,7 @@ final class VoiceState {
         }
         liveStart.initialize(repeating: 0, count: voiceControlCount)
         liveRamp.initialize(repeating: 0, count: voiceControlCount)
-        warmUpKernels()
-    }
-
-    /// Runs the vector kernels once on scratch memory, here (off the render thread): in
-    /// unoptimised builds their first use instantiates generic type metadata, which allocates.
-    func warmUpKernels() {
-        haptic.initialize(repeating: 0, count: voiceChunk)
-        amplitudeRowValues.update(repeating: 0, count: 16)
-        addOscillator(haptic, amplitudeRowValues, 0, 0, 16, 0, 0, 0.01)
-        var probe = ActiveEvent(
-            kind: .transient, done: false, event: 0, start: 0, onsetU: 0, level: 0, colour: 0, pan: 0, pitch: 0,
-            inc: 0.01, length: 16, invLength: 1.0 / 16, phaseAnchor: 0, anchorSample: 0, attack: 1, decay: 1,
-            release: 1, end: 0, sustained: false, sound: -1, soundOffset: 0, loop: false, volumeEnvelope: false)
-        withUnsafeMutablePointer(to: &probe) { renderTransient($0, 0, 0, 16) }
-        haptic.update(repeating: 0, count: voiceChunk)
+        _ = voiceKernelsWarmedUp
     }
 
     deinit {
