@@ -125,6 +125,10 @@ struct ActiveEvent {
     var attack: Double
     var decay: Double
     var release: Double
+    /// 1/attack, 1/decay, 1/release (the envelope multiplies; scalar and 8-lane code agree).
+    var invAttack: Double = 1
+    var invDecay: Double = 1
+    var invRelease: Double = 1
     /// EventDuration in pattern samples (infinity when absent).
     var end: Double
     var sustained: Bool
@@ -533,6 +537,9 @@ final class VoiceState {
             a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(base, onset: e.onset, n: n))
             a.decay = fs * envelopeSeconds(decayMin, decayLog, e.decay + controlAtOnset(base + 1, onset: e.onset, n: n))
             a.release = fs * envelopeSeconds(releaseMin, releaseLog, e.release + controlAtOnset(base + 2, onset: e.onset, n: n))
+            a.invAttack = 1 / a.attack
+            a.invDecay = 1 / a.decay
+            a.invRelease = 1 / a.release
             if e.duration == nil { a.end = 0 }
             a.inc = -1  // forces anchoring at the first sample
             let endOfSound = a.sustained ? a.end + a.release : Swift.min(a.attack + a.decay, a.end + a.release)
@@ -799,9 +806,9 @@ final class VoiceState {
     /// Envelope gain at τ pattern samples after the onset; also whether the event is over.
     @inline(__always)
     func envelope(_ a: ActiveEvent, _ tau: Double) -> Float {
-        var g = tau < a.attack ? Swift.max(0, tau / a.attack) : 1
-        if !a.sustained && tau > a.attack { g *= Swift.max(0, 1 - (tau - a.attack) / a.decay) }
-        if tau > a.end { g *= Swift.max(0, 1 - (tau - a.end) / a.release) }
+        var g = tau < a.attack ? Swift.max(0, tau * a.invAttack) : 1
+        if !a.sustained && tau > a.attack { g *= Swift.max(0, 1 - (tau - a.attack) * a.invDecay) }
+        if tau > a.end { g *= Swift.max(0, 1 - (tau - a.end) * a.invRelease) }
         return Float(g)
     }
 
@@ -844,9 +851,38 @@ final class VoiceState {
             }
         }
         let ua = uAnchor, na = nAnchor, r = rate
+        let row = sharpConstant ? amplitudeRow(level, count) : amplitudeRowValues
         var j = from
         while j < count {
             let n = n0 &+ Int64(j)
+            // A whole grid block at a constant frequency: the same per-sample formulas on
+            // 8 lanes (envelope in double, amplitude from the shared row).
+            if sharpConstant ? ((n & 7) == 0 ? count - j >= 8 : false) : false {
+                let a = slot.pointee
+                let lastTau = (ua + Double(n &+ 7 &- na) * r) - a.onsetU
+                if !continuousIsOver(a, lastTau) {
+                    let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+                    let tau = (SIMD8(repeating: ua) + (SIMD8(repeating: Double(n &- na)) + lanes) * r) - a.onsetU
+                    var g = SIMD8<Double>(repeating: 1)
+                    var rise = tau * a.invAttack
+                    rise.replace(with: 0, where: rise .< 0)
+                    g.replace(with: rise, where: tau .< a.attack)
+                    if !a.sustained {
+                        var fall = 1 - (tau - a.attack) * a.invDecay
+                        fall.replace(with: 0, where: fall .< 0)
+                        g.replace(with: g * fall, where: tau .> a.attack)
+                    }
+                    var release = 1 - (tau - a.end) * a.invRelease
+                    release.replace(with: 0, where: release .< 0)
+                    g.replace(with: g * release, where: tau .> a.end)
+                    let v = sin2piVector(gridPhases(a.phaseAnchor, a.anchorSample, a.inc, n))
+                    let amps = UnsafeRawPointer(row + j).loadUnaligned(as: SIMD8<Float>.self)
+                    let o = UnsafeMutableRawPointer(haptic + j)
+                    o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amps * SIMD8<Float>(g) * v, as: SIMD8<Float>.self)
+                    j += 8
+                    continue
+                }
+            }
             if !sharpConstant {
                 reanchor(slot, n, frequency(sharpness: colour + Double(sharpness[j])) / fs)
             }
