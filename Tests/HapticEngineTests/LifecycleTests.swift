@@ -239,7 +239,8 @@ import HapticRender
         try engine.makePlayer(with: preparedTransient(engine)).start(atTime: 0)
         let calls = Counter()
         engine.notifyWhenPlayersFinished { _ in calls.bump(); return .leaveRunning }
-        for _ in 0..<5 { engine.renderOnePeriod() }
+        renderUntil(engine, limit: 2000) { calls.count > 0 }
+        for _ in 0..<20 { engine.renderOnePeriod() }
         #expect(calls.count == 1, "one-shot")
         #expect(engine.state == .running)
     }
