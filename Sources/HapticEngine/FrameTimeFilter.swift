@@ -62,6 +62,7 @@ public struct FrameTimeFilter: Sendable, Equatable {
     }
 
     /// Feeds one measurement: frame `framesPlayed` reached the output at `monotonicNanos`.
+    @_noLocks
     public mutating func update(_ ts: DeviceTimestamp) {
         let measured = Double(ts.monotonicNanos)
         guard isLocked else {
@@ -101,13 +102,13 @@ public struct FrameTimeFilter: Sendable, Equatable {
     }
 
     /// Monotonic nanoseconds at which `frame` plays.
-    @inline(__always)
+    @_noLocks
     public func nanos(forFrame frame: Int64) -> Double {
         anchorNanos + Double(frame - anchorFrame) * nanosPerFrame
     }
 
     /// The (fractional) frame that plays at `nanos`.
-    @inline(__always)
+    @_noLocks
     public func frame(forNanos nanos: Double) -> Double {
         Double(anchorFrame) + (nanos - anchorNanos) / nanosPerFrame
     }
