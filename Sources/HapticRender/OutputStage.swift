@@ -233,30 +233,36 @@ struct BlockHighPass {
         a.initialize(repeating: .zero, count: 4)
         b.initialize(repeating: .zero, count: 8)
         // Runs the cascade for 8 samples from `start` with one input impulse (or none).
-        func simulate(_ start: [Double], impulseAt: Int?) -> (outputs: [Double], state: [Double]) {
+        // Fixed-size values only: constructing a stage stays cheap (no array allocations).
+        let q0 = sections[0], q1 = sections.count > 1 ? sections[1] : sections[0]
+        let twoSections = sections.count > 1
+        func simulate(_ start: SIMD4<Double>, impulseAt: Int) -> (outputs: SIMD8<Double>, state: SIMD4<Double>) {
             var st = start
-            var ys: [Double] = []
+            var ys = SIMD8<Double>.zero
             for k in 0..<8 {
-                var v = k == impulseAt ? 1.0 : 0.0
-                for (i, q) in sections.enumerated() {
-                    let y = q.b0 * v + st[2 * i]
-                    st[2 * i] = q.b1 * v - q.a1 * y + st[2 * i + 1]
-                    st[2 * i + 1] = q.b2 * v - q.a2 * y
-                    v = y
+                let v = k == impulseAt ? 1.0 : 0.0
+                var y = q0.b0 * v + st[0]
+                st[0] = q0.b1 * v - q0.a1 * y + st[1]
+                st[1] = q0.b2 * v - q0.a2 * y
+                if twoSections {
+                    let u = y
+                    y = q1.b0 * u + st[2]
+                    st[2] = q1.b1 * u - q1.a1 * y + st[3]
+                    st[3] = q1.b2 * u - q1.a2 * y
                 }
-                ys.append(v)
+                ys[k] = y
             }
             return (ys, st)
         }
         for i in 0..<dims {
-            var unit = [Double](repeating: 0, count: dims)
+            var unit = SIMD4<Double>.zero
             unit[i] = 1
-            let r = simulate(unit, impulseAt: nil)
+            let r = simulate(unit, impulseAt: -1)
             for k in 0..<8 { c[i][k] = Float(r.outputs[k]) }
             for j in 0..<dims { a[i][j] = r.state[j] }
         }
         for l in 0..<8 {
-            let r = simulate([Double](repeating: 0, count: dims), impulseAt: l)
+            let r = simulate(.zero, impulseAt: l)
             for k in 0..<8 { d[l][k] = k < l ? 0 : Float(inputGain * r.outputs[k]) }
             for j in 0..<dims { b[l][j] = Float(inputGain * r.state[j]) }
         }
