@@ -513,36 +513,43 @@ struct LookAheadLimiter {
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+        // Two copies of the loop, so the mono one carries no stereo tests.
+        if channels == 2 { limit(x0, x1, count, stereo: true) } else { limit(x0, x0, count, stereo: false) }
+    }
+
+    @inline(__always)
+    mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
         let c = ceiling
-        let stereo = channels == 2
+        let qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+        // The state in locals for the whole call (written back at the end).
+        var r = run, d = depth, s = sum, z = zeroRun, ln = lane, older = olderMax
+        var dp = delayPosition, up = unitsPosition, bp = blockPosition
         var i = 0
         while i < count {
             // Idle: at a block start with nothing to reduce in the window. Whole blocks whose
             // samples are all under the ceiling pass through delayed (gain exactly 1, and every
-            // state variable stays as the per-sample path would leave it).
-            if lane == 0 && olderMax == 0 && depth == 0 && zeroRun >= window && count - i >= 8 {
+            // state variable ends as the per-sample path would leave it).
+            if ln == 0 && older == 0 && d == 0 && z >= W && count - i >= 8 {
                 let length = Swift.min(count - i, 64) & ~7
                 let peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
                 if peak <= c {
+                    delayPosition = dp
                     swapThroughDelay(x0 + i, delay, length)
                     if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
-                    delayPosition = (delayPosition + length) % lookahead
-                    unitsPosition = (unitsPosition + length) % window  // the ring holds zeros
-                    blockPosition = (blockPosition + length / 8) % blockCount  // blocks of zeros
-                    zeroRun &+= length
+                    dp = (dp + length) % L
+                    up = (up + length) % W  // the ring holds zeros
+                    bp = (bp + length / 8) % blockCount  // blocks of zeros
+                    z &+= length
                     i += length
                     continue
                 }
             }
             let first = i
-            let stop = Swift.min(count, i + (8 - lane))
-            var r = run, d = depth, s = sum, z = zeroRun
-            var dp = delayPosition, up = unitsPosition
-            let older = olderMax, qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+            let stop = Swift.min(count, i + (8 - ln))
             while i < stop {
                 let v0 = x0[i]
                 let v1 = stereo ? x1[i] : v0
-                let p = Swift.max(abs(v0), abs(v1))
+                let p = stereo ? Swift.max(abs(v0), abs(v1)) : abs(v0)
                 // Required reduction (the division only matters above the ceiling).
                 let a: Float = p > c ? 1 - c / p : 0
                 r = a > r ? a : r
@@ -567,14 +574,14 @@ struct LookAheadLimiter {
                 dp = dp + 1 == L ? 0 : dp + 1
                 i += 1
             }
-            lane += stop - first
-            if lane == 8 {
-                lane = 0
-                blockMax[blockPosition] = r
-                blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
+            ln += stop - first
+            if ln == 8 {
+                ln = 0
+                blockMax[bp] = r
+                bp = bp + 1 == blockCount ? 0 : bp + 1
                 var m: Float = 0
                 for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
-                olderMax = m
+                older = m
                 r = 0
                 // Back to exact zero on the block grid (no denormals; lets the idle path resume).
                 // A sample over c leaves d >= 6e-8, which takes far longer than L to decay below
@@ -582,13 +589,16 @@ struct LookAheadLimiter {
                 // needs no clamp).
                 if d < 1e-9 { d = 0 }
             }
-            depth = d
-            sum = s
-            zeroRun = z
-            delayPosition = dp
-            unitsPosition = up
-            run = r
         }
+        run = r
+        depth = d
+        sum = s
+        zeroRun = z
+        lane = ln
+        olderMax = older
+        delayPosition = dp
+        unitsPosition = up
+        blockPosition = bp
     }
 }
 
