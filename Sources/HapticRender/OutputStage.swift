@@ -233,30 +233,36 @@ struct BlockHighPass {
         a.initialize(repeating: .zero, count: 4)
         b.initialize(repeating: .zero, count: 8)
         // Runs the cascade for 8 samples from `start` with one input impulse (or none).
-        func simulate(_ start: [Double], impulseAt: Int?) -> (outputs: [Double], state: [Double]) {
+        // Fixed-size values only: constructing a stage stays cheap (no array allocations).
+        let q0 = sections[0], q1 = sections.count > 1 ? sections[1] : sections[0]
+        let twoSections = sections.count > 1
+        func simulate(_ start: SIMD4<Double>, impulseAt: Int) -> (outputs: SIMD8<Double>, state: SIMD4<Double>) {
             var st = start
-            var ys: [Double] = []
+            var ys = SIMD8<Double>.zero
             for k in 0..<8 {
-                var v = k == impulseAt ? 1.0 : 0.0
-                for (i, q) in sections.enumerated() {
-                    let y = q.b0 * v + st[2 * i]
-                    st[2 * i] = q.b1 * v - q.a1 * y + st[2 * i + 1]
-                    st[2 * i + 1] = q.b2 * v - q.a2 * y
-                    v = y
+                let v = k == impulseAt ? 1.0 : 0.0
+                var y = q0.b0 * v + st[0]
+                st[0] = q0.b1 * v - q0.a1 * y + st[1]
+                st[1] = q0.b2 * v - q0.a2 * y
+                if twoSections {
+                    let u = y
+                    y = q1.b0 * u + st[2]
+                    st[2] = q1.b1 * u - q1.a1 * y + st[3]
+                    st[3] = q1.b2 * u - q1.a2 * y
                 }
-                ys.append(v)
+                ys[k] = y
             }
             return (ys, st)
         }
         for i in 0..<dims {
-            var unit = [Double](repeating: 0, count: dims)
+            var unit = SIMD4<Double>.zero
             unit[i] = 1
-            let r = simulate(unit, impulseAt: nil)
+            let r = simulate(unit, impulseAt: -1)
             for k in 0..<8 { c[i][k] = Float(r.outputs[k]) }
             for j in 0..<dims { a[i][j] = r.state[j] }
         }
         for l in 0..<8 {
-            let r = simulate([Double](repeating: 0, count: dims), impulseAt: l)
+            let r = simulate(.zero, impulseAt: l)
             for k in 0..<8 { d[l][k] = k < l ? 0 : Float(inputGain * r.outputs[k]) }
             for j in 0..<dims { b[l][j] = Float(inputGain * r.state[j]) }
         }
@@ -507,36 +513,43 @@ struct LookAheadLimiter {
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+        // Two copies of the loop, so the mono one carries no stereo tests.
+        if channels == 2 { limit(x0, x1, count, stereo: true) } else { limit(x0, x0, count, stereo: false) }
+    }
+
+    @inline(__always)
+    mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
         let c = ceiling
-        let stereo = channels == 2
+        let qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+        // The state in locals for the whole call (written back at the end).
+        var r = run, d = depth, s = sum, z = zeroRun, ln = lane, older = olderMax
+        var dp = delayPosition, up = unitsPosition, bp = blockPosition
         var i = 0
         while i < count {
             // Idle: at a block start with nothing to reduce in the window. Whole blocks whose
             // samples are all under the ceiling pass through delayed (gain exactly 1, and every
-            // state variable stays as the per-sample path would leave it).
-            if lane == 0 && olderMax == 0 && depth == 0 && zeroRun >= window && count - i >= 8 {
+            // state variable ends as the per-sample path would leave it).
+            if ln == 0 && older == 0 && d == 0 && z >= W && count - i >= 8 {
                 let length = Swift.min(count - i, 64) & ~7
                 let peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
                 if peak <= c {
+                    delayPosition = dp
                     swapThroughDelay(x0 + i, delay, length)
                     if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
-                    delayPosition = (delayPosition + length) % lookahead
-                    unitsPosition = (unitsPosition + length) % window  // the ring holds zeros
-                    blockPosition = (blockPosition + length / 8) % blockCount  // blocks of zeros
-                    zeroRun &+= length
+                    dp = (dp + length) % L
+                    up = (up + length) % W  // the ring holds zeros
+                    bp = (bp + length / 8) % blockCount  // blocks of zeros
+                    z &+= length
                     i += length
                     continue
                 }
             }
             let first = i
-            let stop = Swift.min(count, i + (8 - lane))
-            var r = run, d = depth, s = sum, z = zeroRun
-            var dp = delayPosition, up = unitsPosition
-            let older = olderMax, qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+            let stop = Swift.min(count, i + (8 - ln))
             while i < stop {
                 let v0 = x0[i]
                 let v1 = stereo ? x1[i] : v0
-                let p = Swift.max(abs(v0), abs(v1))
+                let p = stereo ? Swift.max(abs(v0), abs(v1)) : abs(v0)
                 // Required reduction (the division only matters above the ceiling).
                 let a: Float = p > c ? 1 - c / p : 0
                 r = a > r ? a : r
@@ -561,14 +574,14 @@ struct LookAheadLimiter {
                 dp = dp + 1 == L ? 0 : dp + 1
                 i += 1
             }
-            lane += stop - first
-            if lane == 8 {
-                lane = 0
-                blockMax[blockPosition] = r
-                blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
+            ln += stop - first
+            if ln == 8 {
+                ln = 0
+                blockMax[bp] = r
+                bp = bp + 1 == blockCount ? 0 : bp + 1
                 var m: Float = 0
                 for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
-                olderMax = m
+                older = m
                 r = 0
                 // Back to exact zero on the block grid (no denormals; lets the idle path resume).
                 // A sample over c leaves d >= 6e-8, which takes far longer than L to decay below
@@ -576,13 +589,16 @@ struct LookAheadLimiter {
                 // needs no clamp).
                 if d < 1e-9 { d = 0 }
             }
-            depth = d
-            sum = s
-            zeroRun = z
-            delayPosition = dp
-            unitsPosition = up
-            run = r
         }
+        run = r
+        depth = d
+        sum = s
+        zeroRun = z
+        lane = ln
+        olderMax = older
+        delayPosition = dp
+        unitsPosition = up
+        blockPosition = bp
     }
 }
 

@@ -749,6 +749,15 @@ final class VoiceState {
                     for q in k..<kEnd { out[q] = f }
                 } else {
                     let kv = knots[c].value, kt = knots[c].time, ks = knots[c].slope
+                    // 8 lanes at a time: (d0 + q) + lane == d0 + (q + lane) exactly (integers).
+                    let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+                    while k + 8 <= kEnd {
+                        let pq = (SIMD8(repeating: ua) + ((SIMD8(repeating: d0 + Double(k)) + lanes) * r)) - po
+                        let value = SIMD8(repeating: kv) + (pq - kt) * ks
+                        let combined = multiply ? value * settledLive : value + settledLive
+                        UnsafeMutableRawPointer(out + k).storeBytes(of: SIMD8<Float>(combined), as: SIMD8<Float>.self)
+                        k += 8
+                    }
                     if multiply {
                         for q in k..<kEnd {
                             let pq = (ua + (d0 + Double(q)) * r) - po
