@@ -209,6 +209,9 @@ public final class PreparedPattern: Sendable {
                 }
                 let v = min(p.id.range.upperBound, max(p.id.range.lowerBound, p.value))
                 entries[p.id.index].append(((max(0, p.time) * fs).rounded(), position, .step(v)))
+                // A pattern lasts until its last parameter too (AHAP's duration rule; a
+                // trailing neutral parameter is how a file gives itself a rest, e.g. a loop length).
+                end = max(end, max(0, p.time))
             case .curve(let c):
                 guard c.time.isFinite, !c.controlPoints.isEmpty,
                     c.controlPoints.allSatisfy({ $0.time.isFinite && $0.value.isFinite })
@@ -220,6 +223,7 @@ public final class PreparedPattern: Sendable {
                     a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
                 }.map { (time: $0.element.time * fs, value: min(c.id.range.upperBound, max(c.id.range.lowerBound, $0.element.value))) }
                 entries[c.id.index].append(((max(0, c.time) * fs).rounded(), position, .curve(points)))
+                end = max(end, max(0, c.time) + (points.last.map { $0.time / fs } ?? 0))
             }
         }
         let ramp = PreparedPattern.stepRampSeconds * fs

@@ -91,6 +91,23 @@ struct GoldenTests {
         #expect(p.duration == 1 + release)
     }
 
+    @Test("a pattern lasts until its last parameter or curve point too (a trailing rest)")
+    func durationIncludesParametersAndCurves() throws {
+        let withParameter = try prepare([
+            .event(.transient(at: 0, intensity: 1, sharpness: 0.5)),
+            .parameter(DynamicParameter(.hapticSharpnessControl, time: 0.9, value: 0)),
+        ])
+        #expect(withParameter.duration == 0.9)
+        #expect(withParameter.frameCount == 43_200)
+        let withCurve = try prepare([
+            .event(.transient(at: 0, intensity: 1, sharpness: 0.5)),
+            .curve(ParameterCurve(.hapticIntensityControl, time: 0.5, points: [.init(0, 1), .init(0.7, 0.2)])),
+        ])
+        #expect(abs(withCurve.duration - 1.2) < 1e-12)
+        let eventsOnly = try prepare([.event(.continuous(at: 0, duration: 1, intensity: 1, sharpness: 0.5))])
+        #expect(eventsOnly.duration >= 1, "events still set the length when they end last")
+    }
+
     @Test func sustainedZeroDecaysOnItsOwnSustainedOneHolds() throws {
         let decay = profile.envelope.decay.seconds(for: 0.5)
         let attack = profile.envelope.attack.seconds(for: 0)
