@@ -56,6 +56,9 @@ extension HapticEngine.Configuration {
 }
 
 extension HapticEngine {
+    /// The name of the device handle the engine holds (nil before the first start).
+    public var deviceName: String? { control.withLock { $0.device?.device.name } }
+
     /// The current frame ↔ monotonic mapping.
     public var frameMapping: FrameMapping {
         let m = core.mappingSnapshot()
