@@ -134,6 +134,10 @@ public struct Rhythm: AsyncParsableCommand {
         var config = HapticManager.Configuration(
             hapticsFolder: haptics, assetsFolder: assets, output: output,
             profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
+        // The verb reports failures itself, in one line; the manager's notes only with --verbose.
+        config.logger.logLevel = live.verbose ? .info : .error
+        config.engine.logger.logLevel = live.verbose ? .info : .error
+        config.audioEngine.logger.logLevel = live.verbose ? .info : .error
         config.engine.periodFrames = live.period
         config.engine.bufferPeriods = live.bufferPeriods
         config.engine.maxRestartAttempts = 5
@@ -258,7 +262,7 @@ public struct Rhythm: AsyncParsableCommand {
             while clock.seconds < time && device.error == nil { engine.renderOnePeriod() }
         }
         let end = session.run(wait: advance)
-        advance(end + 0.1)
+        advance(end + 0.5)  // releases and the output stage's tails ring out
         let report = session.report(sampleRate: rate)
         manager.shutDown()  // renders the fade and the buffer's tail
         if let error = device.error {
