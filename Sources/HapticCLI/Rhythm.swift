@@ -190,8 +190,7 @@ public struct Rhythm: AsyncParsableCommand {
         defer { signals.cancel() }
         let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
         let stop = { interrupted.load(ordering: .relaxed) || !manager.engineAvailable }
-        let end = session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
-        Self.sleep(until: end + 0.1, unless: stop)
+        session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
         let failed = !manager.engineAvailable
         let engines = (manager.currentEngine, manager.currentAudioEngine)
         manager.shutDown()
@@ -261,8 +260,8 @@ public struct Rhythm: AsyncParsableCommand {
         let advance = { (time: Double) in
             while clock.seconds < time && device.error == nil { engine.renderOnePeriod() }
         }
-        let end = session.run(wait: advance)
-        advance(end + 0.5)  // releases and the output stage's tails ring out
+        // No settling needed: the simulated device's timestamps are exact from the first.
+        session.run(settle: 0, tail: 0.5, wait: advance)
         let report = session.report(sampleRate: rate)
         manager.shutDown()  // renders the fade and the buffer's tail
         if let error = device.error {

@@ -145,28 +145,61 @@ public final class RhythmSession {
         self.lead = lead
     }
 
-    /// Schedules every beat: waits (with `wait`, until a monotonic time) until `lead` before
-    /// each one, then fires the cue for it. `origin` nil: the first beat comes `lead` plus
-    /// the output latency from now. Stops early when `shouldStop` says so. Returns the
-    /// monotonic time by which everything scheduled has played.
-    @discardableResult
-    public func run(startingAt origin: Double? = nil, wait: (Double) -> Void, shouldStop: () -> Bool = { false }) -> Double {
-        let now = manager.currentTime
-        let latency = max(manager.currentEngine?.outputLatency ?? 0, manager.currentAudioEngine?.outputLatency ?? 0)
-        self.origin = origin ?? (now + max(lead, latency + 0.02))
+    /// Mapping snapshots of every engine, taken whenever the session woke up (monotonic
+    /// time, engine → mapping): a beat's frames are turned into times with the first
+    /// snapshot taken after it played, not with the mapping of scheduling time.
+    private var snapshots: [(time: Double, mappings: [ObjectIdentifier: FrameMapping])] = []
+
+    private func snapshot() {
+        var all: [ObjectIdentifier: FrameMapping] = [:]
+        for engine in [manager.currentEngine, manager.currentAudioEngine].compactMap({ $0 }) {
+            all[ObjectIdentifier(engine)] = engine.frameMapping
+            if !engines.contains(where: { $0 === engine }) { engines.append(engine) }
+        }
+        snapshots.append((manager.currentTime, all))
+    }
+
+    /// Schedules every beat and waits until they have played. First it lets the engines'
+    /// frame/time mappings lock and settle (`settle` seconds after each has a device
+    /// timestamp); then it waits (with `wait`, until a monotonic time) until `lead` before
+    /// each beat and fires the cue for it. `origin` nil: the first beat comes `lead` (or the
+    /// output latency, if larger) after the settling. Stops early when `shouldStop` says so.
+    /// Returns when the last beat's parts and `tail` seconds after them have played.
+    public func run(startingAt origin: Double? = nil, settle: Double = 1.0, tail: Double = 0.1,
+                    wait: (Double) -> Void, shouldStop: () -> Bool = { false }) {
+        var engines = [manager.currentEngine, manager.currentAudioEngine].compactMap { $0 }
+        var lockedAt = manager.currentTime
+        let giveUp = lockedAt + 5
+        while !shouldStop() && manager.currentTime < giveUp {
+            engines = [manager.currentEngine, manager.currentAudioEngine].compactMap { $0 }
+            if engines.allSatisfy({ $0.frameMapping.isLocked }) { break }
+            wait(manager.currentTime + 0.01)
+            lockedAt = manager.currentTime
+        }
+        let latency = engines.map(\.outputLatency).max() ?? 0
+        self.origin = origin ?? (lockedAt + settle + max(lead, latency + 0.02))
         var end = self.origin
         for (index, t) in map.times.enumerated() {
             let time = self.origin + t
             wait(time - lead)
             if shouldStop() { break }
+            snapshot()
             let playback = manager.playTracked(cue: cue, atTime: time)
             for part in [playback?.haptic, playback?.audio].compactMap({ $0 }) {
-                if !engines.contains(where: { $0 === part.engine }) { engines.append(part.engine) }
+                if !self.engines.contains(where: { $0 === part.engine }) { self.engines.append(part.engine) }
                 end = max(end, part.time + part.player.pattern.duration)
             }
             beats.append(Beat(index: index, time: time, playback: playback))
         }
-        return end
+        if !shouldStop() { wait(end + tail) }
+        snapshot()
+    }
+
+    /// The first snapshot of `engine`'s mapping taken at least 50 ms after `time` (else the last).
+    func mapping(of engine: HapticEngine, after time: Double) -> FrameMapping? {
+        let id = ObjectIdentifier(engine)
+        return snapshots.first { $0.time >= time + 0.05 && $0.mappings[id] != nil }?.mappings[id]
+            ?? snapshots.last { $0.mappings[id] != nil }?.mappings[id]
     }
 
     /// Where every beat's parts landed, from the engines' applied-start traces (read them
@@ -184,7 +217,7 @@ public final class RhythmSession {
             return RhythmReport.Onset(
                 device: part.engine.deviceName ?? "?", startFrame: hit.frame, outputFrame: out,
                 predictedFrame: part.predictedFrame + Int64(part.engine.outputStageLatencyFrames),
-                time: part.mapping.time(forFrame: out))
+                time: mapping(of: part.engine, after: part.time)?.time(forFrame: out) ?? part.mapping.time(forFrame: out))
         }
         var rows: [RhythmReport.Row] = []
         for beat in beats {
