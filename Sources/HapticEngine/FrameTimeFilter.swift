@@ -12,12 +12,14 @@ public struct FrameTimeFilter: Sendable, Equatable {
     public let nominalRate: Double
     /// Loop bandwidth once settled (Hz). Lower = smoother, slower to follow.
     public var bandwidthHz: Double
-    /// Bandwidth right after a (re)start; it decays to `bandwidthHz` over ~2 s so
+    /// Bandwidth right after a (re)start; it decays to `bandwidthHz` over `acquireSeconds` so
     /// that the loop locks quickly and then averages jitter.
     public var acquireBandwidthHz: Double
     /// An error larger than this (nanoseconds) is taken as a discontinuity: the
     /// mapping jumps to the new timestamp instead of slewing.
     public var jumpThresholdNanos: Double
+    /// Seconds over which the bandwidth decays from the acquisition value to the settled one.
+    public var acquireSeconds: Double
 
     /// Frame at the anchor point.
     public private(set) var anchorFrame: Int64 = 0
@@ -32,12 +34,13 @@ public struct FrameTimeFilter: Sendable, Equatable {
     /// Seconds of device time since the last (re)start (drives the bandwidth decay).
     private var lockedSeconds: Double = 0
 
-    public init(sampleRate: Double, bandwidthHz: Double = 0.3, acquireBandwidthHz: Double = 4,
+    public init(sampleRate: Double, bandwidthHz: Double = 0.1, acquireBandwidthHz: Double = 4, acquireSeconds: Double = 5,
                 jumpThresholdNanos: Double = 30_000_000) {
         nominalRate = sampleRate
         self.bandwidthHz = bandwidthHz
         self.acquireBandwidthHz = acquireBandwidthHz
         self.jumpThresholdNanos = jumpThresholdNanos
+        self.acquireSeconds = acquireSeconds
         nanosPerFrame = 1e9 / sampleRate
     }
 
@@ -59,6 +62,7 @@ public struct FrameTimeFilter: Sendable, Equatable {
     }
 
     /// Feeds one measurement: frame `framesPlayed` reached the output at `monotonicNanos`.
+    @_noLocks
     public mutating func update(_ ts: DeviceTimestamp) {
         let measured = Double(ts.monotonicNanos)
         guard isLocked else {
@@ -81,7 +85,7 @@ public struct FrameTimeFilter: Sendable, Equatable {
         let dt = n * nanosPerFrame / 1e9
         lockedSeconds += dt
         // Bandwidth decays from the acquisition value to the settled one.
-        let mix = min(lockedSeconds / 2.0, 1)
+        let mix = min(lockedSeconds / acquireSeconds, 1)
         let bandwidth = acquireBandwidthHz + (bandwidthHz - acquireBandwidthHz) * mix
         // JACK's DLL: omega = 2*pi*B*T, b = sqrt(2)*omega, c = omega^2 (capped for stability
         // when updates are sparse).
@@ -98,13 +102,13 @@ public struct FrameTimeFilter: Sendable, Equatable {
     }
 
     /// Monotonic nanoseconds at which `frame` plays.
-    @inline(__always)
+    @_noLocks
     public func nanos(forFrame frame: Int64) -> Double {
         anchorNanos + Double(frame - anchorFrame) * nanosPerFrame
     }
 
     /// The (fractional) frame that plays at `nanos`.
-    @inline(__always)
+    @_noLocks
     public func frame(forNanos nanos: Double) -> Double {
         Double(anchorFrame) + (nanos - anchorNanos) / nanosPerFrame
     }

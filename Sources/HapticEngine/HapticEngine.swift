@@ -446,8 +446,8 @@ public final class HapticEngine: Sendable {
         return nil
     }
 
-    /// Opens `handle` and starts the render side on it.
-    func openAndRun(_ handle: DeviceRef, _ c: inout Control) throws(HapticEngineError) {
+    /// Opens `handle` and checks the granted format (closing it again when unusable).
+    func open(_ handle: DeviceRef) throws(HapticEngineError) -> DeviceFormat {
         let granted: DeviceFormat
         do {
             granted = try handle.device.open(requested: configuration.requestedFormat)
@@ -458,6 +458,16 @@ public final class HapticEngine: Sendable {
             handle.device.close()
             throw .formatMismatch(problem)
         }
+        return granted
+    }
+
+    /// Opens `handle` and starts the render side on it.
+    func openAndRun(_ handle: DeviceRef, _ c: inout Control) throws(HapticEngineError) {
+        try run(handle, format: open(handle), &c)
+    }
+
+    /// Starts the render side on an open handle.
+    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control) throws(HapticEngineError) {
         c.format = granted
         core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
                        stopFadeSeconds: configuration.stopFadeSeconds)
@@ -561,13 +571,19 @@ public final class HapticEngine: Sendable {
         }
         let fresh = DeviceRef(makeDevice())
         do throws(HapticEngineError) {
-            // Old voices belong to invalidated players: end them before the new handle runs.
+            let granted = try open(fresh)
+            // Old voices belong to players that the reset invalidates: end them first.
             core.discardAllVoices(reason: .engineStopped)
             var calls = drainEvents(&c)
             c.resetGeneration += 1
             transition(&c, to: .reset)
             c.device = fresh
-            try openAndRun(fresh, &c)
+            do throws(HapticEngineError) {
+                try run(fresh, format: granted, &c)
+            } catch {
+                transition(&c, to: .degraded)
+                throw error
+            }
             transition(&c, to: .running)
             c.lastActivityNanos = now
             logger.info("haptic engine: new handle for \(fresh.device.name); engine reset")
@@ -575,7 +591,6 @@ public final class HapticEngine: Sendable {
             return calls
         } catch {
             fresh.device.close()
-            if c.state == .reset { transition(&c, to: .degraded) }
             c.failedAttempts += 1
             if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
                 transition(&c, to: .unavailable)

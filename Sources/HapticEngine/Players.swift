@@ -271,7 +271,8 @@ extension HapticEngine {
             guard let slot = c.freeSlots.popLast() else { throw .voiceLimitReached(core.maxVoices) }
             c.slotGenerations[Int(slot)] &+= 1
             let playback = PatternPlayer.Playback(slot: slot, generation: c.slotGenerations[Int(slot)])
-            let box = VoiceBox(voice: voice) { [weak player] reason in player?.playbackEnded(playback, reason: reason) }
+            // The voice keeps its player alive until it ends (fire-and-forget players still report completion).
+            let box = VoiceBox(voice: voice) { reason in player.playbackEnded(playback, reason: reason) }
             let command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
                                   value: muted ? 1 : 0, box: Unmanaged.passRetained(box))
             if let previous {

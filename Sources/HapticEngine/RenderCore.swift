@@ -344,7 +344,7 @@ final class RenderCore: @unchecked Sendable {
     }
 
     /// Quarter-octave bucket of a duration, from integer bit tricks (no libm).
-    @inline(__always)
+    @_noLocks
     static func bucket(nanos: Int) -> Int {
         let v = UInt64(max(nanos, 1))
         let octave = 63 - v.leadingZeroBitCount
@@ -361,6 +361,8 @@ final class RenderCore: @unchecked Sendable {
 
     /// Renders one period and writes it to the device. The render thread calls this
     /// in a loop; tests driving a virtual device call it directly.
+    // Not @_noLocks: the compiler counts the retain/release of the device and voice
+    // references as possible locks (the zero-allocation test covers this loop instead).
     func renderOnePeriod() -> PeriodOutcome {
         guard running, let device else { return .notRunning }
         let started = MonotonicClock.nanos()
@@ -538,6 +540,7 @@ final class RenderCore: @unchecked Sendable {
     }
 
     /// Shell sort by (slot, offset, sequence): in place, no allocation.
+    @_noLocks
     static func sort(_ items: UnsafeMutablePointer<Command>, count: Int) {
         @inline(__always) func less(_ a: Command, _ b: Command) -> Bool {
             if a.slot != b.slot { return a.slot < b.slot }
@@ -664,6 +667,7 @@ final class RenderCore: @unchecked Sendable {
     }
 
     /// Adds `source` into `mix` at `offset`, moving the gain linearly toward `target`.
+    @_noLocks
     static func addRamped(_ source: MixBus, into mix: MixBus, at offset: Int, gain start: Float, target: Float, step: Float) -> Float {
         var gain = start
         for i in 0..<source.frames {

@@ -45,6 +45,8 @@ public struct OfflineRenderStream {
     let right: UnsafeMutablePointer<Float>
     let interleaved: UnsafeMutablePointer<Float>
     let owner: BufferOwner
+    /// Whether anything writes or reads the audio buses (otherwise they are not cleared).
+    let needsAudioBuses: Bool
 
     /// - Parameters:
     ///   - profile: the profile for the output stage (nil: the one the pattern was prepared for).
@@ -69,6 +71,12 @@ public struct OfflineRenderStream {
         right = .allocate(capacity: self.blockSize)
         interleaved = .allocate(capacity: self.blockSize * max(1, layout.channels))
         owner = BufferOwner([haptic, left, right, interleaved])
+        needsAudioBuses = pattern.hasAudio || layout.sources.contains { source in
+            switch source {
+            case .audioLeft, .audioRight: return true
+            case .haptic, .silence: return false
+            }
+        }
     }
 
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).
@@ -78,8 +86,10 @@ public struct OfflineRenderStream {
         while written < maxFrames && framesWritten < totalFrames {
             let want = min(blockSize, maxFrames - written, totalFrames - framesWritten + framesToSkip)
             haptic.update(repeating: 0, count: want)
-            left.update(repeating: 0, count: want)
-            right.update(repeating: 0, count: want)
+            if needsAudioBuses {
+                left.update(repeating: 0, count: want)
+                right.update(repeating: 0, count: want)
+            }
             let bus = MixBus(haptic: haptic, audioLeft: left, audioRight: right, frames: want)
             voice.render(into: bus)
             stage.process(bus, into: interleaved)
@@ -89,11 +99,7 @@ public struct OfflineRenderStream {
             if keep > 0 {
                 let source = interleaved + skip * ch
                 let target = output + written * ch
-                for i in 0..<(keep * ch) {
-                    let v = source[i]
-                    target[i] = v
-                    peak = max(peak, abs(v))
-                }
+                peak = max(peak, copyMeasuringPeak(source, target, keep * ch))
                 written += keep
                 framesWritten += keep
             }
@@ -136,4 +142,27 @@ public enum OfflineRenderer {
             samples: samples, frames: stream.totalFrames, channels: ch, sampleRate: pattern.sampleRate,
             peak: stream.peak, eventsRendered: stream.eventsRendered, warnings: pattern.warnings)
     }
+}
+
+/// Copies `count` samples and returns the largest |sample| (8 lanes at a time).
+@inline(__always)
+func copyMeasuringPeak(_ source: UnsafeMutablePointer<Float>, _ target: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
+    var m = SIMD8<Float>.zero
+    var i = 0
+    let s = UnsafeRawPointer(source), t = UnsafeMutableRawPointer(target)
+    while i + 8 <= count {
+        let v = s.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+        t.storeBytes(of: v, toByteOffset: i * 4, as: SIMD8<Float>.self)
+        let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+        m.replace(with: a, where: a .> m)
+        i += 8
+    }
+    let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
+    var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
+    while i < count {
+        target[i] = source[i]
+        peak = max(peak, abs(source[i]))
+        i += 1
+    }
+    return peak
 }

@@ -42,6 +42,10 @@ struct ChannelRoute {
     var gain: Float
 }
 
+/// Runs `OutputState.warmUpKernels` on first use (a global's one-time initialisation; only
+/// ever reached from `init`, off the render thread).
+let outputKernelsWarmedUp: Void = OutputState.warmUpKernels()
+
 final class OutputState {
     let profile: ActuatorProfile
     let sampleRate: Double
@@ -50,8 +54,7 @@ final class OutputState {
     let channels: Int
     let usesAudio: Bool
     let gain: Float
-    let highPass: UnsafeMutablePointer<Biquad>
-    let sections: Int
+    var highPass: BlockHighPass
     var hapticLimiter: LookAheadLimiter
     var audioLimiter: LookAheadLimiter
 
@@ -77,16 +80,31 @@ final class OutputState {
         self.usesAudio = usesAudio
         gain = Float(decibelsToGain(profile.outputGainDB))
         let qs: [Double] = profile.protection.order == 4 ? [0.5411961001461970, 1.3065629648763766] : [0.7071067811865476]
-        sections = qs.count
-        highPass = .allocate(capacity: qs.count)
-        for (i, q) in qs.enumerated() {
-            highPass[i] = Biquad.highPass(cutoff: profile.protection.highPassHz, q: q, sampleRate: sampleRate)
-        }
+        highPass = BlockHighPass(sections: qs.map {
+            Biquad.highPass(cutoff: profile.protection.highPassHz, q: $0, sampleRate: sampleRate)
+        }, inputGain: Double(gain))
         let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
         let lookahead = max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
         let release = profile.limiter.releaseMs / 1000 * sampleRate
         hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 1)
         audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 2)
+        _ = outputKernelsWarmedUp
+    }
+
+    /// Runs the chain's kernels once on throwaway instances, here (off the render thread): in
+    /// unoptimised builds their first use instantiates generic type metadata, which allocates.
+    /// Once per process is enough (see `outputKernelsWarmedUp`).
+    static func warmUpKernels() {
+        var filter = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.7, sampleRate: 48_000)])
+        var limiter = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 160)
+        for i in 0..<160 { scratch[i] = i % 3 == 0 ? 1 : 0 }
+        filter.process(scratch, 77)
+        limiter.process(scratch, scratch + 80, 77)
+        _ = copyMeasuringPeak(scratch, scratch + 80, 77)
+        scratch.deallocate()
+        filter.deallocate()
+        limiter.deallocate()
     }
 
     deinit {
@@ -98,7 +116,7 @@ final class OutputState {
 
     func copy() -> OutputState {
         let c = OutputState(profile: profile, sampleRate: sampleRate, layout: layout)
-        c.highPass.update(from: highPass, count: sections)
+        c.highPass.copyState(from: highPass)
         c.hapticLimiter.copyState(from: hapticLimiter)
         c.audioLimiter.copyState(from: audioLimiter)
         return c
@@ -109,9 +127,7 @@ final class OutputState {
         let frames = bus.frames
         if frames <= 0 { return }
         let h = bus.haptic
-        let g = gain
-        for i in 0..<frames { h[i] *= g }
-        for s in 0..<sections { highPass[s].process(h, frames) }
+        highPass.process(h, frames)  // includes the output gain
         hapticLimiter.process(h, h, frames)
         if usesAudio { audioLimiter.process(bus.audioLeft, bus.audioRight, frames) }
         let ch = channels
@@ -127,7 +143,15 @@ final class OutputState {
                 continue
             }
             let gain = route.gain
-            for i in 0..<frames { output[i * ch + c] = source[i] * gain }
+            if ch == 1 {
+                if gain == 1 {
+                    output.update(from: source, count: frames)
+                } else {
+                    for i in 0..<frames { output[i] = source[i] * gain }
+                }
+            } else {
+                for i in 0..<frames { output[i * ch + c] = source[i] * gain }
+            }
         }
     }
 }
@@ -164,6 +188,171 @@ struct Biquad {
     }
 }
 
+/// The protection high-pass (a cascade of `Biquad`s) evaluated 8 samples at a time in
+/// state-space form, so that the recursion's latency is paid once per 8 samples instead of
+/// once per sample per section:
+///
+///     y[8m ..< 8m+8] = C·s_m + D·x[8m ..< 8m+8],   s_{m+1} = A·s_m + B·x[8m ..< 8m+8]
+///
+/// where s is the cascade's state (2 values per section) and A, B, C, D come from running
+/// the double-precision cascade on unit states and unit impulses (so the filter is the same
+/// one; only the rounding differs: outputs in Float, the state in Double).
+///
+/// Block independence: blocks sit on a fixed grid of the stage's absolute sample index. A
+/// call that ends inside a block emits the block's outputs computed with the unknown inputs
+/// set to 0 — D is lower triangular, so those lanes do not depend on them — and keeps the
+/// inputs; the next call recomputes the block with the same state and the inputs it now has.
+/// The state advances only on complete blocks, so every output is the same function of the
+/// input whatever the call sizes.
+struct BlockHighPass {
+    /// State dimension (2 per section).
+    let dims: Int
+    /// dims columns of C (output lanes per state component).
+    let c: UnsafeMutablePointer<SIMD8<Float>>
+    /// 8 columns of D (output lanes per input lane; column l is zero above lane l).
+    let d: UnsafeMutablePointer<SIMD8<Float>>
+    /// dims columns of A (next state per state component), Double.
+    let a: UnsafeMutablePointer<SIMD4<Double>>
+    /// 8 columns of B (next state per input lane), Float (the input's own precision).
+    let b: UnsafeMutablePointer<SIMD4<Float>>
+    var state = SIMD4<Double>.zero
+    /// Inputs of the current grid block; lanes >= `filled` are 0.
+    var pending = SIMD8<Float>.zero
+    var filled = 0
+
+    /// `inputGain` multiplies the input (folded into D and B: one pass less).
+    init(sections: [Biquad], inputGain: Double = 1) {
+        precondition(sections.count >= 1 && sections.count <= 2)
+        dims = 2 * sections.count
+        c = .allocate(capacity: 4)
+        d = .allocate(capacity: 8)
+        a = .allocate(capacity: 4)
+        b = .allocate(capacity: 8)
+        c.initialize(repeating: .zero, count: 4)
+        d.initialize(repeating: .zero, count: 8)
+        a.initialize(repeating: .zero, count: 4)
+        b.initialize(repeating: .zero, count: 8)
+        // Runs the cascade for 8 samples from `start` with one input impulse (or none).
+        func simulate(_ start: [Double], impulseAt: Int?) -> (outputs: [Double], state: [Double]) {
+            var st = start
+            var ys: [Double] = []
+            for k in 0..<8 {
+                var v = k == impulseAt ? 1.0 : 0.0
+                for (i, q) in sections.enumerated() {
+                    let y = q.b0 * v + st[2 * i]
+                    st[2 * i] = q.b1 * v - q.a1 * y + st[2 * i + 1]
+                    st[2 * i + 1] = q.b2 * v - q.a2 * y
+                    v = y
+                }
+                ys.append(v)
+            }
+            return (ys, st)
+        }
+        for i in 0..<dims {
+            var unit = [Double](repeating: 0, count: dims)
+            unit[i] = 1
+            let r = simulate(unit, impulseAt: nil)
+            for k in 0..<8 { c[i][k] = Float(r.outputs[k]) }
+            for j in 0..<dims { a[i][j] = r.state[j] }
+        }
+        for l in 0..<8 {
+            let r = simulate([Double](repeating: 0, count: dims), impulseAt: l)
+            for k in 0..<8 { d[l][k] = k < l ? 0 : Float(inputGain * r.outputs[k]) }
+            for j in 0..<dims { b[l][j] = Float(inputGain * r.state[j]) }
+        }
+    }
+
+    func deallocate() {
+        c.deallocate()
+        d.deallocate()
+        a.deallocate()
+        b.deallocate()
+    }
+
+    mutating func copyState(from o: BlockHighPass) {
+        state = o.state
+        pending = o.pending
+        filled = o.filled
+    }
+
+    /// Outputs of one grid block from the state and the block's inputs.
+    @inline(__always)
+    func outputs(_ s: SIMD4<Double>, _ x: SIMD8<Float>) -> SIMD8<Float> {
+        let sf = SIMD4<Float>(s)
+        var y = c[0] * sf[0] + c[1] * sf[1]
+        if dims == 4 { y += c[2] * sf[2] + c[3] * sf[3] }
+        y += d[0] * x[0]
+        y += d[1] * x[1]
+        y += d[2] * x[2]
+        y += d[3] * x[3]
+        // Columns 4...7 are zero in lanes 0...3: only the upper half is computed.
+        var hi = y.highHalf
+        hi += d[4].highHalf * x[4]
+        hi += d[5].highHalf * x[5]
+        hi += d[6].highHalf * x[6]
+        hi += d[7].highHalf * x[7]
+        // + 0 makes an exact zero +0 whichever inputs were still unknown (bit-identical splits).
+        return SIMD8(lowHalf: y.lowHalf + 0, highHalf: hi + 0)
+    }
+
+    /// The state after one grid block.
+    @inline(__always)
+    func advance(_ s: SIMD4<Double>, _ x: SIMD8<Float>) -> SIMD4<Double> {
+        var u = b[0] * x[0] + b[1] * x[1]
+        u += b[2] * x[2] + b[3] * x[3]
+        u += b[4] * x[4] + b[5] * x[5]
+        u += b[6] * x[6] + b[7] * x[7]
+        // Summed as a tree: this is the only serial dependency from block to block.
+        let u0: SIMD4<Double> = SIMD4<Double>(u)
+        let p0: SIMD4<Double> = a[0] * s[0]
+        let p1: SIMD4<Double> = a[1] * s[1]
+        var next: SIMD4<Double> = u0 + (p0 + p1)
+        if dims == 4 {
+            let p2: SIMD4<Double> = a[2] * s[2]
+            let p3: SIMD4<Double> = a[3] * s[3]
+            next = (u0 + (p0 + p1)) + (p2 + p3)
+        }
+        // Flush a decayed state to exact zero (no denormals after long silences); a
+        // predictable branch keeps the compare off the dependency chain.
+        let tiny = (next .< 1e-30) .& (next .> -1e-30)
+        if any(tiny) { next.replace(with: 0, where: tiny) }
+        return next
+    }
+
+    /// Filters `count` samples in place.
+    @inline(__always)
+    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        var s = state
+        var f = filled
+        var pend = pending
+        var i = 0
+        while i < count {
+            if f == 0 && count - i >= 8 {
+                let raw = UnsafeMutableRawPointer(x + i)
+                let xv = raw.loadUnaligned(as: SIMD8<Float>.self)
+                raw.storeBytes(of: outputs(s, xv), as: SIMD8<Float>.self)
+                s = advance(s, xv)
+                i += 8
+                continue
+            }
+            let take = Swift.min(8 - f, count - i)
+            for l in 0..<take { pend[f + l] = x[i + l] }
+            let y = outputs(s, pend)
+            for l in 0..<take { x[i + l] = y[f + l] }
+            f += take
+            i += take
+            if f == 8 {
+                s = advance(s, pend)
+                pend = .zero
+                f = 0
+            }
+        }
+        state = s
+        filled = f
+        pending = pend
+    }
+}
+
 /// sin(x) for |x| <= 2π, Taylor series (coefficient set-up only, never per sample).
 func sinDouble(_ x: Double) -> Double {
     var term = x
@@ -179,74 +368,140 @@ func sinDouble(_ x: Double) -> Double {
 
 /// A look-ahead peak limiter that guarantees |output| <= ceiling.
 ///
-/// Required gain r[n] = min(1, c/|x[n]|); m[n] = min of r over the last W = L+1 samples
-/// (a monotonic deque); e[n] = min(m[n], release-smoothed e[n-1]); h[n] = mean of e over
-/// the last W samples. Every e[j] averaged into h[n] covers sample n-L in its window, so
-/// h[n] <= r[n-L], and y[n] = x[n-L]·h[n] never exceeds c. Gain changes are spread over
-/// the look-ahead (attack) and the release time (no pumping on isolated peaks). A final
-/// clamp catches float rounding only.
+/// With a[n] = 1 - min(1, c/|x[n]|) (the reduction sample n needs) and L the look-ahead:
+/// A[n] = max of a over a window that contains [n-L, n]; the reduction depth
+/// d[n] = max(A[n], q·d[n-1]) releases exponentially (q = e^(-1/release)); the gain
+/// h[n] = 1 - mean of d over [n-L, n]; y[n] = x[n-L]·h[n]. Every d[j] averaged into h[n]
+/// has j-L <= n-L <= j, so d[j] >= a[n-L] and h[n] <= min(1, c/|x[n-L]|): the output never
+/// exceeds c. Gain changes are spread over the look-ahead (attack) and the release time, so
+/// isolated peaks do not pump. A final clamp catches rounding only.
+///
+/// A's window: the running maximum since the start of the current 8-sample block of the
+/// absolute sample index, and the maxima of the ceil(L/8) blocks before it (a superset of
+/// [n-L, n], with no per-sample deque). The window sum of d is kept in fixed point as
+/// integer-valued Floats below 2^24, so it is exact and never drifts. Every quantity is a
+/// function of the samples so far, so any split of the input gives identical output; the
+/// idle fast path (nothing to reduce anywhere in the window) produces the same samples.
 struct LookAheadLimiter {
     let lookahead: Int
     let window: Int
     let ceiling: Float
-    let releaseCoefficient: Double
     let channels: Int
-    let delay: UnsafeMutablePointer<Float>
+    /// Release factor per sample.
+    let q: Float
+    /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
+    let scale: Float
+    let gainPerUnit: Float
+    let delay: UnsafeMutablePointer<Float>  // channels × lookahead
     var delayPosition = 0
-    let history: UnsafeMutablePointer<Double>
-    var historyPosition = 0
-    var sum: Double
-    var envelope = 1.0
-    var onesRun: Int
-    let dequeIndex: UnsafeMutablePointer<Int64>
-    let dequeValue: UnsafeMutablePointer<Double>
-    let dequeCapacity: Int
-    var dequeHead = 0
-    var dequeCount = 0
-    var n: Int64 = 0
+    let units: UnsafeMutablePointer<Float>  // window entries of round(d·scale)
+    var unitsPosition = 0
+    let blockCount: Int  // ceil(L/8)
+    let blockMax: UnsafeMutablePointer<Float>
+    var blockPosition = 0
+    /// Sample index within the current 8-block, and the running maximum of a in it.
+    var lane = 0
+    var run: Float = 0
+    /// Maximum of a over the blocks before the current one (within the window).
+    var olderMax: Float = 0
+    var depth: Float = 0
+    var sum: Float = 0
+    /// Consecutive samples whose units were 0 (the window is clear once >= window).
+    var zeroRun: Int
 
     init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
         self.lookahead = lookahead
         self.window = lookahead + 1
         self.ceiling = ceiling
-        self.releaseCoefficient = 1 - exp2Double(-1.4426950408889634 / max(1, releaseSamples))
         self.channels = channels
+        q = Float(exp2Double(-1.4426950408889634 / max(1, releaseSamples)))
+        var sc = 1.0
+        while Double(window + 8) * sc * 2 <= 16_777_216 { sc *= 2 }
+        scale = Float(sc)
+        gainPerUnit = Float(1 / (sc * Double(window)))
         delay = .allocate(capacity: lookahead * channels)
         delay.initialize(repeating: 0, count: lookahead * channels)
-        history = .allocate(capacity: window)
-        history.initialize(repeating: 1, count: window)
-        sum = Double(window)
-        onesRun = window
-        dequeCapacity = window + 1
-        dequeIndex = .allocate(capacity: dequeCapacity)
-        dequeValue = .allocate(capacity: dequeCapacity)
-        dequeIndex[0] = -1
-        dequeValue[0] = 1
-        dequeCount = 1
+        units = .allocate(capacity: window)
+        units.initialize(repeating: 0, count: window)
+        blockCount = (lookahead + 7) / 8
+        blockMax = .allocate(capacity: blockCount)
+        blockMax.initialize(repeating: 0, count: blockCount)
+        zeroRun = window
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
     /// state lives in locals/registers without per-access exclusivity checks).
     func deallocate() {
         delay.deallocate()
-        history.deallocate()
-        dequeIndex.deallocate()
-        dequeValue.deallocate()
+        units.deallocate()
+        blockMax.deallocate()
     }
 
     mutating func copyState(from o: LookAheadLimiter) {
         delay.update(from: o.delay, count: lookahead * channels)
         delayPosition = o.delayPosition
-        history.update(from: o.history, count: window)
-        historyPosition = o.historyPosition
+        units.update(from: o.units, count: window)
+        unitsPosition = o.unitsPosition
+        blockMax.update(from: o.blockMax, count: blockCount)
+        blockPosition = o.blockPosition
+        lane = o.lane
+        run = o.run
+        olderMax = o.olderMax
+        depth = o.depth
         sum = o.sum
-        envelope = o.envelope
-        onesRun = o.onesRun
-        dequeIndex.update(from: o.dequeIndex, count: dequeCapacity)
-        dequeValue.update(from: o.dequeValue, count: dequeCapacity)
-        dequeHead = o.dequeHead
-        dequeCount = o.dequeCount
-        n = o.n
+        zeroRun = o.zeroRun
+    }
+
+    /// Largest |x[i]| over `count` samples (8 lanes at a time).
+    @inline(__always)
+    func peakOf(_ x: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
+        var m = SIMD8<Float>.zero
+        var i = 0
+        let raw = UnsafeRawPointer(x)
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            // |v| by clearing the sign bit; a compare-select instead of the generic pointwiseMax.
+            let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+            m.replace(with: a, where: a .> m)
+            i += 8
+        }
+        let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
+        var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
+        while i < count {
+            peak = max(peak, abs(x[i]))
+            i += 1
+        }
+        return peak
+    }
+
+    /// x[i] ⇄ line[(delayPosition + i) mod lookahead] for i < count (count <= lookahead is
+    /// not required): outputs the delayed samples and stores the new ones, in block copies.
+    @inline(__always)
+    func swapThroughDelay(_ x: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>, _ count: Int) {
+        var done = 0
+        var p = delayPosition
+        while done < count {
+            let run = min(count - done, lookahead - p)
+            let a = x + done
+            let b = line + p
+            var k = 0
+            while k + 8 <= run {
+                let ra = UnsafeMutableRawPointer(a + k), rb = UnsafeMutableRawPointer(b + k)
+                let va = ra.loadUnaligned(as: SIMD8<Float>.self)
+                let vb = rb.loadUnaligned(as: SIMD8<Float>.self)
+                ra.storeBytes(of: vb, as: SIMD8<Float>.self)
+                rb.storeBytes(of: va, as: SIMD8<Float>.self)
+                k += 8
+            }
+            while k < run {
+                let t = a[k]
+                a[k] = b[k]
+                b[k] = t
+                k += 1
+            }
+            done += run
+            p = p + run == lookahead ? 0 : p + run
+        }
     }
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
@@ -254,86 +509,104 @@ struct LookAheadLimiter {
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
         let c = ceiling
         let stereo = channels == 2
-        var start = 0
-        while start < count {
-            let length = min(count - start, 64)
-            // Fast path: nothing in the window needs gain reduction and nothing new does.
-            // It performs exactly the slow path's state changes, so splits don't matter.
-            let idle = onesRun >= window ? (dequeCount == 1 ? dequeValue[dequeHead] == 1 : false) : false
-            if idle {
-                var peak: Float = 0
-                for i in start..<(start + length) {
-                    peak = max(peak, abs(x0[i]))
-                    if stereo { peak = max(peak, abs(x1[i])) }
-                }
+        var i = 0
+        while i < count {
+            // Idle: at a block start with nothing to reduce in the window. Whole blocks whose
+            // samples are all under the ceiling pass through delayed (gain exactly 1, and every
+            // state variable stays as the per-sample path would leave it).
+            if lane == 0 && olderMax == 0 && depth == 0 && zeroRun >= window && count - i >= 8 {
+                let length = Swift.min(count - i, 64) & ~7
+                let peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
                 if peak <= c {
-                    for i in start..<(start + length) {
-                        let p = delayPosition
-                        let y0 = delay[p]
-                        delay[p] = x0[i]
-                        x0[i] = y0
-                        if stereo {
-                            let y1 = delay[lookahead + p]
-                            delay[lookahead + p] = x1[i]
-                            x1[i] = y1
-                        }
-                        delayPosition = p + 1 == lookahead ? 0 : p + 1
-                    }
-                    historyPosition = (historyPosition + length) % window
-                    onesRun += length
-                    n += Int64(length)
-                    dequeIndex[dequeHead] = n - 1
-                    start += length
+                    swapThroughDelay(x0 + i, delay, length)
+                    if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
+                    delayPosition = (delayPosition + length) % lookahead
+                    unitsPosition = (unitsPosition + length) % window  // the ring holds zeros
+                    blockPosition = (blockPosition + length / 8) % blockCount  // blocks of zeros
+                    zeroRun &+= length
+                    i += length
                     continue
                 }
             }
-            for i in start..<(start + length) {
-                slowSample(x0 + i, stereo ? x1 + i : nil)
+            let first = i
+            let stop = Swift.min(count, i + (8 - lane))
+            var r = run, d = depth, s = sum, z = zeroRun
+            var dp = delayPosition, up = unitsPosition
+            let older = olderMax, qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
+            while i < stop {
+                let v0 = x0[i]
+                let v1 = stereo ? x1[i] : v0
+                let p = Swift.max(abs(v0), abs(v1))
+                // Required reduction (the division only matters above the ceiling).
+                let a: Float = p > c ? 1 - c / p : 0
+                r = a > r ? a : r
+                let am = older > r ? older : r
+                let decayed = d * qq
+                d = am > decayed ? am : decayed
+                let u = (d * sc + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
+                let old = units[up]
+                units[up] = u
+                up = up + 1 == W ? 0 : up + 1
+                s += u - old  // exact: integers below 2^24
+                z = u == 0 ? z &+ 1 : 0
+                let h = 1 - s * g
+                let late0 = delay[dp]
+                delay[dp] = v0
+                x0[i] = Swift.min(c, Swift.max(-c, late0 * h))
+                if stereo {
+                    let late1 = delay[L + dp]
+                    delay[L + dp] = v1
+                    x1[i] = Swift.min(c, Swift.max(-c, late1 * h))
+                }
+                dp = dp + 1 == L ? 0 : dp + 1
+                i += 1
             }
-            start += length
+            lane += stop - first
+            if lane == 8 {
+                lane = 0
+                blockMax[blockPosition] = r
+                blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
+                var m: Float = 0
+                for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
+                olderMax = m
+                r = 0
+                // Back to exact zero on the block grid (no denormals; lets the idle path resume).
+                // A sample over c leaves d >= 6e-8, which takes far longer than L to decay below
+                // 1e-9, so when d is 0 nothing in the delay line is over c (the idle path's copy
+                // needs no clamp).
+                if d < 1e-9 { d = 0 }
+            }
+            depth = d
+            sum = s
+            zeroRun = z
+            delayPosition = dp
+            unitsPosition = up
+            run = r
         }
     }
+}
 
-    @inline(__always)
-    mutating func slowSample(_ p0: UnsafeMutablePointer<Float>, _ p1: UnsafeMutablePointer<Float>?) {
-        let c = ceiling
-        let v0 = p0.pointee
-        let v1 = p1?.pointee ?? 0
-        let peak = max(abs(v0), abs(v1))
-        let r = peak > c ? Double(c) / Double(peak) : 1
-        // Sliding minimum over the last W samples.
-        while dequeCount > 0 {
-            let back = (dequeHead + dequeCount - 1) % dequeCapacity
-            if dequeValue[back] >= r { dequeCount -= 1 } else { break }
-        }
-        let slot = (dequeHead + dequeCount) % dequeCapacity
-        dequeIndex[slot] = n
-        dequeValue[slot] = r
-        dequeCount += 1
-        while dequeIndex[dequeHead] <= n - Int64(window) {
-            dequeHead = (dequeHead + 1) % dequeCapacity
-            dequeCount -= 1
-        }
-        let m = dequeValue[dequeHead]
-        var recovered = envelope + (1 - envelope) * releaseCoefficient
-        if recovered > 1 - 1e-9 { recovered = 1 }
-        envelope = min(m, recovered)
-        let old = history[historyPosition]
-        history[historyPosition] = envelope
-        historyPosition = historyPosition + 1 == window ? 0 : historyPosition + 1
-        if envelope == 1 { onesRun += 1 } else { onesRun = 0 }
-        if onesRun >= window { sum = Double(window) } else { sum += envelope - old }
-        let h = Float(sum / Double(window))
-        let p = delayPosition
-        let y0 = delay[p] * h
-        delay[p] = v0
-        p0.pointee = min(c, max(-c, y0))
-        if let p1 {
-            let y1 = delay[lookahead + p] * h
-            delay[lookahead + p] = v1
-            p1.pointee = min(c, max(-c, y1))
-        }
-        delayPosition = p + 1 == lookahead ? 0 : p + 1
-        n += 1
+@inline(__always)
+func abs8(_ v: SIMD8<Float>) -> SIMD8<Float> {
+    unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+}
+
+@inline(__always)
+func pointwiseMax8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: b .> a)
+}
+
+@inline(__always)
+func pointwiseMin8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: b .< a)
+}
+
+/// Lanes moved up by `k` (lane j gets lane j-k; the lowest k lanes get 0).
+@inline(__always)
+func shiftUp(_ v: SIMD8<Float>, _ k: Int) -> SIMD8<Float> {
+    switch k {
+    case 1: return SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+    case 2: return SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
+    default: return SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
     }
 }

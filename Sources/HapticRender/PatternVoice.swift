@@ -125,6 +125,10 @@ struct ActiveEvent {
     var attack: Double
     var decay: Double
     var release: Double
+    /// 1/attack, 1/decay, 1/release (the envelope multiplies; scalar and 8-lane code agree).
+    var invAttack: Double = 1
+    var invDecay: Double = 1
+    var invRelease: Double = 1
     /// EventDuration in pattern samples (infinity when absent).
     var end: Double
     var sustained: Bool
@@ -162,6 +166,20 @@ enum FadeMode {
     case seekingOut
     case seekingIn
 }
+
+/// Runs the voice's vector kernels once per process on scratch memory (a global's one-time
+/// initialisation, reached only from `VoiceState.init`, off the render thread): in
+/// unoptimised builds their first use instantiates generic type metadata, which allocates.
+let voiceKernelsWarmedUp: Void = {
+    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 32)
+    scratch.initialize(repeating: 0, count: 32)
+    addOscillator(scratch, scratch + 16, 0, 0, 16, 0, 0, 0.01)
+    let k = (SIMD8<Double>(repeating: 3) + SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)) + 0.5
+    let whole = (k + 6.755399441055744e15) - 6.755399441055744e15
+    let s = sin2piVector(SIMD8<Float>(k - whole.replacing(with: whole - 1, where: whole .> k)))
+    scratch.update(repeating: s[0], count: 1)
+    scratch.deallocate()
+}()
 
 /// Per-voice mutable state. All buffers are allocated in `init` and freed in `deinit`.
 final class VoiceState {
@@ -210,6 +228,10 @@ final class VoiceState {
     let controls: UnsafeMutablePointer<Float>
     /// Whether a control's chunk values are all equal (enables the constant fast paths).
     let controlConstant: UnsafeMutablePointer<Bool>
+    /// amplitude(level · intensity) per sample of the current chunk for `amplitudeRowLevel`
+    /// (NaN: not computed for this chunk).
+    let amplitudeRowValues: UnsafeMutablePointer<Float>
+    var amplitudeRowLevel: Float = .nan
     /// Smooth-knot cursors per control and the pattern position they were last used at.
     let knotCursor: UnsafeMutablePointer<Int>
 
@@ -251,6 +273,8 @@ final class VoiceState {
         left = .allocate(capacity: c)
         right = .allocate(capacity: c)
         controls = .allocate(capacity: c * voiceControlCount)
+        amplitudeRowValues = .allocate(capacity: c)
+        amplitudeRowValues.initialize(repeating: 0, count: c)
         controls.initialize(repeating: 0, count: c * voiceControlCount)
         controlConstant = .allocate(capacity: voiceControlCount)
         controlConstant.initialize(repeating: true, count: voiceControlCount)
@@ -266,6 +290,7 @@ final class VoiceState {
         }
         liveStart.initialize(repeating: 0, count: voiceControlCount)
         liveRamp.initialize(repeating: 0, count: voiceControlCount)
+        _ = voiceKernelsWarmedUp
     }
 
     deinit {
@@ -274,6 +299,7 @@ final class VoiceState {
         left.deallocate()
         right.deallocate()
         controls.deallocate()
+        amplitudeRowValues.deallocate()
         controlConstant.deallocate()
         knotCursor.deallocate()
         liveFrom.deallocate()
@@ -511,6 +537,9 @@ final class VoiceState {
             a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(base, onset: e.onset, n: n))
             a.decay = fs * envelopeSeconds(decayMin, decayLog, e.decay + controlAtOnset(base + 1, onset: e.onset, n: n))
             a.release = fs * envelopeSeconds(releaseMin, releaseLog, e.release + controlAtOnset(base + 2, onset: e.onset, n: n))
+            a.invAttack = 1 / a.attack
+            a.invDecay = 1 / a.decay
+            a.invRelease = 1 / a.release
             if e.duration == nil { a.end = 0 }
             a.inc = -1  // forces anchoring at the first sample
             let endOfSound = a.sustained ? a.end + a.release : Swift.min(a.attack + a.decay, a.end + a.release)
@@ -591,6 +620,7 @@ final class VoiceState {
         haptic.update(repeating: 0, count: count)
         fillControl(0, n0, count)
         fillControl(1, n0, count)
+        amplitudeRowLevel = .nan
         if hasAudio {
             left.update(repeating: 0, count: count)
             right.update(repeating: 0, count: count)
@@ -684,13 +714,54 @@ final class VoiceState {
             let count0 = span.count
             // Clock values in locals: class properties would be access-checked on every sample.
             let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
-            for k in 0..<count {
-                let n = n0 &+ Int64(k)
-                let p = (ua + Double(n &- na) * r) - po
+            if !liveSettled {
+                for k in 0..<count {
+                    let n = n0 &+ Int64(k)
+                    let p = (ua + Double(n &- na) * r) - po
+                    while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
+                    let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
+                    let live = liveValue(id, at: n)
+                    out[k] = Float(multiply ? value * live : value + live)
+                }
+                controlConstant[id] = false
+                knotCursor[id] = c
+                return
+            }
+            // Same per-sample values as above, a knot segment at a time: the segment's end is
+            // found once (estimate, then checked with the exact formula), and the loop over the
+            // segment is straight-line. Double(n - na) == d0 + Double(k) exactly (integers < 2^53).
+            let d0 = Double(n0 &- na)
+            var k = 0
+            while k < count {
+                let p = (ua + (d0 + Double(k)) * r) - po
                 while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
-                let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
-                let live = liveSettled ? settledLive : liveValue(id, at: n)
-                out[k] = Float(multiply ? value * live : value + live)
+                var kEnd = count
+                if c + 1 < count0 {
+                    let next = knots[c + 1].time
+                    let estimate = (next - p) / r
+                    kEnd = estimate < Double(count - k) ? k + Swift.max(1, Int(estimate)) : count
+                    while kEnd > k + 1 && (ua + (d0 + Double(kEnd - 1)) * r) - po >= next { kEnd -= 1 }
+                    while kEnd < count && (ua + (d0 + Double(kEnd)) * r) - po < next { kEnd += 1 }
+                }
+                if c < 0 {
+                    let v = knots[0].value
+                    let f = Float(multiply ? v * settledLive : v + settledLive)
+                    for q in k..<kEnd { out[q] = f }
+                } else {
+                    let kv = knots[c].value, kt = knots[c].time, ks = knots[c].slope
+                    if multiply {
+                        for q in k..<kEnd {
+                            let pq = (ua + (d0 + Double(q)) * r) - po
+                            out[q] = Float((kv + (pq - kt) * ks) * settledLive)
+                        }
+                    } else {
+                        for q in k..<kEnd {
+                            let pq = (ua + (d0 + Double(q)) * r) - po
+                            out[q] = Float((kv + (pq - kt) * ks) + settledLive)
+                        }
+                    }
+                }
+                k = kEnd
             }
             controlConstant[id] = false
         }
@@ -707,6 +778,19 @@ final class VoiceState {
         let invL = a.invLength
         let hann = windowIsHann
         var j = from
+        // 8 samples at a time; each lane computes exactly the per-sample formula below.
+        let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+        while j + 8 <= to {
+            let k = (SIMD8<Double>(repeating: Double(firstK &+ Int64(j - from))) + lanes) + 0.5
+            let w0 = sin2piVector(SIMD8<Float>(k * invL * 0.5))
+            let w = hann ? w0 * w0 : w0
+            let x = k * inc
+            let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
+            let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
+            let o = UnsafeMutableRawPointer(haptic + j)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp * w * s, as: SIMD8<Float>.self)
+            j += 8
+        }
         while j < to {
             // Sample centres: the burst occupies [start, start + length) and is ~0 at both ends.
             let k = Double(firstK &+ Int64(j - from)) + 0.5
@@ -722,9 +806,9 @@ final class VoiceState {
     /// Envelope gain at τ pattern samples after the onset; also whether the event is over.
     @inline(__always)
     func envelope(_ a: ActiveEvent, _ tau: Double) -> Float {
-        var g = tau < a.attack ? Swift.max(0, tau / a.attack) : 1
-        if !a.sustained && tau > a.attack { g *= Swift.max(0, 1 - (tau - a.attack) / a.decay) }
-        if tau > a.end { g *= Swift.max(0, 1 - (tau - a.end) / a.release) }
+        var g = tau < a.attack ? Swift.max(0, tau * a.invAttack) : 1
+        if !a.sustained && tau > a.attack { g *= Swift.max(0, 1 - (tau - a.attack) * a.invDecay) }
+        if tau > a.end { g *= Swift.max(0, 1 - (tau - a.end) * a.invRelease) }
         return Float(g)
     }
 
@@ -762,34 +846,43 @@ final class VoiceState {
             let tauFirst = unwrapped(at: n0 &+ Int64(from)) - a.onsetU
             let tauLast = unwrapped(at: n0 &+ Int64(count - 1)) - a.onsetU
             if a.sustained ? (tauFirst >= a.attack ? tauLast <= a.end : false) : false {
-                let anchor = a.phaseAnchor
-                let base = a.anchorSample
-                let inc = a.inc
-                let out = haptic
-                if intensityConstant {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        out[j] += amp * sin2pi(Float(phase))
-                    }
-                } else if flat.amplitudeTable.isEmpty {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        let g = Swift.min(1, Swift.max(0, level * intensity[j]))
-                        out[j] += g * sin2pi(Float(phase))
-                    }
-                } else {
-                    for j in from..<count {
-                        let phase = phaseFraction(anchor + Double(n0 &+ Int64(j) &- base) * inc)
-                        out[j] += amplitude(intensity: level * intensity[j]) * sin2pi(Float(phase))
-                    }
-                }
+                addOscillator(haptic, amplitudeRow(level, count), n0, from, count, a.phaseAnchor, a.anchorSample, a.inc)
                 return
             }
         }
         let ua = uAnchor, na = nAnchor, r = rate
+        let row = sharpConstant ? amplitudeRow(level, count) : amplitudeRowValues
         var j = from
         while j < count {
             let n = n0 &+ Int64(j)
+            // A whole grid block at a constant frequency: the same per-sample formulas on
+            // 8 lanes (envelope in double, amplitude from the shared row).
+            if sharpConstant ? ((n & 7) == 0 ? count - j >= 8 : false) : false {
+                let a = slot.pointee
+                let lastTau = (ua + Double(n &+ 7 &- na) * r) - a.onsetU
+                if !continuousIsOver(a, lastTau) {
+                    let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+                    let tau = (SIMD8(repeating: ua) + (SIMD8(repeating: Double(n &- na)) + lanes) * r) - a.onsetU
+                    var g = SIMD8<Double>(repeating: 1)
+                    var rise = tau * a.invAttack
+                    rise.replace(with: 0, where: rise .< 0)
+                    g.replace(with: rise, where: tau .< a.attack)
+                    if !a.sustained {
+                        var fall = 1 - (tau - a.attack) * a.invDecay
+                        fall.replace(with: 0, where: fall .< 0)
+                        g.replace(with: g * fall, where: tau .> a.attack)
+                    }
+                    var release = 1 - (tau - a.end) * a.invRelease
+                    release.replace(with: 0, where: release .< 0)
+                    g.replace(with: g * release, where: tau .> a.end)
+                    let v = sin2piVector(gridPhases(a.phaseAnchor, a.anchorSample, a.inc, n))
+                    let amps = UnsafeRawPointer(row + j).loadUnaligned(as: SIMD8<Float>.self)
+                    let o = UnsafeMutableRawPointer(haptic + j)
+                    o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amps * SIMD8<Float>(g) * v, as: SIMD8<Float>.self)
+                    j += 8
+                    continue
+                }
+            }
             if !sharpConstant {
                 reanchor(slot, n, frequency(sharpness: colour + Double(sharpness[j])) / fs)
             }
@@ -800,10 +893,27 @@ final class VoiceState {
                 slot.pointee.done = true
                 return
             }
-            let phase = fractionalPart(a.phaseAnchor + Double(n &- a.anchorSample) * a.inc)
-            haptic[j] += amp * envelope(a, tau) * sin2pi(Float(phase))
+            let phase = gridPhase(a.phaseAnchor, a.anchorSample, a.inc, n)
+            haptic[j] += amp * envelope(a, tau) * sin2pi(phase)
             j += 1
         }
+    }
+
+    /// amplitude(level · intensity[j]) for the chunk, shared by every event with the same
+    /// level (a thousand voices at one level compute it once per chunk).
+    @inline(__always)
+    func amplitudeRow(_ level: Float, _ count: Int) -> UnsafeMutablePointer<Float> {
+        if !(amplitudeRowLevel == level) {
+            let intensity = controls
+            let row = amplitudeRowValues
+            if flat.amplitudeTable.isEmpty {
+                for j in 0..<count { row[j] = Swift.min(1, Swift.max(0, level * intensity[j])) }
+            } else {
+                for j in 0..<count { row[j] = amplitude(intensity: level * intensity[j]) }
+            }
+            amplitudeRowLevel = level
+        }
+        return amplitudeRowValues
     }
 
     @inline(__always)
@@ -928,15 +1038,15 @@ extension ControlTimeline {
 }
 
 
-/// sin(2πx) for x in [0, 1] (a phase in cycles). Odd Taylor polynomial on the
-/// quarter wave; absolute error below 1e-7, exact zeros at 0, ½ and 1.
+/// sin(2πx) for x in [0, 1] (a phase in cycles); absolute error below 3e-7, exact zeros at
+/// 0, ½ and 1. Branch- and select-free so that the 8-lane version is cheap on plain SSE2:
+/// sin(2πx) = cos(2πw) with w = x - ¼ reduced to [-½, ½], = sin(π/2 · (1 - 4|w|)), and the
+/// argument of that sine lies in [-π/2, π/2], where an odd Taylor polynomial is accurate.
 @inline(__always)
 func sin2pi(_ x: Float) -> Float {
-    // sin(2πx) = -sin(2πt) with t = x - ½ in [-½, ½]; fold |t| > ¼ onto the quarter wave.
-    let t0 = x - 0.5
-    let half: Float = t0 < 0 ? -0.5 : 0.5
-    let t = abs(t0) > 0.25 ? half - t0 : t0
-    let y = t * (2 * Float.pi)
+    let u = x - 0.25
+    let w = u - ((u + 12_582_912) - 12_582_912)  // u minus the nearest integer (1.5·2^23 trick)
+    let y = (1 - 4 * abs(w)) * (Float.pi / 2)
     let y2 = y * y
     var p: Float = -2.5052108e-8
     p = p * y2 + 2.7557319e-6
@@ -944,7 +1054,77 @@ func sin2pi(_ x: Float) -> Float {
     p = p * y2 + 8.3333333e-3
     p = p * y2 - 1.6666667e-1
     p = p * y2 + 1
-    return -(y * p)
+    return y * p
+}
+
+/// The phase (in cycles, [0, 1)) of a continuous oscillator at output sample n >= 0.
+///
+/// Evaluated on a grid of 8 samples fixed to the absolute sample index: the phase at the grid
+/// point g = n rounded down to a multiple of 8 in double precision from the anchor (exact over
+/// any length), then n - g increments in Float. The value depends on n only, never on how
+/// the samples were split into blocks, and `gridPhases` computes the same values 8 at a time.
+@inline(__always)
+func gridPhase(_ anchor: Double, _ base: Int64, _ inc: Double, _ n: Int64) -> Float {
+    let g = n & ~7
+    let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
+    let x = pg + Float(n &- g) * Float(inc)
+    return x >= 1 ? x - 1 : x
+}
+
+/// `gridPhase` for the 8 samples g ..< g + 8 (g a multiple of 8); identical values.
+@inline(__always)
+func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> SIMD8<Float> {
+    let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
+    let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+    var x = SIMD8<Float>(repeating: pg) + lanes * Float(inc)
+    x.replace(with: x - 1, where: x .>= 1)
+    return x
+}
+
+/// `sin2pi` on 8 lanes: the same operations in the same order, so identical values.
+@inline(__always)
+func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let u = x - 0.25
+    let w = u - ((u + 12_582_912) - 12_582_912)
+    let magnitude = unsafeBitCast(unsafeBitCast(w, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+    let y = (1 - 4 * magnitude) * (Float.pi / 2)
+    let y2 = y * y
+    var p = SIMD8<Float>(repeating: -2.5052108e-8)
+    p = p * y2 + 2.7557319e-6
+    p = p * y2 - 1.9841270e-4
+    p = p * y2 + 8.3333333e-3
+    p = p * y2 - 1.6666667e-1
+    p = p * y2 + 1
+    return y * p
+}
+
+/// out[j] += amp[j] · sin(2π·gridPhase(n0 + j)) for j in from ..< count, 8 grid-aligned
+/// samples at a time (the partial grid blocks at either end take the same lanes one by one).
+@inline(__always)
+func addOscillator(
+    _ out: UnsafeMutablePointer<Float>, _ amp: UnsafeMutablePointer<Float>, _ n0: Int64, _ from: Int, _ count: Int,
+    _ anchor: Double, _ base: Int64, _ inc: Double
+) {
+    var n = n0 &+ Int64(from)
+    let end = n0 &+ Int64(count)
+    while n < end {
+        let g = n & ~7
+        let v = sin2piVector(gridPhases(anchor, base, inc, g))
+        if n == g && end &- g >= 8 {
+            let j = Int(g &- n0)
+            let o = UnsafeMutableRawPointer(out + j)
+            let a = UnsafeRawPointer(amp + j).loadUnaligned(as: SIMD8<Float>.self)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + a * v, as: SIMD8<Float>.self)
+            n = g &+ 8
+        } else {
+            let stop = Swift.min(end, g &+ 8)
+            while n < stop {
+                let j = Int(n &- n0)
+                out[j] += amp[j] * v[Int(n &- g)]
+                n &+= 1
+            }
+        }
+    }
 }
 
 /// The fractional part of `x` (in [0, 1)), without libm.

@@ -25,4 +25,76 @@ struct KernelTests {
         }
         #expect(abs(decibelsToGain(-6) - 0.501187233627) < 1e-12)
     }
+
+    /// Loud bursts (limiting) separated by quiet stretches long enough for the idle path.
+    static func bursts(_ n: Int, seed: UInt64) -> [Float] {
+        var g = SeededRandom(seed: seed)
+        return (0..<n).map { i in Float.random(in: -1...1, using: &g) * ((i / 1_000) % 8 == 0 ? 3 : 0.5) }
+    }
+
+    @Test func limiterIsSplitIndependentAndNeverExceedsTheCeiling() {
+        let n = 40_000
+        let left = Self.bursts(n, seed: 11), right = Self.bursts(n, seed: 12)
+        func run(_ blocks: [Int], channels: Int) -> ([Float], [Float]) {
+            var limiter = LookAheadLimiter(lookahead: 48, ceiling: 0.9, releaseSamples: 100, channels: channels)
+            defer { limiter.deallocate() }
+            var l = left, r = channels == 2 ? right : left
+            l.withUnsafeMutableBufferPointer { lb in
+                r.withUnsafeMutableBufferPointer { rb in
+                    var i = 0, k = 0
+                    while i < n {
+                        let length = min(blocks[k % blocks.count], n - i)
+                        let second = channels == 2 ? rb.baseAddress! + i : lb.baseAddress! + i
+                        limiter.process(lb.baseAddress! + i, second, length)
+                        i += length
+                        k += 1
+                    }
+                }
+            }
+            return (l, r)
+        }
+        for channels in [1, 2] {
+            let whole = run([n], channels: channels)
+            #expect(whole.0.allSatisfy { abs($0) <= 0.9 }, "channels \(channels)")
+            if channels == 2 { #expect(whole.1.allSatisfy { abs($0) <= 0.9 }) }
+            // Quiet stretches pass unchanged (delayed by the look-ahead) once the gain has recovered.
+            #expect(whole.0[7_000 + 48] == left[7_000])
+            for blocks in [[1], [7], [3, 64, 5], [513]] {
+                let split = run(blocks, channels: channels)
+                #expect(split.0 == whole.0 && split.1 == whole.1, "channels \(channels) blocks \(blocks)")
+            }
+        }
+    }
+
+    @Test func blockHighPassIsTheBiquadCascadeAndSplitIndependent() {
+        let n = 20_000
+        let x = Self.bursts(n, seed: 5)
+        for qs in [[0.7071067811865476], [0.5411961001461970, 1.3065629648763766]] {
+            let sections = qs.map { Biquad.highPass(cutoff: 30, q: $0, sampleRate: 48_000) }
+            // The reference: the cascade one sample at a time in double precision.
+            var reference = x
+            reference.withUnsafeMutableBufferPointer { b in
+                for var section in sections { section.process(b.baseAddress!, n) }
+            }
+            func run(_ blocks: [Int]) -> [Float] {
+                var filter = BlockHighPass(sections: sections)
+                defer { filter.deallocate() }
+                var y = x
+                y.withUnsafeMutableBufferPointer { b in
+                    var i = 0, k = 0
+                    while i < n {
+                        let length = min(blocks[k % blocks.count], n - i)
+                        filter.process(b.baseAddress! + i, length)
+                        i += length
+                        k += 1
+                    }
+                }
+                return y
+            }
+            let whole = run([n])
+            let error = zip(whole, reference).map { abs($0 - $1) }.max()!
+            #expect(error < 1e-5, "order \(2 * qs.count): max difference \(error)")
+            for blocks in [[1], [7], [3, 64, 5], [513]] { #expect(run(blocks) == whole, "blocks \(blocks)") }
+        }
+    }
 }

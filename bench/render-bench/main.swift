@@ -13,14 +13,22 @@ let rate = 48_000.0
 var heartbeatPath: String? = nil
 var corpusDir = "../shared/corpus/ahap"
 var runs = 9
+var only: Set<String> = []  // --only heartbeat,warmth,stress1000 (default: all)
+var skipSox = false  // --no-sox
+nonisolated(unsafe) var useWall = false  // --wall (set once while parsing arguments): wall-clock instead of thread CPU time
+var onlyProfiles: Set<String> = []  // --profiles bass-shaker,lra (default: all)
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
     case "--heartbeat": heartbeatPath = args.popFirst()
     case "--corpus": corpusDir = args.popFirst() ?? corpusDir
     case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
+    case "--no-sox": skipSox = true
+    case "--wall": useWall = true
+    case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--profiles": onlyProfiles = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     default:
-        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N]\n".data(using: .utf8)!)
+        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox] [--wall]\n".data(using: .utf8)!)
         exit(2)
     }
 }
@@ -60,6 +68,19 @@ func stressPattern() -> AHAPPattern {
 
 func median(_ x: [Double]) -> Double { let s = x.sorted(); return s[s.count / 2] }
 
+/// This thread's CPU time: the machine is shared (other builds run), and CPU time measures
+/// what one core spends on the render whatever else is runnable. (`--wall` for wall time.)
+struct ThreadCPUClock {
+    var wall = false
+    var now: Double {
+        var ts = timespec()
+        clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+}
+
+func seconds(_ d: Double) -> Double { d }
+
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
@@ -70,12 +91,14 @@ struct Figure {
     var audioSeconds: Double
     var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave)
     var voiceOnly: [Double]
+    var stageOnly: [Double]  // OutputStage.process alone, on the voice's output
+    var setup: [Double]  // creating an OfflineRenderStream (voice + output stage + buffers)
 }
 
 /// Times a full offline render (voice + output stage) and the voice alone.
 func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile, runs: Int) -> Figure {
     let p = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
-    let clock = ContinuousClock()
+    let clock = ThreadCPUClock(wall: useWall)
     var chain: [Double] = []
     var voiceOnly: [Double] = []
     let frames = p.frameCount
@@ -84,7 +107,28 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     let l = UnsafeMutablePointer<Float>.allocate(capacity: block)
     let r = UnsafeMutablePointer<Float>.allocate(capacity: block)
     var sink: Float = 0
+    // The voice's output once, for timing the output stage alone.
+    let voiceOutput = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames))
+    voiceOutput.initialize(repeating: 0, count: max(1, frames))
+    do {
+        var voice = PatternVoice(pattern: p)
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            voice.render(into: MixBus(haptic: voiceOutput + done, audioLeft: l, audioRight: r, frames: n))
+            done += n
+        }
+    }
+    let stageOut = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    var stageOnly: [Double] = []
+    var setup: [Double] = []
+    var stageSetup: [Double] = []
     for run in 0..<(runs + 1) {
+        let ts0 = clock.now
+        let stream = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
+        let ts1 = clock.now
+        sink += Float(stream.totalFrames)
+        if run > 0 { setup.append(seconds(ts1 - ts0)) }
         let t0 = clock.now
         let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
         let t1 = clock.now
@@ -100,13 +144,35 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
             done += n
         }
         let t3 = clock.now
+        let t3b = clock.now
+        var stage = OutputStage(profile: profile, sampleRate: rate, layout: .hapticMono)
+        let t4 = clock.now
+        if run > 0 { stageSetup.append(t4 - t3b) }
+        done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            h.update(from: voiceOutput + done, count: n)
+            stage.process(MixBus(haptic: h, audioLeft: l, audioRight: r, frames: n), into: stageOut)
+            sink += stageOut[0]
+            done += n
+        }
+        let t5 = clock.now
         if run > 0 {  // the first run warms caches
             chain.append(seconds(t1 - t0))
             voiceOnly.append(seconds(t3 - t2))
+            stageOnly.append(seconds(t5 - t4))
         }
     }
     if sink.isNaN { print("") }
-    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly)
+    print(String(format: "    (%@/%@: OutputStage init median %.1f µs)", name as NSString, profile.name as NSString, median(stageSetup) * 1e6))
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
+}
+
+/// CPU time (user + system) of waited-for child processes so far.
+func childrenCPU() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6
 }
 
 func soxTime(seconds length: Double) -> [Double] {
@@ -117,11 +183,11 @@ func soxTime(seconds length: Double) -> [Double] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         p.arguments = ["-n", "-r", "48000", "-c", "1", out, "synth", String(format: "%.3f", length), "sine", "40"]
-        let t0 = clock.now
+        let t0 = clock.now, c0 = childrenCPU()
         do { try p.run() } catch { return [] }
         p.waitUntilExit()
-        let t1 = clock.now
-        if run > 0 { times.append(seconds(t1 - t0)) }
+        let t1 = clock.now, c1 = childrenCPU()
+        if run > 0 { times.append(useWall ? seconds(t1 - t0) : c1 - c0) }
     }
     try? FileManager.default.removeItem(atPath: out)
     return times
@@ -132,26 +198,31 @@ let warmthPath = corpusDir + "/imedboumalek__haptify__example_app__assets__hapti
 let warmth = load(warmthPath)
 let stress = stressPattern()
 
-print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build")
+print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build, \(useWall ? "wall-clock time" : "thread CPU time (sox: its CPU time)")")
 print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
 print("")
-print(String(format: "%-10@ %-12@ %8@  %14@ %20@   %14@ %20@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
-             "chain ×RT" as NSString, "(min..max)" as NSString, "voice ×RT" as NSString, "(min..max)" as NSString))
+print(String(format: "%-10@ %-12@ %8@  %10@ %-16@ %10@ %-16@ %10@ %-16@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
+             "chain ×RT" as NSString, " (min..max)" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
+             "stage ×RT" as NSString, " (min..max)" as NSString) + "  setup µs")
 var figures: [Figure] = []
-for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] {
-    for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] {
+for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
+    for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
         let f = measure(name, pattern, profile, runs: runs)
         figures.append(f)
         let c = f.chain.map { f.audioSeconds / $0 }, v = f.voiceOnly.map { f.audioSeconds / $0 }
-        print(String(format: "%-10@ %-12@ %8.2f  %14.0f %9.0f..%-10.0f   %14.0f %9.0f..%-10.0f",
+        let st = f.stageOnly.map { f.audioSeconds / $0 }
+        print(String(format: "%-10@ %-12@ %8.2f  %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f",
                      name as NSString, profile.name as NSString, f.audioSeconds,
-                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!))
+                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!)
+              + String(format: "  %8.1f", median(f.setup) * 1e6))
     }
 }
 print("")
-let warmthSeconds = figures.first { $0.name == "warmth" }!.audioSeconds
-let sox = soxTime(seconds: warmthSeconds)
-if sox.isEmpty {
+let warmthSeconds = figures.first { $0.name == "warmth" }?.audioSeconds ?? 0
+let sox = warmthSeconds > 0 && !skipSox ? soxTime(seconds: warmthSeconds) : []
+if warmthSeconds == 0 || skipSox {
+    print("sox: skipped")
+} else if sox.isEmpty {
     print("sox: not found at /usr/bin/sox")
 } else {
     let soxMedian = median(sox)
@@ -160,5 +231,47 @@ if sox.isEmpty {
     for f in figures where f.name == "warmth" {
         print(String(format: "  warmth/%@: hapticsynth chain median %.2f ms → %.1f× faster than sox (sox also writes the file)",
                      f.profile as NSString, median(f.chain) * 1e3, soxMedian / median(f.chain)))
+    }
+}
+
+// End to end: the CLI rendering the heartbeat to a WAV file (process start, parse, prepare,
+// render, write), wall-clock time. Target: under 100 ms.
+let cliPath = ".build/release/hapticsynth"
+let cliHeartbeat = heartbeatPath ?? "Haptics/heartbeat.ahap"
+if !FileManager.default.isExecutableFile(atPath: cliPath) {
+    print("hapticsynth render: skipped (\(cliPath) does not exist: swift build -c release --product hapticsynth)")
+} else if !FileManager.default.fileExists(atPath: cliHeartbeat) {
+    print("hapticsynth render: skipped (\(cliHeartbeat) does not exist)")
+} else {
+    let wall = ContinuousClock()
+    var times: [Double] = []
+    var failed = false
+    // posix_spawn + waitpid: Foundation's Process.waitUntilExit polls a run loop and adds
+    // tens of milliseconds that are not the CLI's.
+    let argv = [cliPath, "render", cliHeartbeat, "-o", "/tmp/hb.wav"]
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    for run in 0..<12 {
+        var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var pid: pid_t = 0
+        let t0 = wall.now
+        let rc = posix_spawn(&pid, cliPath, &actions, nil, &cargs, environ)
+        var status: Int32 = 0
+        if rc == 0 { waitpid(pid, &status, 0) }
+        let t1 = wall.now
+        for a in cargs { free(a) }
+        if rc != 0 || status != 0 {
+            failed = true
+            break
+        }
+        if run > 1 { times.append(seconds(t1 - t0)) }  // two warm-up runs (page cache)
+    }
+    posix_spawn_file_actions_destroy(&actions)
+    if failed || times.isEmpty {
+        print("hapticsynth render \(cliHeartbeat) -o /tmp/hb.wav: FAILED to run")
+    } else {
+        print(String(format: "hapticsynth render %@ -o /tmp/hb.wav (wall, %d runs): median %.1f ms (min %.1f, max %.1f); target < 100 ms",
+                     cliHeartbeat as NSString, times.count, median(times) * 1e3, times.min()! * 1e3, times.max()! * 1e3))
     }
 }

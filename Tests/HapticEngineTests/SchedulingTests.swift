@@ -1,0 +1,162 @@
+import Testing
+@testable import HapticEngine
+import HapticPattern
+import HapticRender
+
+/// Sample-accurate scheduling on the virtual device: the frame at which the render
+/// side applies a command is compared with the frame the device really played at
+/// the scheduled monotonic time.
+@Suite struct SchedulingTests {
+    func startFrames(_ engine: HapticEngine) -> [Int64] {
+        engine.core.appliedCommands().filter { $0.kind == .start }.map(\.frame).sorted()
+    }
+
+    @Test(arguments: [64, 100, 256, 1024])
+    func scheduledStartsLandOnTheirExactFrame(period: Int) throws {
+        let (engine, factory, clock) = makeManualEngine(period: period)
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let device = factory.first
+        let pattern = try preparedTransient(engine)
+        // Start on a frame boundary so that Δ·fs is the exact frame distance.
+        let boundary = Int(device.recordedFrame(playingAt: Double(clock.nanos))!) + 4_800
+        let base = device.playTimeNanos(ofRecordedFrame: boundary)! / 1e9
+        let deltas = [0, 0.0123, 0.05, 0.0500104, 0.2, 0.33333]
+        for delta in deltas {
+            try engine.makePlayer(with: pattern).start(atTime: base + delta)
+        }
+        renderUntil(engine) { Double(clock.nanos) / 1e9 > base + 0.5 }
+        let frames = startFrames(engine)
+        try #require(frames.count == deltas.count)
+        for (delta, frame) in zip(deltas, frames) {
+            let truth = device.recordedFrame(playingAt: (base + delta) * 1e9)!
+            #expect(frame == Int64(truth), "Δ=\(delta): applied at \(frame), device played that time at \(truth)")
+            #expect(frame - frames[0] == Int64((delta * 48_000).rounded()), "spacing for Δ=\(delta)")
+        }
+        #expect(engine.lateCommandCount == 0)
+    }
+
+    @Test(arguments: [64, 256, 1000])
+    func immediateStartLandsOnTheFirstFrameOfTheNextBlock(period: Int) throws {
+        let (engine, _, _) = makeManualEngine(period: period)
+        try engine.start()
+        for _ in 0..<7 { engine.renderOnePeriod() }
+        let player = try engine.makePlayer(with: preparedTransient(engine))
+        try player.start(atTime: 0)
+        let next = engine.core.nextFrame
+        engine.renderOnePeriod()
+        #expect(startFrames(engine) == [next])
+    }
+
+    @Test func xrunKeepsTheScheduleAlignedToTheClock() throws {
+        let (engine, factory, clock) = makeManualEngine(period: 256)
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let device = factory.first
+        let pattern = try preparedTransient(engine)
+        let now = clock.seconds
+        let times = [now + 0.3, now + 0.31, now + 0.5]
+        for t in times { try engine.makePlayer(with: pattern).start(atTime: t) }
+        // The render thread stalls for 100 ms: the 16 ms buffer runs dry.
+        clock.advance(bySeconds: 0.1)
+        renderUntil(engine) { clock.seconds > now + 0.7 }
+        #expect(engine.xrunCount == 1)
+        #expect(device.underrunCount == 1)
+        let frames = startFrames(engine)
+        try #require(frames.count == times.count)
+        for (t, frame) in zip(times, frames) {
+            let truth = device.recordedFrame(playingAt: t * 1e9)!
+            #expect(frame == Int64(truth), "after the xrun: applied at \(frame), played at \(truth)")
+        }
+        #expect(frames[1] - frames[0] == 480)
+    }
+
+    @Test func injectedXrunIsRecoveredCountedAndPlaybackContinues() throws {
+        let (engine, factory, _) = makeManualEngine(period: 128)
+        try engine.start()
+        for _ in 0..<10 { engine.renderOnePeriod() }
+        factory.first.inject(.xrun)
+        #expect(engine.renderOnePeriod() == .rendered)
+        #expect(engine.xrunCount == 1)
+        #expect(engine.state == .running)
+        let before = factory.first.framesWritten
+        for _ in 0..<10 { #expect(engine.renderOnePeriod() == .rendered) }
+        #expect(factory.first.framesWritten == before + 1280)
+    }
+
+    @Test func twoHundredPPMDriftDoesNotAccumulate() throws {
+        var options = VirtualOutputDevice.Options()
+        options.driftPPM = 200
+        options.recordCapacityFrames = 48_000 * 70
+        let (engine, factory, clock) = makeManualEngine(period: 256, options: options)
+        try engine.start()
+        let device = factory.first
+        let pattern = try preparedTransient(engine)
+        var scheduled: [Double] = []
+        // Over a minute, schedule an event every 5 s, 1 s ahead.
+        for k in 1...12 {
+            renderUntil(engine) { clock.seconds >= 5 + Double(k) * 5 }
+            let t = clock.seconds + 1.0 + 0.000_37 * Double(k)
+            scheduled.append(t)
+            try engine.makePlayer(with: pattern).start(atTime: t)
+        }
+        renderUntil(engine) { clock.seconds > scheduled.last! + 0.5 }
+        let frames = startFrames(engine)
+        try #require(frames.count == scheduled.count)
+        for (t, frame) in zip(scheduled, frames) {
+            let truth = Int64(device.recordedFrame(playingAt: t * 1e9)!)
+            #expect(abs(frame - truth) <= 1, "at \(t): applied \(frame), played \(truth)")
+        }
+        #expect(abs(engine.measuredRateRatio - 1.0002) < 5e-6)
+    }
+
+    @Test func jitteryTimestampsStillPlaceEventsWithinAFewFrames() throws {
+        var options = VirtualOutputDevice.Options()
+        options.driftPPM = -150
+        options.timestampJitterNanos = 1_000_000  // ±1 ms, like a sound-server plugin
+        let (engine, factory, clock) = makeManualEngine(period: 256, options: options)
+        try engine.start()
+        let pattern = try preparedTransient(engine)
+        renderUntil(engine) { clock.seconds > 15 }
+        var scheduled: [Double] = []
+        for k in 0..<10 {
+            let t = clock.seconds + 0.2 + Double(k) * 0.0371
+            scheduled.append(t)
+            try engine.makePlayer(with: pattern).start(atTime: t)
+        }
+        renderUntil(engine) { clock.seconds > scheduled.last! + 0.5 }
+        let frames = startFrames(engine)
+        try #require(frames.count == scheduled.count)
+        for (t, frame) in zip(scheduled, frames) {
+            let truth = Int64(factory.first.recordedFrame(playingAt: t * 1e9)!)
+            #expect(abs(frame - truth) <= 10, "at \(t): applied \(frame), played \(truth) (±1 ms jitter)")
+        }
+    }
+
+    @Test func commandsForOnePlaybackApplyInTimeOrderAtTheirFrames() throws {
+        let (engine, factory, clock) = makeManualEngine(period: 256)
+        try engine.start()
+        for _ in 0..<10 { engine.renderOnePeriod() }
+        let player = try engine.makeAdvancedPlayer(with: engine.prepare(AHAPPattern(elements: [
+            .event(.continuous(at: 0, duration: 10, intensity: 1, sharpness: 0.5))])))
+        let t = clock.seconds + 0.1
+        try player.start(atTime: t)
+        try player.sendParameters([DynamicParameter(.hapticIntensityControl, time: 0.01, value: 0.5)], atTime: t)
+        try player.pause(atTime: t + 0.02)
+        try player.resume(atTime: t + 0.03)
+        try player.stop(atTime: t + 0.04)
+        renderUntil(engine) { clock.seconds > t + 0.2 }
+        let applied = engine.core.appliedCommands()
+        let device = factory.first
+        func truth(_ s: Double) -> Int64 { Int64(device.recordedFrame(playingAt: s * 1e9)!) }
+        // The placeholder renderer finishes voices at once, so only the start is certain to
+        // apply before the voice ends; with a real renderer every command applies.
+        #expect(applied.first?.kind == .start)
+        #expect(applied.first?.frame == truth(t))
+        let expected: [(CommandKind, Double)] = [(.start, t), (.control, t + 0.01), (.pause, t + 0.02), (.resume, t + 0.03), (.stop, t + 0.04)]
+        for (command, (kind, time)) in zip(applied, expected) {
+            #expect(command.kind == kind)
+            #expect(command.frame == truth(time))
+        }
+    }
+}
