@@ -393,3 +393,26 @@ public enum RecordingAlignment {
         }
     }
 }
+
+extension RecordingAlignment {
+    /// Like ``locate(_:reference:expected:window:threshold:fitFrames:radius:)`` for a sequence of
+    /// onsets whose device frames are known (`frames`): the first is searched from `start`, each
+    /// next one where the previous one's recording offset puts it — so an underrun that shifts
+    /// the recording against the device frames moves the search along with it.
+    public static func track(_ recording: [Float], reference: [Float], frames: [Int64?], start: Int = 0,
+                             threshold: Float = 0.01, window: Int = 2_400, radius: Int = 16) -> [Int?] {
+        guard let refFirst = firstAbove(reference, threshold),
+              let coarse = firstAbove(recording, threshold, from: start) else { return frames.map { _ in nil } }
+        var offset: Int? = nil
+        var found: [Int?] = []
+        for frame in frames {
+            guard let frame else { found.append(nil); continue }
+            let expected = offset.map { Int(frame) + $0 } ?? (coarse - refFirst)
+            let hit = locate(recording, reference: reference, expected: [expected], window: window, threshold: threshold,
+                             radius: radius)[0]
+            if let hit { offset = hit - Int(frame) }
+            found.append(hit)
+        }
+        return found
+    }
+}

@@ -31,12 +31,7 @@ enum RhythmRig {
     /// Finds every beat's onset in `recording`, given the engine's output frames: the first
     /// beat by a search from the start, the others where the first one's offset puts them.
     static func locate(_ recording: [Float], _ reference: [Float], frames: [Int64?]) -> [Int?] {
-        guard let firstFrame = frames.first ?? nil,
-              let refFirst = RecordingAlignment.firstAbove(reference, 0.01),
-              let coarse = RecordingAlignment.firstAbove(recording, 0.01) else { return frames.map { _ in nil } }
-        let offset = coarse - refFirst - Int(firstFrame)  // recording index − device frame
-        return RecordingAlignment.locate(recording, reference: reference,
-                                         expected: frames.map { ($0.map { Int($0) } ?? 0) + offset }, window: 2_400, radius: 16)
+        RecordingAlignment.track(recording, reference: reference, frames: frames)
     }
 
     /// Least-squares line through (x, y): slope, intercept and the residuals' RMS and max.

@@ -94,11 +94,7 @@ let fs = 48_000
 
 /// Recording index of every onset, starting from the engine's output frames.
 @MainActor func locate(_ recording: [Float], _ reference: [Float], frames: [Int64?]) -> [Int?] {
-    guard let first = frames.first ?? nil, let refFirst = RecordingAlignment.firstAbove(reference, 0.01),
-          let coarse = RecordingAlignment.firstAbove(recording, 0.01) else { return frames.map { _ in nil } }
-    let offset = coarse - refFirst - Int(first)
-    return RecordingAlignment.locate(recording, reference: reference, expected: frames.map { Int($0 ?? 0) + offset },
-                                     window: 2_400, radius: 16)
+    RecordingAlignment.track(recording, reference: reference, frames: frames)
 }
 
 @MainActor func engineConfig(_ c: inout HapticEngine.Configuration) {
