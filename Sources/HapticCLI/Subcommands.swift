@@ -9,5 +9,6 @@ public enum HapticsynthSubcommands {
         Render.self,
         Play.self,
         Devices.self,
+        Rhythm.self,
     ]
 }

@@ -51,16 +51,37 @@ public final class HapticManager: Sendable {
         public var transientSteps: Int = 20
         /// The manager's log (debug lines for no-ops; recovery at info/warning).
         public var logger = Logger(label: "hapticsynth.manager")
+        /// Two-device mode: a separate output for the sound effects (a sound card for the
+        /// speakers while `output` drives the shaker amplifier). nil: one stream carries both.
+        public var audioOutput: Output? = nil
+        /// The audio engine's settings in two-device mode (the manager fills in `sounds`).
+        /// Defaults to `engine`'s settings with a stereo layout.
+        public var audioEngine: HapticEngine.Configuration
 
+        /// - Parameters:
+        ///   - layout: the haptic engine's channels; nil: stereo + haptic in one stream, or
+        ///     haptic mono when `audioOutput` carries the sound.
+        ///   - audioOutput: two-device mode (see ``audioOutput``).
         public init(
             hapticsFolder: String, assetsFolder: String, output: Output = .alsa("default"),
-            layout: ChannelLayout = .stereoPlusHaptic, profile: ActuatorProfile = .bassShaker
+            layout: ChannelLayout? = nil, profile: ActuatorProfile = .bassShaker, audioOutput: Output? = nil
         ) {
             self.hapticsFolder = hapticsFolder
             self.assetsFolder = assetsFolder
             self.output = output
-            engine = HapticEngine.Configuration(layout: layout, profile: profile)
+            self.audioOutput = audioOutput
+            engine = HapticEngine.Configuration(
+                layout: layout ?? (audioOutput == nil ? .stereoPlusHaptic : .hapticMono), profile: profile)
+            audioEngine = HapticEngine.Configuration(layout: .stereoAudio, profile: profile)
         }
+    }
+
+    /// Which of the manager's engines (two-device mode has both; one stream has only `.haptic`).
+    public enum EngineRole: String, Sendable, Equatable {
+        /// The engine on `output`: haptics (and, in one stream, the sound effects too).
+        case haptic
+        /// The engine on `audioOutput`: sound effects (two-device mode).
+        case audio
     }
 
     /// Where the manager is in its recovery state machine.
@@ -90,6 +111,8 @@ public final class HapticManager: Sendable {
         case rebuilt(engine: Int, patterns: Int)
         case rebuildFailed(engine: Int, String)
         case shutDown
+        /// A step of the audio engine's recovery (two-device mode); `engine` numbers audio engines.
+        indirect case audio(RecoveryEvent)
     }
 
     /// Counters of what the manager did (taken under its lock, so a snapshot is consistent).
@@ -117,7 +140,19 @@ public final class HapticManager: Sendable {
         var patterns: [String: PreparedPattern] = [:]
         var sounds: [String: PreparedPattern] = [:]
         var cues: [String: PreparedPattern] = [:]
+        /// The haptic part of each cue alone (two-device mode, and tracked cues).
+        var cueHaptics: [String: PreparedPattern] = [:]
         var transients: [Int: PreparedPattern] = [:]
+    }
+
+    /// The audio engine of two-device mode and its own recovery state.
+    struct AudioSide {
+        var engine: HapticEngine? = nil
+        var engineID = 0
+        var status: Status = .running
+        /// Sound effects prepared for `engine` (`cachedFor` is the engine number they belong to).
+        var sounds: [String: PreparedPattern] = [:]
+        var cachedFor = 0
     }
 
     struct State {
@@ -131,6 +166,8 @@ public final class HapticManager: Sendable {
         var ringNext = 0
         var loops: [ObjectIdentifier: LoopingPattern] = [:]
         var stats = Statistics()
+        /// nil in one-stream mode.
+        var audio: AudioSide? = nil
     }
 
     /// What the manager was made with.
@@ -169,6 +206,7 @@ public final class HapticManager: Sendable {
         case .failure: soundEffectNames = []
         }
         state = Mutex(State(transientRing: Array(repeating: nil, count: max(1, configuration.transientVoices))))
+        if configuration.audioOutput != nil { startAudioEngine(id: 1) }
         let engine = makeEngine(id: 1)
         do {
             try engine.start()
@@ -209,8 +247,9 @@ public final class HapticManager: Sendable {
     }
 
     deinit {
-        let engine = state.withLock { $0.engine }
+        let (engine, audio) = state.withLock { ($0.engine, $0.audio?.engine) }
         engine?.stop()
+        audio?.stop()
     }
 
     // MARK: - public state
@@ -237,6 +276,32 @@ public final class HapticManager: Sendable {
     /// Number of the engine in use (1 for the first; a reset makes a new one).
     public var engineGeneration: Int { state.withLock { $0.engineID } }
 
+    /// Whether the manager has a separate audio output (two-device mode).
+    public var isTwoDevice: Bool { configuration.audioOutput != nil }
+
+    /// Two-device mode: whether sound effects can play (false: the audio engine could not
+    /// start or recover, and every `playSFX` is a no-op; haptics are unaffected). In one
+    /// stream it is `engineAvailable`.
+    public var audioAvailable: Bool {
+        state.withLock { s in
+            guard case .running = s.status else { return false }
+            guard let audio = s.audio else { return true }
+            if case .running = audio.status { return audio.engine != nil }
+            return false
+        }
+    }
+
+    /// The audio engine's recovery state (two-device mode; nil in one stream).
+    public var audioStatus: Status? { state.withLock { $0.audio?.status } }
+
+    /// The engine that plays the sound effects: the audio engine in two-device mode, else `currentEngine`.
+    public var currentAudioEngine: HapticEngine? {
+        state.withLock { s in s.audio == nil ? s.engine : s.audio?.engine }
+    }
+
+    /// Number of the audio engine in use (two-device mode; 0 otherwise).
+    public var audioEngineGeneration: Int { state.withLock { $0.audio?.engineID ?? 0 } }
+
     /// Seconds on the engine's clock (CLOCK_MONOTONIC in production): the time base of every `atTime:`.
     public var currentTime: Double { currentEngine?.currentTime ?? MonotonicClock.now() }
 
@@ -259,7 +324,28 @@ public final class HapticManager: Sendable {
                 if s.engineID == id && s.caches.engineID != id { s.caches = caches }
             }
         }
+        let audio: (HapticEngine, Int)? = state.withLock { s in
+            guard let a = s.audio, let engine = a.engine, a.cachedFor != a.engineID else { return nil }
+            return (engine, a.engineID)
+        }
+        if let (engine, id) = audio {
+            let sounds = prepareSounds(for: engine)
+            state.withLock { s in
+                if s.audio?.engineID == id { s.audio?.sounds = sounds; s.audio?.cachedFor = id }
+            }
+        }
         return report
+    }
+
+    /// The sound effects prepared for `engine` (the audio engine of two-device mode).
+    func prepareSounds(for engine: HapticEngine) -> [String: PreparedPattern] {
+        var sounds: [String: PreparedPattern] = [:]
+        for name in soundEffectNames {
+            if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)") {
+                sounds[name] = prepared
+            }
+        }
+        return sounds
     }
 
     /// Prepares everything for `engine` (outside the lock: reading and converting sounds takes time).
@@ -276,6 +362,9 @@ public final class HapticManager: Sendable {
         for (name, cue) in cueSheet.cues {
             guard let pattern = cuePattern(cue) else { continue }
             if let prepared = prepare(pattern, on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
+            if let haptic = cueHapticPattern(cue), let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") {
+                caches.cueHaptics[name] = prepared
+            }
         }
         return caches
     }
@@ -304,6 +393,16 @@ public final class HapticManager: Sendable {
     /// A cue as one pattern: its haptic part and its sound at the sound's offset, so
     /// that one voice plays both (same frame by construction).
     func cuePattern(_ cue: CueSheet.Cue) -> AHAPPattern? {
+        guard var elements = cueHapticPattern(cue)?.elements else { return nil }
+        if let sfx = cue.sfx {
+            elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
+        }
+        return AHAPPattern(elements: elements)
+    }
+
+    /// A cue's haptic part alone (empty elements when the cue has none); nil when the cue
+    /// names a pattern or sound that is not there (logged).
+    func cueHapticPattern(_ cue: CueSheet.Cue) -> AHAPPattern? {
         var elements: [PatternElement] = []
         switch cue.haptic {
         case .pattern(let name):
@@ -324,7 +423,6 @@ public final class HapticManager: Sendable {
                 logger.debug("haptic manager: cue \(cue.name) names sound effect \(sfx.name), which is not in sfx/; cue skipped")
                 return nil
             }
-            elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
         }
         return AHAPPattern(elements: elements)
     }
@@ -345,10 +443,109 @@ public final class HapticManager: Sendable {
     public func play(cue: String) { play(cue: cue, atTime: 0) }
 
     /// Fires the cue `cue` at `time`: its haptic at `time`, its sound at `time` plus the
-    /// sound's offset, from one voice (so on the same output frame when the offset is 0).
+    /// sound's offset. In one stream both come from one voice (the same output frame by
+    /// construction when the offset is 0); in two-device mode the haptic part starts on the
+    /// haptic engine and the sound on the audio engine at the same monotonic time, each
+    /// placed by its own device's frame/time mapping.
     public func play(cue: String, atTime time: Double) {
+        if isTwoDevice {
+            _ = playTracked(cue: cue, atTime: time)
+            return
+        }
         guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return }
         _ = start(pattern, on: engine, at: time)
+    }
+
+    /// One part of a ``CuePlayback``: a voice started on one engine.
+    public struct CuePart: Sendable {
+        /// Which engine plays it.
+        public let role: EngineRole
+        /// The engine (hold it to read its frames after the session).
+        public let engine: HapticEngine
+        /// The player of this part.
+        public let player: PatternPlayer
+        /// The voice slot the playback took (for ``HapticEngine/appliedStarts()``).
+        public let slot: Int32?
+        /// The monotonic time the part was scheduled at.
+        public let time: Double
+        /// The device frame the engine's mapping gave for `time` when it was scheduled.
+        public let predictedFrame: Int64
+        /// The engine's mapping when it was scheduled.
+        public let mapping: FrameMapping
+    }
+
+    /// What ``playTracked(cue:atTime:)`` started: the cue's haptic part and its sound as
+    /// separate voices, so the frame each one actually started at can be found afterwards.
+    public struct CuePlayback: Sendable {
+        /// The cue's name.
+        public let cue: String
+        /// The common monotonic time both parts were scheduled at (the sound adds its offset).
+        public let time: Double
+        /// The haptic part (nil when the cue has none, or it could not start).
+        public let haptic: CuePart?
+        /// The sound effect (nil when the cue has none, audio is unavailable, or it could not start).
+        public let audio: CuePart?
+    }
+
+    /// Fires the cue like ``play(cue:atTime:)`` but always as two voices — the haptic part
+    /// on the haptic engine, the sound effect on the engine that plays sounds (the same one
+    /// in one stream) — and returns them for measurement (the rhythm command, lockstep
+    /// tests). `time` 0 or in the past: a common time `now +` the larger output latency
+    /// of the engines involved. Never throws or blocks; nil when nothing started.
+    @discardableResult
+    public func playTracked(cue name: String, atTime requested: Double) -> CuePlayback? {
+        guard let cue = cueSheet[name] else {
+            count { $0.unknownNames += 1 }
+            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
+            return nil
+        }
+        enum Found { case ok(HapticEngine?, PreparedPattern?, HapticEngine?, PreparedPattern?), unavailable, unknown }
+        let found: Found = state.withLock { s in
+            guard case .running = s.status, let engine = s.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return .unavailable
+            }
+            guard let hapticPart = s.caches.cueHaptics[name] else {
+                s.stats.unknownNames += 1
+                return .unknown
+            }
+            var soundEngine: HapticEngine? = engine
+            var sound: PreparedPattern? = nil
+            if let sfx = cue.sfx {
+                if let audio = s.audio {
+                    if case .running = audio.status, let a = audio.engine {
+                        soundEngine = a
+                        sound = audio.sounds[sfx.name]
+                    } else {
+                        soundEngine = nil
+                    }
+                } else {
+                    sound = s.caches.sounds[sfx.name]
+                }
+            }
+            return .ok(hapticPart.eventCount > 0 ? engine : nil, hapticPart, sound == nil ? nil : soundEngine, sound)
+        }
+        guard case .ok(let hapticEngine, let hapticPattern, let soundEngine, let soundPattern) = found else {
+            if case .unknown = found { logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored") }
+            return nil
+        }
+        var time = requested
+        let now = (hapticEngine ?? soundEngine)?.currentTime ?? 0
+        if time <= now {
+            // Immediate: one common time both devices can still make.
+            let latency = max(hapticEngine?.outputLatency ?? 0, soundEngine?.outputLatency ?? 0)
+            time = now + latency + 0.001
+        }
+        func part(_ role: EngineRole, _ engine: HapticEngine?, _ pattern: PreparedPattern?, at t: Double) -> CuePart? {
+            guard let engine, let pattern, let player = start(pattern, on: engine, at: t) else { return nil }
+            let mapping = engine.frameMapping
+            return CuePart(role: role, engine: engine, player: player, slot: engine.slot(of: player), time: t,
+                           predictedFrame: mapping.frame(forTime: t), mapping: mapping)
+        }
+        let haptic = part(.haptic, hapticEngine, hapticPattern, at: time)
+        let audio = part(isTwoDevice ? .audio : .haptic, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
+        if haptic == nil && audio == nil { return nil }
+        return CuePlayback(cue: name, time: time, haptic: haptic, audio: audio)
     }
 
     /// Plays the sound effect `name` (`Assets/sfx/<name>.wav`) as soon as possible.
@@ -357,8 +554,38 @@ public final class HapticManager: Sendable {
     /// Plays the sound effect `name` at `time`, on the same engine and output stream as
     /// the haptics: a haptic given the same `time` starts on the same output frame.
     public func playSFX(_ name: String, atTime time: Double) {
+        if isTwoDevice {
+            guard let (engine, pattern) = lookupSound(name) else { return }
+            _ = start(pattern, on: engine, at: time)
+            return
+        }
         guard let (engine, pattern) = lookup({ $0.sounds[name] }, what: "sound effect", name) else { return }
         _ = start(pattern, on: engine, at: time)
+    }
+
+    /// Two-device mode: the audio engine and a prepared sound effect, or nil (a no-op:
+    /// haptics unavailable, audio unavailable, or an unknown name).
+    func lookupSound(_ name: String) -> (HapticEngine, PreparedPattern)? {
+        enum Found { case ok(HapticEngine, PreparedPattern), unavailable, unknown }
+        let found: Found = state.withLock { s in
+            guard case .running = s.status, s.engine != nil, let audio = s.audio,
+                  case .running = audio.status, let engine = audio.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return .unavailable
+            }
+            guard let pattern = audio.sounds[name] else {
+                s.stats.unknownNames += 1
+                return .unknown
+            }
+            return .ok(engine, pattern)
+        }
+        switch found {
+        case .ok(let engine, let pattern): return (engine, pattern)
+        case .unavailable: return nil
+        case .unknown:
+            logger.debug("haptic manager: no sound effect named \"\(name)\" (unknown, or not preloaded); ignored")
+            return nil
+        }
     }
 
     /// One transient without a file (detent clicks, taps): intensity and sharpness are
@@ -423,15 +650,19 @@ public final class HapticManager: Sendable {
 
     /// Stops the engine and makes the manager unavailable (for program exit).
     public func shutDown() {
-        let engine: HapticEngine? = state.withLock { s in
+        let (engine, audio): (HapticEngine?, HapticEngine?) = state.withLock { s in
             let e = s.engine
             s.engine = nil
             s.status = .unavailable("shut down")
             s.log.append(.shutDown)
             for loop in s.loops.values { loop.markStopped() }
             s.loops.removeAll()
-            return e
+            let a = s.audio?.engine
+            s.audio?.engine = nil
+            if s.audio != nil { s.audio?.status = .unavailable("shut down") }
+            return (e, a)
         }
+        audio?.stop()
         engine?.stop()
     }
 
@@ -568,18 +799,123 @@ public final class HapticManager: Sendable {
     }
 
     func markUnavailable(id: Int, event: RecoveryEvent, why: String) {
-        let engine: HapticEngine? = state.withLock { s in
-            guard s.engineID == id else { return nil }
+        let (engine, audio): (HapticEngine?, HapticEngine?) = state.withLock { s in
+            guard s.engineID == id else { return (nil, nil) }
             s.log.append(event)
             s.status = .unavailable(why)
             let e = s.engine
             s.engine = nil
             for loop in s.loops.values { loop.markStopped() }
             s.loops.removeAll()
-            return e
+            // engineAvailable follows the haptic engine: with it gone every call is a no-op,
+            // so the audio engine of two-device mode lets go of its device too.
+            let a = s.audio?.engine
+            if s.audio != nil {
+                s.audio?.engine = nil
+                s.audio?.status = .unavailable("haptics unavailable")
+            }
+            return (e, a)
         }
         logger.warning("haptic manager: haptics unavailable (\(why))")
-        // Stops the engine's own background retries: this manager has given up (seeds).
+        // Stops the engines' own background retries: this manager has given up (seeds).
+        engine?.stop()
+        audio?.stop()
+    }
+
+    // MARK: - the audio engine (two-device mode)
+
+    func makeAudioEngine(id: Int) -> HapticEngine {
+        var config = configuration.audioEngine
+        config.sounds = sounds
+        let makeDevice: @Sendable () -> any OutputDevice
+        switch configuration.audioOutput {
+        case .alsa(let name)?: makeDevice = { ALSAOutputDevice(name: name) }
+        case .device(let factory)?: makeDevice = factory
+        case nil: preconditionFailure("no audio output configured")
+        }
+        let engine = HapticEngine(configuration: config, makeDevice: makeDevice)
+        let weak = WeakManager(self)
+        engine.stoppedHandler = { reason in weak.manager?.audioStopped(id: id, reason: reason) }
+        engine.resetHandler = { weak.manager?.audioReset(id: id) }
+        return engine
+    }
+
+    /// Builds and starts audio engine `id` (at init). A failure leaves sound effects
+    /// unavailable; haptics are unaffected.
+    func startAudioEngine(id: Int) {
+        let engine = makeAudioEngine(id: id)
+        do {
+            try engine.start()
+            state.withLock { s in
+                s.audio = AudioSide(engine: engine, engineID: id)
+                s.log.append(.audio(.started(engine: id)))
+            }
+        } catch {
+            engine.stop()
+            logger.info("haptic manager: no audio engine (\(error)); sound effects will do nothing")
+            state.withLock { s in
+                s.audio = AudioSide(engine: nil, engineID: id, status: .unavailable("start failed: \(error)"))
+                s.log.append(.audio(.startFailed(engine: id, error.description)))
+            }
+        }
+    }
+
+    /// The seeds' stop path, for the audio engine: one restart; on failure, no sound effects.
+    func audioStopped(id: Int, reason: HapticEngine.StoppedReason) {
+        let engine: HapticEngine? = state.withLock { s in
+            guard let a = s.audio, a.engineID == id, case .running = a.status else { return nil }
+            s.log.append(.audio(.stopped(engine: id, "\(reason)")))
+            return a.engine
+        }
+        guard let engine else { return }
+        logger.info("haptic manager: audio engine \(id) stopped (\(reason)); one restart")
+        do {
+            try engine.start()
+            state.withLock { $0.log.append(.audio(.restartSucceeded(engine: id))) }
+        } catch {
+            markAudioUnavailable(id: id, event: .restartFailed(engine: id, error.description), why: "restart failed: \(error)")
+        }
+    }
+
+    /// The seeds' reset path, for the audio engine: a new engine, handlers, sounds re-cached, started.
+    func audioReset(id: Int) {
+        let old: HapticEngine? = state.withLock { s in
+            guard let a = s.audio, a.engineID == id, case .running = a.status else { return nil }
+            s.log.append(.audio(.reset(engine: id)))
+            return a.engine
+        }
+        guard let old else { return }
+        let newID = id + 1
+        logger.info("haptic manager: audio engine \(id) was reset; building audio engine \(newID)")
+        old.stop()
+        let engine = makeAudioEngine(id: newID)
+        do {
+            try engine.start()
+        } catch {
+            engine.stop()
+            markAudioUnavailable(id: id, event: .rebuildFailed(engine: newID, error.description), why: "new audio engine failed: \(error)")
+            return
+        }
+        let wantsPreload = state.withLock { $0.wantsPreload }
+        let prepared = wantsPreload ? prepareSounds(for: engine) : [:]
+        let installed: Bool = state.withLock { s in
+            guard case .running = s.status, let a = s.audio, a.engineID == id, case .running = a.status else { return false }
+            s.audio = AudioSide(engine: engine, engineID: newID, status: .running, sounds: prepared, cachedFor: wantsPreload ? newID : 0)
+            s.log.append(.audio(.rebuilt(engine: newID, patterns: prepared.count)))
+            return true
+        }
+        if !installed { engine.stop() }
+    }
+
+    func markAudioUnavailable(id: Int, event: RecoveryEvent, why: String) {
+        let engine: HapticEngine? = state.withLock { s in
+            guard let a = s.audio, a.engineID == id else { return nil }
+            s.log.append(.audio(event))
+            s.audio?.status = .unavailable(why)
+            s.audio?.engine = nil
+            return a.engine
+        }
+        logger.warning("haptic manager: sound effects unavailable (\(why)); haptics go on")
         engine?.stop()
     }
 
@@ -720,4 +1056,9 @@ public final class LoopingPattern: Sendable {
 /// The entries of `folder` ending in `suffix`, sorted.
 func listFiles(_ folder: String, suffix: String) -> Result<[String], FileProblem> {
     listAHAPFiles(folder, suffix: suffix)
+}
+
+extension ChannelLayout {
+    /// Left and right audio only (the audio device of two-device mode).
+    public static let stereoAudio = ChannelLayout([.audioLeft(gain: 1), .audioRight(gain: 1)])
 }

@@ -1,0 +1,373 @@
+import ArgumentParser
+import Foundation
+import HapticEngine
+import HapticKit
+import HapticRender
+import HapticSoundFile
+import Synchronization
+
+/// `hapticsynth rhythm --bpm 100 --beats 64 [--cue beat_hit] [-D DEVICE | -o FILE] [--haptic-device D2]`
+public struct Rhythm: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Play the rhythm chapter: a cue on every beat, sound and haptic in lockstep.",
+        discussion: """
+            Schedules every beat on the monotonic clock --lead seconds ahead of time and fires \
+            the cue's sound effect and haptic pattern at the same timestamp through the \
+            HapticManager (one stream L,R,H on -D; with --haptic-device, the sound goes to -D \
+            and the haptic to the second device). At the end it prints, per beat and in summary, \
+            the scheduled time, the output frame of each part's onset, and the skew between \
+            audio and haptic in samples and milliseconds (--json for machines).
+
+            With -o the whole session is rendered offline (the same engine, driven on a \
+            simulated clock) to a 3-channel file (L,R,H), and the table comes from its frames.
+
+            --beatmap FILE gives explicit beat times in seconds instead of --bpm/--beats: JSON \
+            ([0, 0.6, 1.2] or {"beats": [...]}) or text (one time per line, # comments). \
+            Patterns come from --haptics (default ./Haptics), sounds and cues.json from --assets \
+            (default $HAPTICSYNTH_ASSETS or ./Assets). Ctrl-C fades out and prints what was played. \
+            With no playback device, says so in one line and exits 1.
+
+            Examples:
+              hapticsynth rhythm --bpm 100 --beats 64
+              hapticsynth rhythm -D speakers --haptic-device shaker --json
+              hapticsynth rhythm --beatmap song.beats -o session.wav
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Tempo in beats per minute (default 100).", valueName: "bpm"))
+    public var bpm: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Number of beats (default 64).", valueName: "n"))
+    public var beats: Int?
+
+    @Option(name: .long, help: ArgumentHelp("A file of beat times in seconds (JSON or text), instead of --bpm/--beats.", valueName: "file"))
+    public var beatmap: String?
+
+    @Option(name: .long, help: ArgumentHelp("The cue fired on every beat (from the assets' cues.json).", valueName: "name"))
+    public var cue = "beat_hit"
+
+    @Option(name: .long, help: ArgumentHelp("Seconds ahead of each beat at which it is scheduled.", valueName: "seconds"))
+    public var lead = 0.2
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Render the session offline to this file (L,R,H) instead of playing it.", valueName: "file"))
+    public var output: String?
+
+    @Option(name: .customLong("haptic-device"), help: ArgumentHelp("Two-device mode: the haptic goes to this ALSA device, the sound to -D.", valueName: "device"))
+    public var hapticDevice: String?
+
+    @Option(name: .long, help: ArgumentHelp("The patterns folder.", valueName: "dir"))
+    public var haptics: String?
+
+    @Option(name: .long, help: ArgumentHelp("The assets folder (sfx/, cues.json).", valueName: "dir"))
+    public var assets: String?
+
+    @Option(name: .long, help: ArgumentHelp("Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))).", valueName: "name"))
+    public var profile = ActuatorProfile.builtInNames[0]
+
+    @Option(name: .long, help: ArgumentHelp("Sample format of the -o file: 16, 24 or 32f.", valueName: "bits"))
+    public var bits = "16"
+
+    @OptionGroup public var format: OutputFormatOptions
+    @OptionGroup public var live: LiveOutputOptions
+
+    public init() {}
+
+    public func validate() throws {
+        if let bpm, !(bpm.isFinite && bpm >= 1 && bpm <= 1000) { throw ValidationError("--bpm \(bpm): expected 1...1000") }
+        if let beats, !(1...BeatMap.maximumBeats).contains(beats) {
+            throw ValidationError("--beats \(beats): expected 1...\(BeatMap.maximumBeats)")
+        }
+        if beatmap != nil && (bpm != nil || beats != nil) {
+            throw ValidationError("--beatmap gives the beat times: do not combine it with --bpm or --beats")
+        }
+        guard lead.isFinite, lead >= 0.01, lead <= 10 else { throw ValidationError("--lead \(lead): expected 0.01...10 seconds") }
+        if output != nil && hapticDevice != nil {
+            throw ValidationError("-o renders one L,R,H file: do not combine it with --haptic-device")
+        }
+        if output != nil && live.device != "default" {
+            throw ValidationError("-o renders offline: do not combine it with -D")
+        }
+        guard SoundFileWriter.SampleFormat(bits: bits) != nil else { throw ValidationError("--bits \(bits): expected 16, 24 or 32f") }
+        guard ActuatorProfile.builtIn(named: profile) != nil else {
+            throw ValidationError("--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", ")))")
+        }
+    }
+
+    public func run() async throws {
+        var out = StandardStreams()
+        let status = await execute(into: &out)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    // MARK: - execution
+
+    /// Runs the session, writing to `out`; returns the exit status.
+    public func execute(into out: inout some CommandOutput) async -> Int32 {
+        let map: BeatMap
+        do { map = try beatMap() } catch {
+            out.printError("rhythm: \(error)")
+            return 1
+        }
+        let hapticsFolder = haptics ?? ProcessInfo.processInfo.environment["HAPTICSYNTH_HAPTICS"] ?? "Haptics"
+        let assetsFolder = assets ?? SynthesisOptions.assetsFolder() ?? "Assets"
+        for (flag, folder) in [("--haptics", hapticsFolder), ("--assets", assetsFolder)] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                out.printError("rhythm: \(folder): no such folder (\(flag))")
+                return 1
+            }
+        }
+        if let output { return await offline(map: map, haptics: hapticsFolder, assets: assetsFolder, to: output, into: &out) }
+        return await playLive(map: map, haptics: hapticsFolder, assets: assetsFolder, into: &out)
+    }
+
+    func beatMap() throws(CLIError) -> BeatMap {
+        guard let beatmap else { return BeatMap(bpm: bpm ?? 100, beats: beats ?? 64) }
+        guard let data = FileManager.default.contents(atPath: beatmap) else {
+            throw CLIError("\(beatmap): cannot read the beat map")
+        }
+        do { return try BeatMap.parse([UInt8](data), source: beatmap) } catch { throw CLIError(error.description) }
+    }
+
+    func managerConfiguration(haptics: String, assets: String, output: HapticManager.Output,
+                              audioOutput: HapticManager.Output?, beats: Int) -> HapticManager.Configuration {
+        var config = HapticManager.Configuration(
+            hapticsFolder: haptics, assetsFolder: assets, output: output,
+            profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
+        // The verb reports failures itself, in one line; the manager's notes only with --verbose.
+        config.logger.logLevel = live.verbose ? .info : .error
+        config.engine.logger.logLevel = live.verbose ? .info : .error
+        config.audioEngine.logger.logLevel = live.verbose ? .info : .error
+        config.engine.periodFrames = live.period
+        config.engine.bufferPeriods = live.bufferPeriods
+        config.engine.maxRestartAttempts = 5
+        config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
+        config.audioEngine.periodFrames = live.period
+        config.audioEngine.bufferPeriods = live.bufferPeriods
+        config.audioEngine.maxRestartAttempts = 5
+        config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
+        return config
+    }
+
+    /// Checks the manager can play the cue; returns an error line or nil.
+    func problem(with manager: HapticManager, assets: String) -> String? {
+        if let error = manager.cueSheetError { return "rhythm: \(error)" }
+        guard let cueEntry = manager.cueSheet[cue] else {
+            return "rhythm: no cue named \"\(cue)\" in \(assets)/cues.json (known: \(manager.cueSheet.cues.keys.sorted().joined(separator: ", ")))"
+        }
+        if case .pattern(let name)? = cueEntry.haptic, manager.library.pattern(named: name) == nil {
+            return "rhythm: cue \(cue) needs the pattern \(name), which is not in the patterns folder (or does not load)"
+        }
+        if let sfx = cueEntry.sfx, !manager.soundEffectNames.contains(sfx.name) {
+            return "rhythm: cue \(cue) needs the sound effect \(sfx.name), which is not in \(assets)/sfx/"
+        }
+        return nil
+    }
+
+    func playLive(map: BeatMap, haptics: String, assets: String, into out: inout some CommandOutput) async -> Int32 {
+        let audioDevice = live.device
+        let config = managerConfiguration(
+            haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), beats: map.times.count)
+        let manager = HapticManager(configuration: config)
+        guard manager.engineAvailable else {
+            out.printError("rhythm: no playback device: \(manager.status)")
+            return 1
+        }
+        if manager.isTwoDevice && !manager.audioAvailable {
+            manager.shutDown()
+            out.printError("rhythm: audio device \(audioDevice): \(manager.audioStatus.map { "\($0)" } ?? "unavailable")")
+            return 1
+        }
+        manager.preloadPatterns()
+        if let line = problem(with: manager, assets: assets) {
+            manager.shutDown()
+            out.printError(line)
+            return 1
+        }
+        let interrupted = Atomic<Bool>(false)
+        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { interrupted.store(true, ordering: .relaxed) }
+        defer { signals.cancel() }
+        let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
+        let stop = { interrupted.load(ordering: .relaxed) || !manager.engineAvailable }
+        session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
+        let failed = !manager.engineAvailable
+        let engines = (manager.currentEngine, manager.currentAudioEngine)
+        manager.shutDown()
+        let report = session.report(sampleRate: synthesisRate(manager))
+        print(report, mode: manager.isTwoDevice ? "two-device" : "one stream", into: &out)
+        if live.verbose {
+            for engine in [engines.0, engines.1].compactMap({ $0 }) where engines.0 !== engines.1 || engine === engines.0 {
+                live.report(engine, into: &out)
+            }
+        }
+        if interrupted.load(ordering: .relaxed) { return 130 }
+        if failed {
+            out.printError("rhythm: the haptic device failed during the session: \(manager.status)")
+            return 1
+        }
+        return 0
+    }
+
+    func synthesisRate(_ manager: HapticManager) -> Int { manager.configuration.engine.sampleRate }
+
+    /// Sleeps until monotonic `time` in short steps, returning early when `stop` says so.
+    static func sleep(until time: Double, unless stop: () -> Bool) {
+        while !stop() {
+            let left = time - MonotonicClock.now()
+            if left <= 0 { return }
+            usleep(UInt32(min(left, 0.02) * 1e6))
+        }
+    }
+
+    // MARK: offline
+
+    func offline(map: BeatMap, haptics: String, assets: String, to path: String, into out: inout some CommandOutput) async -> Int32 {
+        let clock = ManualClock()
+        let rate = 48_000
+        let writer: SoundFileWriter
+        do {
+            writer = try SoundFileWriter(
+                path: path, channels: 3, sampleRate: rate,
+                format: SoundFileWriter.FileFormat(extensionOf: path),
+                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16)
+        } catch {
+            out.printError("rhythm: \(error)")
+            return 1
+        }
+        let device = FileRecordingDevice(writer: writer, clock: clock)
+        var config = managerConfiguration(haptics: haptics, assets: assets, output: .device({ device }), audioOutput: nil,
+                                          beats: map.times.count)
+        config.engine.drive = .manual
+        config.engine.clock = .manual(clock)
+        config.engine.realtimePriority = nil
+        config.engine.lockMemory = false
+        let manager = HapticManager(configuration: config)
+        guard manager.engineAvailable, let engine = manager.currentEngine else {
+            writer.cancel()
+            out.printError("rhythm: cannot render: \(manager.status)")
+            return 1
+        }
+        manager.preloadPatterns()
+        if let line = problem(with: manager, assets: assets) {
+            manager.shutDown()
+            writer.cancel()
+            out.printError(line)
+            return 1
+        }
+        let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
+        // The simulated clock moves as periods are rendered (the device waits for room).
+        let advance = { (time: Double) in
+            while clock.seconds < time && device.error == nil { engine.renderOnePeriod() }
+        }
+        // No settling needed: the simulated device's timestamps are exact from the first.
+        session.run(settle: 0, tail: 0.5, wait: advance)
+        let report = session.report(sampleRate: rate)
+        manager.shutDown()  // renders the fade and the buffer's tail
+        if let error = device.error {
+            writer.cancel()
+            out.printError("rhythm: \(path): \(error)")
+            return 1
+        }
+        do { try writer.finish() } catch {
+            writer.cancel()
+            out.printError("rhythm: \(error)")
+            return 1
+        }
+        print(report, mode: "offline to \(path)", into: &out)
+        return 0
+    }
+
+    // MARK: printing
+
+    func print(_ report: RhythmReport, mode: String, into out: inout some CommandOutput) {
+        if format.json {
+            out.print(jsonText(RhythmDocument(mode: mode, report: report, summary: report.summary)))
+            return
+        }
+        let fs = Double(report.sampleRate)
+        let two = report.twoDevice
+        func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        let widths = [5, 16, 9, 12, 12, 10, 9]
+        func line(_ fields: [String]) -> String { zip(fields, widths).map { pad($0, $1) }.joined(separator: "  ") }
+        out.print(line(["beat", "scheduled (s)", "offset", "audio frame", "haptic frame", "skew (smp)", "skew (ms)"]))
+        for row in report.rows {
+            let a = row.audio.map { String($0.outputFrame) } ?? "-"
+            let h = row.haptic.map { String($0.outputFrame) } ?? "-"
+            let skew = row.skewSamples.map { two ? String(format: "%.2f", $0) : String(Int($0)) } ?? "-"
+            let ms = row.skewMs.map { String(format: "%.3f", $0) } ?? "-"
+            out.print(line([String(row.beat), String(format: "%.6f", row.scheduled), String(format: "%.3f", row.offset), a, h, skew, ms]))
+        }
+        let s = report.summary
+        let devices = Set(report.rows.flatMap { [$0.audio?.device, $0.haptic?.device] }.compactMap { $0 }).sorted()
+        let tempo = report.bpm.map { String(format: "%g BPM", $0) } ?? "beat map"
+        out.print("summary: \(s.beats) beats (\(tempo)), cue \(report.cue), \(mode) [\(devices.joined(separator: " + "))], \(report.sampleRate) Hz")
+        let maxSkew = two ? String(format: "%.2f", s.maxAbsSkewSamples) : String(Int(s.maxAbsSkewSamples))
+        out.print("  skew audio - haptic: max |\(maxSkew)| samples (\(String(format: "%.3f", s.maxAbsSkewSamples / fs * 1000)) ms); "
+            + "\(s.zeroSkewBeats) of \(s.beats) beats at 0 samples" + (s.incomplete > 0 ? "; \(s.incomplete) beats incomplete" : ""))
+        out.print("  beat spacing minus round(Δt·fs): haptic \(s.hapticSpacingErrorMin)...\(s.hapticSpacingErrorMax) frames, audio \(s.audioSpacingErrorMin)...\(s.audioSpacingErrorMax) frames; onset minus prediction at scheduling: max |\(s.predictionErrorMaxAbs)| frames")
+    }
+}
+
+/// `rhythm --json`: the mode, every row, the summary.
+struct RhythmDocument: Encodable {
+    var mode: String
+    var report: RhythmReport
+    var summary: RhythmReport.Summary
+}
+
+/// The offline session's output: an ``OutputDevice`` that writes every frame to a sound file
+/// and plays on a simulated clock — frame `n` plays at the open time + n/fs, and a write
+/// waits (moves the clock) until the buffer has room, as a real device would. Its
+/// timestamps are exact, so the engine's frame/time mapping is exact too.
+/// `@unchecked Sendable`: used by the one thread that drives the manual engine.
+final class FileRecordingDevice: OutputDevice, @unchecked Sendable {
+    let name = "offline file"
+    let writer: SoundFileWriter
+    let clock: ManualClock
+    private var format = DeviceFormat(channels: 3, sampleRate: 48_000, periodFrames: 256, bufferFrames: 768)
+    private var openNanos: Int64 = 0
+    private var written: Int64 = 0
+    private(set) var error: String?
+
+    init(writer: SoundFileWriter, clock: ManualClock) {
+        self.writer = writer
+        self.clock = clock
+    }
+
+    func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat {
+        guard requested.channels == 3, requested.sampleRate == 48_000 else {
+            throw DeviceOpenError(device: name, message: "the offline file is 3 channels at 48000 Hz")
+        }
+        format = requested
+        openNanos = clock.nanos
+        written = 0
+        return requested
+    }
+
+    func nanos(ofFrame frame: Int64) -> Int64 {
+        openNanos + Int64((Double(frame) * 1e9 / Double(format.sampleRate)).rounded())
+    }
+
+    func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
+        if error != nil { return .gone(error!) }
+        clock.advance(toNanos: nanos(ofFrame: written + Int64(frames) - Int64(format.bufferFrames)))
+        do {
+            try writer.write(UnsafeBufferPointer(start: samples, count: frames * format.channels))
+        } catch {
+            self.error = error.description
+            return .gone(error.description)
+        }
+        written += Int64(frames)
+        return nil
+    }
+
+    func timestamp() -> DeviceTimestamp? {
+        let played = written - Int64(format.bufferFrames)
+        guard played > 0 else { return nil }
+        return DeviceTimestamp(framesPlayed: played, monotonicNanos: nanos(ofFrame: played))
+    }
+
+    func recover(from fault: DeviceFault) -> Bool { false }
+    func close() {}
+}

@@ -1,0 +1,418 @@
+// The rhythm chapter's machinery, shared by `hapticsynth rhythm`, the lockstep tests and
+// rhythm-bench: beat maps (from a tempo or a file), a session that schedules every beat a
+// little ahead of time through HapticManager, and the report of where each part landed.
+
+import Foundation
+import HapticEngine
+import HapticRender
+
+// MARK: - beat maps
+
+/// Beat times in seconds from the first beat's reference point (the session's start).
+public struct BeatMap: Sendable, Equatable {
+    /// Strictly increasing, finite, ≥ 0.
+    public var times: [Double]
+    /// The tempo when the map was made from one (nil for a file).
+    public var bpm: Double?
+
+    /// `beats` beats at `bpm` beats per minute, the first at 0.
+    public init(bpm: Double, beats: Int) {
+        let spacing = 60 / bpm
+        times = (0..<max(0, beats)).map { Double($0) * spacing }
+        self.bpm = bpm
+    }
+
+    /// Explicit times (validated by ``parse(_:source:)`` when they come from a file).
+    public init(times: [Double]) {
+        self.times = times
+        bpm = nil
+    }
+
+    /// The most beats a map may hold (a session schedules one cue per beat).
+    public static let maximumBeats = 100_000
+
+    /// Reads a beat map file. Two formats, told apart by the first non-blank character:
+    /// - JSON: `[0.0, 0.6, 1.2]` or `{"beats": [0.0, 0.6, 1.2]}` (seconds);
+    /// - text: one time in seconds per line; blank lines and `#` comments are ignored.
+    /// Times must be finite, ≥ 0 and strictly increasing; at least one, at most ``maximumBeats``.
+    public static func parse(_ bytes: [UInt8], source: String) throws(BeatMapError) -> BeatMap {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw BeatMapError(source: source, location: "", message: "not UTF-8 text")
+        }
+        let trimmed = text.drop { $0.isWhitespace }
+        var times: [Double] = []
+        if trimmed.first == "[" || trimmed.first == "{" {
+            struct Wrapped: Decodable { var beats: [Double] }
+            let isObject = trimmed.first == "{"
+            let prefix = isObject ? "beats" : ""
+            do {
+                times = isObject ? try JSONDecoder().decode(Wrapped.self, from: Data(bytes)).beats
+                    : try JSONDecoder().decode([Double].self, from: Data(bytes))
+            } catch let DecodingError.typeMismatch(_, context) {
+                throw BeatMapError(source: source, location: Self.path(context.codingPath), message: "expected a number of seconds")
+            } catch let DecodingError.valueNotFound(_, context) {
+                throw BeatMapError(source: source, location: Self.path(context.codingPath), message: "expected a number of seconds, found null")
+            } catch DecodingError.keyNotFound {
+                throw BeatMapError(source: source, location: "", message: "JSON object without a \"beats\" array")
+            } catch {
+                throw BeatMapError(source: source, location: "", message: "not valid JSON (expected [seconds...] or {\"beats\": [seconds...]})")
+            }
+            try check(times, source: source) { "\(prefix)[\($0)]" }
+        } else {
+            var lineOf: [Int] = []
+            for (n, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                var line = Substring(rawLine)
+                if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+                let field = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if field.isEmpty { continue }
+                guard let value = Double(field) else {
+                    throw BeatMapError(source: source, location: "line \(n + 1)", message: "expected a time in seconds, found \"\(field.prefix(40))\"")
+                }
+                times.append(value)
+                lineOf.append(n + 1)
+            }
+            try check(times, source: source) { "line \(lineOf[$0])" }
+        }
+        return BeatMap(times: times)
+    }
+
+    private static func check(_ times: [Double], source: String, location: (Int) -> String) throws(BeatMapError) {
+        guard !times.isEmpty else { throw BeatMapError(source: source, location: "", message: "no beat times") }
+        guard times.count <= maximumBeats else {
+            throw BeatMapError(source: source, location: "", message: "\(times.count) beats; at most \(maximumBeats)")
+        }
+        for (i, t) in times.enumerated() {
+            guard t.isFinite, t >= 0, t <= 86_400 else {
+                throw BeatMapError(source: source, location: location(i), message: "time \(t) is not between 0 and 86400 seconds")
+            }
+            if i > 0 && t <= times[i - 1] {
+                throw BeatMapError(source: source, location: location(i), message: "time \(t) does not come after the previous beat (\(times[i - 1])); times must increase")
+            }
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }.joined()
+    }
+}
+
+/// A beat map that could not be read: names the file, the place in it, and what is wrong.
+public struct BeatMapError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var source: String
+    /// `line 3`, `beats[2]`, or empty for the whole file.
+    public var location: String
+    public var message: String
+    public init(source: String, location: String, message: String) {
+        self.source = source
+        self.location = location
+        self.message = message
+    }
+    public var description: String { location.isEmpty ? "\(source): \(message)" : "\(source): \(location): \(message)" }
+}
+
+// MARK: - the session
+
+/// Plays a beat map through a ``HapticManager``: each beat's cue is scheduled on the
+/// monotonic clock `lead` seconds ahead of its time, its haptic part and its sound at the
+/// same timestamp (``HapticManager/playTracked(cue:atTime:)``). Afterwards
+/// ``report(sampleRate:)`` says where every part landed.
+public final class RhythmSession {
+    /// One scheduled beat.
+    public struct Beat: Sendable {
+        public var index: Int
+        /// Monotonic seconds the beat was scheduled for.
+        public var time: Double
+        /// What started (nil: nothing could start, e.g. the engine was unavailable).
+        public var playback: HapticManager.CuePlayback?
+    }
+
+    public let manager: HapticManager
+    public let cue: String
+    public let map: BeatMap
+    /// Seconds ahead of a beat at which it is scheduled.
+    public let lead: Double
+    /// Monotonic seconds of the map's time 0 (set by ``run(startingAt:wait:shouldStop:)``).
+    public private(set) var origin: Double = 0
+    /// Beats scheduled so far.
+    public private(set) var beats: [Beat] = []
+    /// The engines the beats played on (kept past `shutDown()` for their traces).
+    public private(set) var engines: [HapticEngine] = []
+
+    public init(manager: HapticManager, cue: String, map: BeatMap, lead: Double) {
+        self.manager = manager
+        self.cue = cue
+        self.map = map
+        self.lead = lead
+    }
+
+    /// Mapping snapshots of every engine, taken whenever the session woke up (monotonic
+    /// time, engine → mapping): a beat's frames are turned into times with the first
+    /// snapshot taken after it played, not with the mapping of scheduling time.
+    private var snapshots: [(time: Double, mappings: [ObjectIdentifier: FrameMapping])] = []
+
+    private func snapshot() {
+        var all: [ObjectIdentifier: FrameMapping] = [:]
+        for engine in [manager.currentEngine, manager.currentAudioEngine].compactMap({ $0 }) {
+            all[ObjectIdentifier(engine)] = engine.frameMapping
+            if !engines.contains(where: { $0 === engine }) { engines.append(engine) }
+        }
+        snapshots.append((manager.currentTime, all))
+    }
+
+    /// Schedules every beat and waits until they have played. First it lets the engines'
+    /// frame/time mappings lock and settle (`settle` seconds after each has a device
+    /// timestamp); then it waits (with `wait`, until a monotonic time) until `lead` before
+    /// each beat and fires the cue for it. `origin` nil: the first beat comes `lead` (or the
+    /// output latency, if larger) after the settling. Stops early when `shouldStop` says so.
+    /// Returns when the last beat's parts and `tail` seconds after them have played.
+    public func run(startingAt origin: Double? = nil, settle: Double = 1.0, tail: Double = 0.1,
+                    wait: (Double) -> Void, shouldStop: () -> Bool = { false }) {
+        var engines = [manager.currentEngine, manager.currentAudioEngine].compactMap { $0 }
+        var lockedAt = manager.currentTime
+        let giveUp = lockedAt + 5
+        while !shouldStop() && manager.currentTime < giveUp {
+            engines = [manager.currentEngine, manager.currentAudioEngine].compactMap { $0 }
+            if engines.allSatisfy({ $0.frameMapping.isLocked }) { break }
+            wait(manager.currentTime + 0.01)
+            lockedAt = manager.currentTime
+        }
+        let latency = engines.map(\.outputLatency).max() ?? 0
+        self.origin = origin ?? (lockedAt + settle + max(lead, latency + 0.02))
+        var end = self.origin
+        for (index, t) in map.times.enumerated() {
+            let time = self.origin + t
+            wait(time - lead)
+            if shouldStop() { break }
+            snapshot()
+            let playback = manager.playTracked(cue: cue, atTime: time)
+            for part in [playback?.haptic, playback?.audio].compactMap({ $0 }) {
+                if !self.engines.contains(where: { $0 === part.engine }) { self.engines.append(part.engine) }
+                end = max(end, part.time + part.player.pattern.duration)
+            }
+            beats.append(Beat(index: index, time: time, playback: playback))
+        }
+        if !shouldStop() { wait(end + tail) }
+        snapshot()
+    }
+
+    /// The first snapshot of `engine`'s mapping taken at least 50 ms after `time` (else the last).
+    func mapping(of engine: HapticEngine, after time: Double) -> FrameMapping? {
+        let id = ObjectIdentifier(engine)
+        return snapshots.first { $0.time >= time + 0.05 && $0.mappings[id] != nil }?.mappings[id]
+            ?? snapshots.last { $0.mappings[id] != nil }?.mappings[id]
+    }
+
+    /// Where every beat's parts landed, from the engines' applied-start traces (read them
+    /// only once the engines are stopped, or from a manual-drive thread).
+    public func report(sampleRate: Int) -> RhythmReport {
+        var starts: [ObjectIdentifier: [AppliedStart]] = [:]
+        for engine in engines { starts[ObjectIdentifier(engine)] = engine.appliedStarts() }
+        let fs = Double(sampleRate)
+        func landed(_ part: HapticManager.CuePart?) -> RhythmReport.Onset? {
+            guard let part, let slot = part.slot else { return nil }
+            let candidates = starts[ObjectIdentifier(part.engine)]?.filter { $0.slot == slot } ?? []
+            guard let hit = candidates.min(by: { abs($0.frame - part.predictedFrame) < abs($1.frame - part.predictedFrame) }),
+                  abs(hit.frame - part.predictedFrame) < Int64(fs * 0.1) else { return nil }
+            let out = hit.frame + Int64(part.engine.outputStageLatencyFrames)
+            return RhythmReport.Onset(
+                device: part.engine.deviceName ?? "?", startFrame: hit.frame, outputFrame: out,
+                predictedFrame: part.predictedFrame + Int64(part.engine.outputStageLatencyFrames),
+                time: mapping(of: part.engine, after: part.time)?.time(forFrame: out) ?? part.mapping.time(forFrame: out))
+        }
+        var rows: [RhythmReport.Row] = []
+        for beat in beats {
+            let haptic = landed(beat.playback?.haptic), audio = landed(beat.playback?.audio)
+            var skewSamples: Double? = nil
+            if let haptic, let audio {
+                if haptic.device == audio.device && beat.playback?.haptic?.engine === beat.playback?.audio?.engine {
+                    skewSamples = Double(audio.outputFrame - haptic.outputFrame)
+                } else {
+                    skewSamples = (audio.time - haptic.time) * fs
+                }
+            }
+            rows.append(RhythmReport.Row(
+                beat: beat.index + 1, scheduled: beat.time, offset: beat.time - origin, audio: audio, haptic: haptic,
+                skewSamples: skewSamples, skewMs: skewSamples.map { $0 / fs * 1000 }))
+        }
+        return RhythmReport(cue: cue, sampleRate: sampleRate, bpm: map.bpm, lead: lead, origin: origin,
+                            twoDevice: manager.isTwoDevice, rows: rows, times: map.times)
+    }
+}
+
+// MARK: - the report
+
+/// Where each beat's sound and haptic started, and how far apart (the rhythm command's
+/// table and JSON).
+public struct RhythmReport: Sendable, Codable, Equatable {
+    /// Where one part of a beat started.
+    public struct Onset: Sendable, Codable, Equatable {
+        /// The device it played on.
+        public var device: String
+        /// The render frame the voice started at (the engine's own record).
+        public var startFrame: Int64
+        /// The device frame the onset is output at (`startFrame` + the output stage's look-ahead).
+        public var outputFrame: Int64
+        /// The output frame the mapping predicted when the beat was scheduled.
+        public var predictedFrame: Int64
+        /// Monotonic seconds at which `outputFrame` plays (the engine's mapping).
+        public var time: Double
+    }
+
+    public struct Row: Sendable, Codable, Equatable {
+        /// 1-based beat number.
+        public var beat: Int
+        /// Monotonic seconds the beat was scheduled for.
+        public var scheduled: Double
+        /// Seconds from the session's origin (the beat map's time).
+        public var offset: Double
+        public var audio: Onset?
+        public var haptic: Onset?
+        /// Audio onset minus haptic onset, in samples (whole in one stream; through each
+        /// device's mapping in two-device mode). nil when a part is missing.
+        public var skewSamples: Double?
+        public var skewMs: Double?
+    }
+
+    /// Figures over all beats.
+    public struct Summary: Sendable, Codable, Equatable {
+        public var beats: Int
+        /// Beats where a part is missing (could not start, or was not found in the trace).
+        public var incomplete: Int
+        public var maxAbsSkewSamples: Double
+        public var maxAbsSkewMs: Double
+        /// Beats whose skew is exactly 0 samples.
+        public var zeroSkewBeats: Int
+        /// Haptic onset spacing minus round(Δt·fs), in frames, over consecutive beats.
+        public var hapticSpacingErrorMin: Int64
+        public var hapticSpacingErrorMax: Int64
+        /// The same for the audio onsets.
+        public var audioSpacingErrorMin: Int64
+        public var audioSpacingErrorMax: Int64
+        /// Output-frame minus predicted frame (mapping movement between scheduling and rendering).
+        public var predictionErrorMaxAbs: Int64
+    }
+
+    public var cue: String
+    public var sampleRate: Int
+    public var bpm: Double?
+    public var lead: Double
+    public var origin: Double
+    public var twoDevice: Bool
+    public var rows: [Row]
+    /// The beat map's times (seconds from the origin).
+    public var times: [Double]
+
+    public var summary: Summary {
+        let skews = rows.compactMap(\.skewSamples)
+        let maxSkew = skews.map(abs).max() ?? 0
+        func spacing(_ pick: (Row) -> Onset?) -> (Int64, Int64) {
+            var lo = Int64.max, hi = Int64.min
+            for i in 1..<max(1, rows.count) {
+                guard let a = pick(rows[i - 1]), let b = pick(rows[i]), a.device == b.device else { continue }
+                let nominal = Int64(((times[rows[i].beat - 1] - times[rows[i - 1].beat - 1]) * Double(sampleRate)).rounded())
+                let e = (b.outputFrame - a.outputFrame) - nominal
+                lo = min(lo, e)
+                hi = max(hi, e)
+            }
+            return lo > hi ? (0, 0) : (lo, hi)
+        }
+        let h = spacing(\.haptic), a = spacing(\.audio)
+        let prediction = rows.flatMap { [$0.haptic, $0.audio] }.compactMap { $0 }.map { abs($0.outputFrame - $0.predictedFrame) }.max() ?? 0
+        return Summary(
+            beats: rows.count, incomplete: rows.filter { $0.skewSamples == nil }.count,
+            maxAbsSkewSamples: maxSkew, maxAbsSkewMs: maxSkew / Double(sampleRate) * 1000,
+            zeroSkewBeats: skews.filter { $0 == 0 }.count,
+            hapticSpacingErrorMin: h.0, hapticSpacingErrorMax: h.1, audioSpacingErrorMin: a.0, audioSpacingErrorMax: a.1,
+            predictionErrorMaxAbs: prediction)
+    }
+}
+
+// MARK: - finding onsets in recordings
+
+/// Locates a known signal in a recording (the rig's monitor captures): a coarse position
+/// from the first sample over a threshold, refined by least squares against the offline
+/// render. Used by the lockstep tests and rhythm-bench.
+public enum RecordingAlignment {
+    /// The lag (recording index of reference index 0) in `guess ± radius` that minimises the
+    /// squared difference between `recording` and `reference`, with the residual and the
+    /// reference's energy (residual/energy near 0: a real match).
+    public static func bestLag(_ recording: [Float], _ reference: [Float], guess: Int, radius: Int)
+        -> (lag: Int, residual: Double, energy: Double)
+    {
+        var best = (lag: guess, residual: Double.infinity, energy: 0.0)
+        recording.withUnsafeBufferPointer { rec in
+            reference.withUnsafeBufferPointer { ref in
+                var energy = 0.0
+                for r in ref { energy += Double(r) * Double(r) }
+                for lag in (guess - radius)...(guess + radius) {
+                    var ssd = 0.0
+                    for i in 0..<ref.count {
+                        let j = lag + i
+                        let x = j >= 0 && j < rec.count ? Double(rec[j]) : 0
+                        let d = x - Double(ref[i])
+                        ssd += d * d
+                    }
+                    if ssd < best.residual { best = (lag, ssd, energy) }
+                }
+            }
+        }
+        return best
+    }
+
+    /// The first index in `from..<to` whose magnitude exceeds `threshold`.
+    public static func firstAbove(_ x: [Float], _ threshold: Float, from: Int = 0, to: Int? = nil) -> Int? {
+        let end = min(to ?? x.count, x.count)
+        var i = max(0, from)
+        while i < end {
+            if abs(x[i]) > threshold { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// One channel of interleaved samples.
+    public static func channel(_ samples: [Float], channels: Int, _ c: Int) -> [Float] {
+        stride(from: c, to: samples.count, by: channels).map { samples[$0] }
+    }
+
+    /// Float samples as a 16-bit sink stores them (×32768, rounded, clipped), for fitting S16 captures.
+    public static func s16(_ x: [Float]) -> [Float] {
+        x.map { Float(min(32767, max(-32768, ($0 * 32768).rounded()))) / 32768 }
+    }
+
+    /// Finds one onset per expected position: `expected[k]` is where reference index 0 should
+    /// be (± `window`); returns the least-squares lag of each (nil where nothing is found).
+    /// Only the first `fitFrames` of the reference are fitted (later beats may overlap its tail).
+    public static func locate(_ recording: [Float], reference: [Float], expected: [Int], window: Int = 4_800,
+                              threshold: Float = 0.01, fitFrames: Int = 2_400, radius: Int = 8) -> [Int?] {
+        let head = Array(reference.prefix(fitFrames))
+        guard let refFirst = firstAbove(reference, threshold) else { return expected.map { _ in nil } }
+        return expected.map { e in
+            guard let coarse = firstAbove(recording, threshold, from: e - window + refFirst, to: e + window + refFirst) else { return nil }
+            return bestLag(recording, head, guess: coarse - refFirst, radius: radius).lag
+        }
+    }
+}
+
+extension RecordingAlignment {
+    /// Like ``locate(_:reference:expected:window:threshold:fitFrames:radius:)`` for a sequence of
+    /// onsets whose device frames are known (`frames`): the first is searched from `start`, each
+    /// next one where the previous one's recording offset puts it — so an underrun that shifts
+    /// the recording against the device frames moves the search along with it.
+    public static func track(_ recording: [Float], reference: [Float], frames: [Int64?], start: Int = 0,
+                             threshold: Float = 0.01, window: Int = 2_400, radius: Int = 16) -> [Int?] {
+        guard let refFirst = firstAbove(reference, threshold),
+              let coarse = firstAbove(recording, threshold, from: start) else { return frames.map { _ in nil } }
+        var offset: Int? = nil
+        var found: [Int?] = []
+        for frame in frames {
+            guard let frame else { found.append(nil); continue }
+            let expected = offset.map { Int(frame) + $0 } ?? (coarse - refFirst)
+            let hit = locate(recording, reference: reference, expected: [expected], window: window, threshold: threshold,
+                             radius: radius)[0]
+            if let hit { offset = hit - Int(frame) }
+            found.append(hit)
+        }
+        return found
+    }
+}

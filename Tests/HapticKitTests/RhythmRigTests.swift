@@ -1,0 +1,140 @@
+import Foundation
+import HapticALSA
+import HapticEngine
+import HapticRender
+import Testing
+
+@testable import HapticKit
+
+/// What one rig session found: per beat, the engine's own output frames (its trace) and
+/// where the onsets really are in the monitor recording.
+struct RigBeats {
+    var report: RhythmReport
+    /// Recording index of each beat's haptic / audio onset (least squares against the offline render).
+    var recordedHaptic: [Int?]
+    var recordedAudio: [Int?]
+}
+
+enum RhythmRig {
+    static let env = ProcessInfo.processInfo.environment
+
+    /// References for beat_hit's two parts: haptic (heartbeat) and sound, as the S16 sink stores them.
+    static func references(_ m: HapticManager) throws -> (haptic: [Float], audio: [Float]) {
+        let hb = try #require(m.state.withLock { $0.caches.cueHaptics["beat_hit"] })
+        let sfx = try #require(m.state.withLock { $0.audio?.sounds["sfx_shield_impact"] ?? $0.caches.sounds["sfx_shield_impact"] })
+        let h = OfflineRenderer.render(hb, layout: .stereoPlusHaptic)
+        let a = OfflineRenderer.render(sfx, layout: .stereoPlusHaptic)
+        return (RecordingAlignment.s16(RecordingAlignment.channel(h.samples, channels: 3, 2)),
+                RecordingAlignment.s16(RecordingAlignment.channel(a.samples, channels: 3, 0)))
+    }
+
+    /// Finds every beat's onset in `recording`, given the engine's output frames: the first
+    /// beat by a search from the start, the others where the first one's offset puts them.
+    static func locate(_ recording: [Float], _ reference: [Float], frames: [Int64?]) -> [Int?] {
+        RecordingAlignment.track(recording, reference: reference, frames: frames)
+    }
+
+    /// Least-squares line through (x, y): slope, intercept and the residuals' RMS and max.
+    static func fit(_ x: [Double], _ y: [Double]) -> (slope: Double, intercept: Double, rms: Double, maxAbs: Double) {
+        let n = Double(x.count)
+        let mx = x.reduce(0, +) / n, my = y.reduce(0, +) / n
+        var sxy = 0.0, sxx = 0.0
+        for (a, b) in zip(x, y) { sxy += (a - mx) * (b - my); sxx += (a - mx) * (a - mx) }
+        let slope = sxy / sxx, intercept = my - slope * mx
+        let residuals = zip(x, y).map { $1 - (intercept + slope * $0) }
+        return (slope, intercept, (residuals.map { $0 * $0 }.reduce(0, +) / n).squareRoot(), residuals.map(abs).max() ?? 0)
+    }
+}
+
+@Suite("Rhythm lockstep through the sound-server rig", .serialized, .enabled(if: KitRig.isRunning, "needs scripts/rig.sh"))
+struct RhythmRigTests {
+    @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic on the same recorded frame; spacing explained")
+    func lockstepSixtyFourBeats() throws {
+        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .alsa(KitRig.out))
+        config.engine.lockMemory = false
+        config.engine.periodFrames = 1024  // the machine is shared and noisy; lockstep does not depend on the period
+        config.engine.bufferPeriods = 4
+        config.engine.appliedCommandTraceCapacity = 1024
+        config.logger.logLevel = .warning
+        let m = HapticManager(configuration: config)
+        #expect(m.engineAvailable)
+        m.preloadPatterns()
+        let refs = try RhythmRig.references(m)
+        let capture = ALSACaptureDevice(name: KitRig.input, channels: 3, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 50)
+        try capture.start()
+        let session = RhythmSession(manager: m, cue: "beat_hit", map: BeatMap(bpm: 100, beats: 64), lead: 0.2)
+        session.run(wait: { t in
+            while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }
+        })
+        let engine = try #require(m.currentEngine)
+        let xruns = engine.xrunCount, rate = engine.measuredRateRatio
+        m.shutDown()
+        usleep(200_000)
+        let rec = capture.stop()
+        let report = session.report(sampleRate: 48_000)
+        #expect(rec.overruns == 0 && xruns == 0, "a whole recording: capture overruns \(rec.overruns), engine xruns \(xruns)")
+
+        // The engine's own record: both parts of every beat on the same output frame.
+        #expect(report.rows.count == 64)
+        #expect(report.summary.incomplete == 0)
+        #expect(report.summary.zeroSkewBeats == 64, "engine skew: max \(report.summary.maxAbsSkewSamples) samples")
+
+        // The recording: where each part really is.
+        let h = RecordingAlignment.channel(rec.floatSamples, channels: 3, 2)
+        let l = RecordingAlignment.channel(rec.floatSamples, channels: 3, 0)
+        let engineFrames = report.rows.map { $0.haptic?.outputFrame }
+        let recH = RhythmRig.locate(h, refs.haptic, frames: engineFrames)
+        let recA = RhythmRig.locate(l, refs.audio, frames: report.rows.map { $0.audio?.outputFrame })
+        #expect(recH.allSatisfy { $0 != nil } && recA.allSatisfy { $0 != nil }, "every onset found in the recording")
+        guard recH.allSatisfy({ $0 != nil }), recA.allSatisfy({ $0 != nil }) else { return }
+        let hs = recH.map { $0! }, `as` = recA.map { $0! }
+        // (1) Skew: audio onset and haptic onset on the same recorded frame, every beat.
+        let skews = zip(`as`, hs).map { $0 - $1 }
+        #expect(skews.allSatisfy { $0 == 0 }, "recorded skews (samples): \(skews)")
+        // (2) The output path is sample-exact: recording index − engine output frame is one constant.
+        let offsets = zip(hs, engineFrames).map { $0 - Int($1!) }
+        #expect(Set(offsets).count == 1, "recording − engine frame: \(Set(offsets).sorted())")
+        // (3) Spacing: exact to the sample only if the engine's time→frame mapping did not move.
+        let spacing = (1..<hs.count).map { hs[$0] - hs[$0 - 1] - 28_800 }
+        let predicted = report.rows.map { $0.haptic!.predictedFrame }
+        let moved = zip(engineFrames, predicted).map { Int($0! - $1) }
+        // Drift vs jitter: fit engine frames against scheduled monotonic times.
+        let fit = RhythmRig.fit(report.rows.map { $0.scheduled - report.rows[0].scheduled }, engineFrames.map { Double($0!) })
+        let ppm = (fit.slope / 48_000 - 1) * 1e6
+        // Absolute: recorded onset time (capture stamps) minus scheduled time (minus the stage look-ahead).
+        let lookahead = Double(engine.outputStageLatencyFrames) / 48_000
+        let onsetSeries = zip(hs, report.rows).compactMap { idx, row in
+            rec.monotonicNanos(ofFrame: idx).map { Double($0) / 1e9 - row.scheduled - lookahead }
+        }
+        let onsetErrors = onsetSeries.sorted()
+        // The capture's view of the same question: recorded onset times against the schedule.
+        let recFit = RhythmRig.fit(report.rows.prefix(onsetSeries.count).map { $0.scheduled - report.rows[0].scheduled }, onsetSeries.map { $0 * 48_000 })
+        print("rhythm rig: recorded onset − schedule by beat (ms): first \(onsetSeries.prefix(4).map { String(format: "%.2f", $0 * 1000) }) last \(onsetSeries.suffix(4).map { String(format: "%.2f", $0 * 1000) }); trend \(String(format: "%+.1f", recFit.slope / 48_000 * 1e6)) ppm, residual RMS \(String(format: "%.1f", recFit.rms)) frames; engine spacing errors \((1..<engineFrames.count).map { Int(engineFrames[$0]! - engineFrames[$0 - 1]!) - 28_800 })")
+        print("rhythm rig: 64 beats, recorded skew 0 on \(skews.filter { $0 == 0 }.count)/64; "
+              + "spacing − 28800: min \(spacing.min()!) max \(spacing.max()!) frames; "
+              + "engine frames vs schedule: slope \(String(format: "%+.2f", ppm)) ppm, residual RMS \(String(format: "%.1f", fit.rms)) max \(String(format: "%.1f", fit.maxAbs)) frames; "
+              + "render frame − frame predicted 0.2 s earlier: \(moved.min()!)...\(moved.max()!); engine rate ratio \(rate); "
+              + "recorded onset − schedule: min \(String(format: "%.2f", onsetErrors.first! * 1000)) median \(String(format: "%.2f", onsetErrors[onsetErrors.count / 2] * 1000)) max \(String(format: "%.2f", onsetErrors.last! * 1000)) ms")
+        // What is true through PulseAudio (see bench/RESULTS-rhythm.md): the spacing in device
+        // frames is not 28800 because the server's sample clock is not 48000 Hz on CLOCK_MONOTONIC.
+        // The capture's own stamps measure the same rate as the engine's filter: that is drift
+        // (and it is compensated: the onsets stay on the schedule in monotonic time). What is left
+        // is the mapping's jitter, about a frame.
+        let stamps = rec.stamps
+        let captureRate = Double(stamps.last!.framesCaptured - stamps[stamps.count / 10].framesCaptured)
+            / (Double(stamps.last!.monotonicNanos - stamps[stamps.count / 10].monotonicNanos) / 1e9)
+        let capturePPM = (captureRate / 48_000 - 1) * 1e6
+        let engineSpacing = (1..<engineFrames.count).map { Int(engineFrames[$0]! - engineFrames[$0 - 1]!) - 28_800 }
+        let devicePeriod = 0.6 * 48_000 * (1 + capturePPM / 1e6) - 28_800  // frames per beat beyond 28800 at the server's rate
+        let jitter = spacing.map { Double($0) - devicePeriod }
+        let early = Array(onsetSeries.prefix(8)).sorted()[4], late = Array(onsetSeries.suffix(8)).sorted()[4]
+        print("rhythm rig: server rate from capture stamps \(String(format: "%+.1f", capturePPM)) ppm vs engine fit \(String(format: "%+.1f", ppm)) ppm; "
+              + "a beat is \(String(format: "%.2f", 28_800 + devicePeriod)) server frames; spacing minus that: \(String(format: "%.2f", jitter.min()!))...\(String(format: "%.2f", jitter.max()!)) frames; "
+              + "onset − schedule, median of first/last 8 beats: \(String(format: "%.2f", early * 1000)) / \(String(format: "%.2f", late * 1000)) ms")
+        #expect(spacing == engineSpacing, "the recording's spacing is the engine's")
+        #expect(abs(ppm - capturePPM) < 15, "the engine's frames follow the server's measured rate: \(ppm) vs \(capturePPM) ppm")
+        #expect(jitter.allSatisfy { abs($0) <= 6 }, "beyond drift, spacing is off only by the mapping's jitter (a few frames): \(jitter)")
+        #expect(abs(late - early) < 0.001, "drift compensated: onsets do not wander off the schedule over the session")
+        #expect(onsetErrors.allSatisfy { abs($0) < 0.025 }, "onsets within the monitor's timestamp error of the schedule")
+    }
+}
