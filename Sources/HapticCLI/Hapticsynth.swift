@@ -11,12 +11,17 @@ public struct Hapticsynth: AsyncParsableCommand {
         commandName: "hapticsynth",
         abstract: "A real-time audio-haptic synthesizer for AHAP patterns.",
         discussion: """
-            Reads Apple AHAP haptic patterns (JSON), checks and summarises them, and renders them \
-            into low-frequency actuator drive plus audio.
+            Reads Apple AHAP haptic patterns (JSON), checks and summarises them, renders them \
+            into low-frequency actuator drive plus audio (shaped by an actuator profile and a \
+            protection chain), and plays them live through ALSA on the monotonic clock with \
+            sound effects in lockstep.
 
             Examples:
               hapticsynth validate Haptics/*.ahap
               hapticsynth info Haptics/heartbeat.ahap
+              hapticsynth render Haptics/heartbeat.ahap -o heartbeat.wav
+              hapticsynth play -D default Haptics/heartbeat.ahap
+              hapticsynth rhythm --bpm 100 --beats 64
             """,
         version: hapticsynthVersion,
         subcommands: HapticsynthSubcommands.all
