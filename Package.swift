@@ -74,9 +74,11 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: tests
-        .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern"]),
-        .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter"]),
-        .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile"]),
+        // Shared by the suites that read the public corpus (../shared/corpus).
+        .target(name: "HapticTestSupport", path: "Tests/Support"),
+        .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
+        .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
         .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter"]),
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit"]),

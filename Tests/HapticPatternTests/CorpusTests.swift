@@ -1,38 +1,11 @@
 import Foundation
 import HapticPattern
+import HapticTestSupport
 import Testing
 
-/// The public corpus of real AHAP files (../shared/corpus/ahap beside the repository,
-/// or $HAPTICSYNTH_CORPUS: either the corpus root holding ahap/, or the ahap folder itself).
-enum Corpus {
-    static let folder: URL? = {
-        var candidates: [URL] = []
-        if let env = ProcessInfo.processInfo.environment["HAPTICSYNTH_CORPUS"], !env.isEmpty {
-            let url = URL(fileURLWithPath: env)
-            candidates += [url.appendingPathComponent("ahap"), url]
-        } else {
-            // Tests/HapticPatternTests/CorpusTests.swift -> the package root -> ../shared/corpus/ahap
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            candidates.append(root.deletingLastPathComponent().appendingPathComponent("shared/corpus/ahap"))
-        }
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("SOURCES.tsv").path) }
-    }()
-
-    static var isAvailable: Bool { folder != nil }
-
-    /// `expect` column of SOURCES.tsv by file name.
-    static func expectations(in folder: URL) throws -> [String: String] {
-        let text = try String(contentsOf: folder.appendingPathComponent("SOURCES.tsv"), encoding: .utf8)
-        var lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        let header = lines.removeFirst()
-        guard let fileColumn = header.firstIndex(of: "file"), let expectColumn = header.firstIndex(of: "expect") else { return [:] }
-        var table: [String: String] = [:]
-        for row in lines where row.count > max(fileColumn, expectColumn) {
-            table[row[fileColumn]] = row[expectColumn]
-        }
-        return table
-    }
-
+/// What the corpus's `invalid: ...` descriptions mean (the corpus itself is located by
+/// HapticTestSupport's `Corpus`).
+enum CorpusExpectations {
     /// The error kind an `invalid: ...` description names (nil when no known phrase matches).
     static func expectedKind(_ expect: String) -> AHAPError.Kind? {
         let text = expect.lowercased()
@@ -59,7 +32,7 @@ struct CorpusTests {
             print("SKIPPED: AHAP corpus suite: no corpus at ../shared/corpus/ahap or $HAPTICSYNTH_CORPUS")
             return
         }
-        let table = try Corpus.expectations(in: folder)
+        let table = try Corpus.expectations()
         #expect(!table.isEmpty, "SOURCES.tsv lists no files")
         print("AHAP corpus: \(folder.path), \(table.count) files listed")
     }
@@ -69,7 +42,7 @@ struct CorpusTests {
           .enabled(if: Corpus.isAvailable, "AHAP corpus not found (../shared/corpus/ahap or $HAPTICSYNTH_CORPUS)"))
     func corpus() throws {
         let folder = try #require(Corpus.folder)
-        let table = try Corpus.expectations(in: folder)
+        let table = try Corpus.expectations()
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ahap") }.sorted()
         #expect(files.count >= 1)
         var loaded = 0, refused = 0
@@ -83,7 +56,7 @@ struct CorpusTests {
                     Issue.record("\(name) is marked '\(expect)' but loaded")
                 } catch {
                     refused += 1
-                    guard let kind = Corpus.expectedKind(expect) else {
+                    guard let kind = CorpusExpectations.expectedKind(expect) else {
                         Issue.record("\(name): no error kind known for the expectation '\(expect)' (extend Corpus.expectedKind); got \(error)")
                         continue
                     }

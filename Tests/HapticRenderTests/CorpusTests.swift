@@ -1,37 +1,29 @@
 import Foundation
 import HapticPattern
+import HapticSoundFile
+import HapticTestSupport
 import Testing
 @testable import HapticRender
 
-@Suite("Corpus: every real AHAP file renders in lenient mode")
+@Suite(
+    "Corpus: every real AHAP file renders in lenient mode",
+    .enabled(if: Corpus.isAvailable, "AHAP corpus not found (../shared/corpus or $HAPTICSYNTH_CORPUS)"))
 struct CorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/ahap")
+    static let ceiling = Float(pow(10, -1.0 / 20))
 
-    /// File name → `expect` column of SOURCES.tsv.
-    static func expectations() throws -> [String: String] {
-        let tsv = try String(contentsOf: corpus.appendingPathComponent("SOURCES.tsv"), encoding: .utf8)
-        var out: [String: String] = [:]
-        let lines = tsv.split(separator: "\n")
-        let header = lines[0].split(separator: "\t", omittingEmptySubsequences: false)
-        let column = try #require(header.firstIndex(of: "expect"))
-        for line in lines.dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            if fields.count > column { out[String(fields[0])] = String(fields[column]) }
-        }
-        return out
+    static func audioEventCount(_ pattern: AHAPPattern) -> Int {
+        pattern.elements.filter { if case .event(let e) = $0 { e.type == .audioCustom } else { false } }.count
     }
 
-    @Test func everyLoadableFileRendersWithinTheCeiling() throws {
-        let expect = try Self.expectations()
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { $0.hasSuffix(".ahap") }.sorted()
+    @Test("without sounds: every loadable file renders under the ceiling; each AudioCustom event is a warning and silence")
+    func everyLoadableFileRendersWithinTheCeiling() throws {
+        let expect = try Corpus.expectations()
+        let files = try Corpus.files()
         #expect(files.count >= 60)
         var rendered = 0
-        // Sounds are not loaded here (no file I/O in the pure module's tests): every
-        // AudioCustom event must come out as a warning plus silence, never an error.
         let noSounds = MemorySounds(sounds: [:])
         for file in files {
-            let bytes = try [UInt8](Data(contentsOf: Self.corpus.appendingPathComponent(file)))
+            let bytes = try [UInt8](Data(contentsOf: Corpus.folder!.appendingPathComponent(file)))
             let decoded: DecodedAHAP
             do {
                 decoded = try AHAPPattern.decode(from: bytes)
@@ -43,13 +35,42 @@ struct CorpusTests {
                 let p = try PreparedPattern(decoded.pattern, profile: profile, sampleRate: fs, sounds: noSounds)
                 let out = OfflineRenderer.render(p, tail: 0.1, blockSize: 777)
                 #expect(out.frames == p.frameCount + 4_800)
-                #expect(out.peak <= Float(pow(10, -1.0 / 20)), "\(file)")
+                #expect(out.peak <= Self.ceiling, "\(file)")
                 #expect(out.samples.allSatisfy { $0.isFinite }, "\(file)")
-                let audioEvents = decoded.pattern.elements.filter { if case .event(let e) = $0 { e.type == .audioCustom } else { false } }.count
-                #expect(p.warnings.filter { $0.contains("rendered as silence") }.count == audioEvents, "\(file)")
+                #expect(
+                    p.warnings.filter { $0.contains("rendered as silence") }.count == Self.audioEventCount(decoded.pattern),
+                    "\(file)")
             }
             rendered += 1
         }
         #expect(rendered == expect.values.filter { $0 == "ok" }.count)
+    }
+
+    @Test("with the corpus's sounds (libsndfile + libsoxr): AudioCustom events sound in L/R, found ones without warnings")
+    func filesWithSoundsRenderTheirAudio() throws {
+        let audio = try #require(Corpus.audioFolder, "the corpus has no audio/ folder")
+        var withAudio = 0
+        for file in try Corpus.files() {
+            let url = Corpus.folder!.appendingPathComponent(file)
+            guard let decoded = try? AHAPPattern.decode(from: [UInt8](Data(contentsOf: url))),
+                Self.audioEventCount(decoded.pattern) > 0
+            else { continue }
+            let sounds = SoundLibrary(patternFile: url.path, folders: [audio.path])
+            let p = try PreparedPattern(decoded.pattern, profile: .bassShaker, sampleRate: fs, sounds: sounds)
+            #expect(p.hasAudio)
+            let out = OfflineRenderer.render(p)
+            #expect(out.channels == 3)
+            #expect(out.peak <= Self.ceiling, "\(file)")
+            let missing = decoded.pattern.audioFiles.filter { sounds.resolve($0) == nil }
+            #expect(p.warnings.filter { $0.contains("not found") }.count <= missing.count * 4, "\(file): \(p.warnings)")
+            if missing.isEmpty {
+                var audioPeak: Float = 0
+                for frame in 0..<out.frames { audioPeak = max(audioPeak, abs(out.samples[frame * 3]), abs(out.samples[frame * 3 + 1])) }
+                #expect(audioPeak > 0.01, "\(file): its sounds were found, so L/R must carry them")
+                #expect(!p.warnings.contains { $0.contains("rendered as silence") }, "\(file): \(p.warnings)")
+            }
+            withAudio += 1
+        }
+        #expect(withAudio >= 10, "the corpus has at least ten patterns with AudioCustom events")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HapticTestSupport
 import HapticRender
 import Testing
 
@@ -346,14 +347,11 @@ struct SoundLibraryTests {
         #expect(try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1).samples == [0])
     }
 
-    @Test("every sound of the shared corpus reads, with the length and rate sox reports")
+    @Test(
+        "every sound of the shared corpus reads, with the length and rate sox reports",
+        .enabled(if: Corpus.audioFolder != nil, "corpus sounds not found (../shared/corpus/audio or $HAPTICSYNTH_CORPUS)"))
     func corpus() throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/corpus/audio").standardized.path
-        guard FileManager.default.fileExists(atPath: corpus) else {
-            print("skipped: no corpus at \(corpus)")
-            return
-        }
+        let corpus = try #require(Corpus.audioFolder).path
         let files = FileManager.default.enumerator(atPath: corpus)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".wav") }
         #expect(!files.isEmpty)
         let soxi = which("soxi")
