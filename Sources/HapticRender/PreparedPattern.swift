@@ -97,9 +97,10 @@ public final class PreparedPattern: Sendable {
         }
         let fs = sampleRate
         var warnings: [String] = []
-        func warn(_ message: String) throws(RenderError) {
+        /// Strict: `message` is an error. Lenient: a warning, with what was done instead.
+        func warn(_ message: String, otherwise consequence: String? = nil) throws(RenderError) {
             if strict { throw RenderError(message) }
-            warnings.append(message)
+            warnings.append(consequence.map { "\(message); \($0)" } ?? message)
         }
 
         // Events, in file order first, then sorted stably by onset.
@@ -160,7 +161,7 @@ public final class PreparedPattern: Sendable {
             case .audioCustom:
                 compiled.kind = .audioCustom
                 guard let path = event.waveformPath, !path.isEmpty else {
-                    try warn("\(place): AudioCustom without EventWaveformPath; rendered as silence")
+                    try warn("\(place): AudioCustom without EventWaveformPath", otherwise: "rendered as silence")
                     break
                 }
                 let transposition = exp2Double(compiled.pitch)
@@ -171,19 +172,19 @@ public final class PreparedPattern: Sendable {
                     do {
                         let buffer = try sounds.sound(path: path, sampleRate: fs, transposition: transposition)
                         if buffer.sampleRate != fs {
-                            try warn("\(place): sound \(path) came at \(buffer.sampleRate) Hz, not \(fs) Hz; rendered as silence")
+                            try warn("\(place): sound \(path) came at \(buffer.sampleRate) Hz, not \(fs) Hz", otherwise: "rendered as silence")
                         } else if buffer.channels < 1 || buffer.channels > 2 {
-                            try warn("\(place): sound \(path) has \(buffer.channels) channels (1 or 2 supported); rendered as silence")
+                            try warn("\(place): sound \(path) has \(buffer.channels) channels (1 or 2 supported)", otherwise: "rendered as silence")
                         } else {
                             buffers.append(buffer)
                             bufferIndex[key] = buffers.count - 1
                             compiled.sound = buffers.count - 1
                         }
                     } catch {
-                        try warn("\(place): \(error); rendered as silence")
+                        try warn("\(place): \(error)", otherwise: "rendered as silence")
                     }
                 } else {
-                    try warn("\(place): no sound source to load \(path); rendered as silence")
+                    try warn("\(place): no sound source to load \(path)", otherwise: "rendered as silence")
                 }
                 if compiled.sound >= 0 {
                     let seconds = Double(buffers[compiled.sound].frames) / fs
