@@ -145,29 +145,23 @@ public final class HapticManager: Sendable {
         var transients: [Int: PreparedPattern] = [:]
     }
 
-    /// The audio engine of two-device mode and its own recovery state.
-    struct AudioSide {
-        var engine: HapticEngine? = nil
-        var engineID = 0
-        var status: Status = .running
-        /// Sound effects prepared for `engine` (`cachedFor` is the engine number they belong to).
-        var sounds: [String: PreparedPattern] = [:]
-        var cachedFor = 0
-    }
-
     struct State {
-        var engine: HapticEngine? = nil
-        var engineID = 0
-        var status: Status = .running
+        /// The engine on `output` (see HapticManager+Engines.swift).
+        var haptic = EngineSlot()
+        /// The engine on `audioOutput` (two-device mode; nil in one stream).
+        var audio: EngineSlot? = nil
         var log: [RecoveryEvent] = []
-        var caches = Caches()
         var wantsPreload = false
         var transientRing: [PatternPlayer?] = []
         var ringNext = 0
         var loops: [ObjectIdentifier: LoopingPattern] = [:]
         var stats = Statistics()
-        /// nil in one-stream mode.
-        var audio: AudioSide? = nil
+
+        /// The haptic engine's caches.
+        var caches: Caches {
+            get { haptic.caches }
+            set { haptic.caches = newValue }
+        }
     }
 
     /// What the manager was made with.
@@ -206,24 +200,8 @@ public final class HapticManager: Sendable {
         case .failure: soundEffectNames = []
         }
         state = Mutex(State(transientRing: Array(repeating: nil, count: max(1, configuration.transientVoices))))
-        if configuration.audioOutput != nil { startAudioEngine(id: 1) }
-        let engine = makeEngine(id: 1)
-        do {
-            try engine.start()
-            state.withLock { s in
-                s.engine = engine
-                s.engineID = 1
-                s.log.append(.started(engine: 1))
-            }
-        } catch {
-            engine.stop()
-            logger.info("haptic manager: no haptic engine (\(error)); every call will do nothing")
-            state.withLock { s in
-                s.engineID = 1
-                s.status = .unavailable("start failed: \(error)")
-                s.log += [.startFailed(engine: 1, error.description)]
-            }
-        }
+        if configuration.audioOutput != nil { startFirstEngine(.audio) }
+        startFirstEngine(.haptic)
     }
 
     /// A manager for the ALSA PCM `deviceName`.
@@ -247,7 +225,7 @@ public final class HapticManager: Sendable {
     }
 
     deinit {
-        let (engine, audio) = state.withLock { ($0.engine, $0.audio?.engine) }
+        let (engine, audio) = state.withLock { ($0.haptic.engine, $0.audio?.engine) }
         engine?.stop()
         audio?.stop()
     }
@@ -257,11 +235,11 @@ public final class HapticManager: Sendable {
     /// False when there is no device or the engine could not recover: then every call
     /// returns at once and does nothing.
     public var engineAvailable: Bool {
-        state.withLock { if case .unavailable = $0.status { false } else { true } }
+        state.withLock { if case .unavailable = $0.haptic.status { false } else { true } }
     }
 
     /// The recovery state.
-    public var status: Status { state.withLock { $0.status } }
+    public var status: Status { state.withLock { $0.haptic.status } }
 
     /// Every recovery step so far, oldest first.
     public var recoveryLog: [RecoveryEvent] { state.withLock { $0.log } }
@@ -271,10 +249,10 @@ public final class HapticManager: Sendable {
 
     /// The engine in use (for measurements such as latency and xruns; nil when unavailable).
     /// Do not install handlers on it: the manager owns them.
-    public var currentEngine: HapticEngine? { state.withLock { $0.engine } }
+    public var currentEngine: HapticEngine? { state.withLock { $0.haptic.engine } }
 
     /// Number of the engine in use (1 for the first; a reset makes a new one).
-    public var engineGeneration: Int { state.withLock { $0.engineID } }
+    public var engineGeneration: Int { state.withLock { $0.haptic.engineID } }
 
     /// Whether the manager has a separate audio output (two-device mode).
     public var isTwoDevice: Bool { configuration.audioOutput != nil }
@@ -284,7 +262,7 @@ public final class HapticManager: Sendable {
     /// stream it is `engineAvailable`.
     public var audioAvailable: Bool {
         state.withLock { s in
-            guard case .running = s.status else { return false }
+            guard case .running = s.haptic.status else { return false }
             guard let audio = s.audio else { return true }
             if case .running = audio.status { return audio.engine != nil }
             return false
@@ -296,7 +274,7 @@ public final class HapticManager: Sendable {
 
     /// The engine that plays the sound effects: the audio engine in two-device mode, else `currentEngine`.
     public var currentAudioEngine: HapticEngine? {
-        state.withLock { s in s.audio == nil ? s.engine : s.audio?.engine }
+        state.withLock { s in (s.audio ?? s.haptic).engine }
     }
 
     /// Number of the audio engine in use (two-device mode; 0 otherwise).
@@ -313,51 +291,38 @@ public final class HapticManager: Sendable {
     @discardableResult
     public func preloadPatterns() -> PatternLibrary.PreloadReport {
         let report = library.preloadPatterns()
-        let engine: (HapticEngine, Int)? = state.withLock { s in
-            s.wantsPreload = true
-            guard let engine = s.engine, s.caches.engineID != s.engineID else { return nil }
-            return (engine, s.engineID)
-        }
-        if let (engine, id) = engine {
-            let caches = prepareCaches(for: engine, id: id)
-            state.withLock { s in
-                if s.engineID == id && s.caches.engineID != id { s.caches = caches }
-            }
-        }
-        let audio: (HapticEngine, Int)? = state.withLock { s in
-            guard let a = s.audio, let engine = a.engine, a.cachedFor != a.engineID else { return nil }
-            return (engine, a.engineID)
-        }
-        if let (engine, id) = audio {
-            let sounds = prepareSounds(for: engine)
-            state.withLock { s in
-                if s.audio?.engineID == id { s.audio?.sounds = sounds; s.audio?.cachedFor = id }
-            }
-        }
+        state.withLock { $0.wantsPreload = true }
+        recache(.haptic)
+        recache(.audio)
         return report
     }
 
-    /// The sound effects prepared for `engine` (the audio engine of two-device mode).
-    func prepareSounds(for engine: HapticEngine) -> [String: PreparedPattern] {
-        var sounds: [String: PreparedPattern] = [:]
-        for name in soundEffectNames {
-            if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)") {
-                sounds[name] = prepared
-            }
+    /// Prepares `role`'s caches for its current engine, unless they are already.
+    func recache(_ role: EngineRole) {
+        let current: (HapticEngine, Int)? = state.withLock { s in
+            guard let slot = s[role], let engine = slot.engine, slot.caches.engineID != slot.engineID else { return nil }
+            return (engine, slot.engineID)
         }
-        return sounds
+        guard let (engine, id) = current else { return }
+        let caches = prepareCaches(role, for: engine, id: id)
+        state.withLock { s in
+            // Not when a reset replaced the engine meanwhile (it prepared its own).
+            if let slot = s[role], slot.engineID == id, slot.caches.engineID != id { s[role]?.caches = caches }
+        }
     }
 
-    /// Prepares everything for `engine` (outside the lock: reading and converting sounds takes time).
-    func prepareCaches(for engine: HapticEngine, id: Int) -> Caches {
+    /// Prepares what `role`'s engine plays (outside the lock: reading and converting sounds
+    /// takes time): the sound effects, and for the haptic engine the patterns and cues too.
+    func prepareCaches(_ role: EngineRole, for engine: HapticEngine, id: Int) -> Caches {
         var caches = Caches(engineID: id)
-        for (name, pattern) in library.patterns {
-            if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
-        }
         for name in soundEffectNames {
             if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)") {
                 caches.sounds[name] = prepared
             }
+        }
+        guard role == .haptic else { return caches }
+        for (name, pattern) in library.patterns {
+            if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
         }
         for (name, cue) in cueSheet.cues {
             guard let pattern = cuePattern(cue) else { continue }
@@ -501,7 +466,7 @@ public final class HapticManager: Sendable {
         }
         enum Found { case ok(HapticEngine?, PreparedPattern?, HapticEngine?, PreparedPattern?), unavailable, unknown }
         let found: Found = state.withLock { s in
-            guard case .running = s.status, let engine = s.engine else {
+            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
                 s.stats.callsWhileUnavailable += 1
                 return .unavailable
             }
@@ -509,21 +474,12 @@ public final class HapticManager: Sendable {
                 s.stats.unknownNames += 1
                 return .unknown
             }
-            var soundEngine: HapticEngine? = engine
-            var sound: PreparedPattern? = nil
-            if let sfx = cue.sfx {
-                if let audio = s.audio {
-                    if case .running = audio.status, let a = audio.engine {
-                        soundEngine = a
-                        sound = audio.sounds[sfx.name]
-                    } else {
-                        soundEngine = nil
-                    }
-                } else {
-                    sound = s.caches.sounds[sfx.name]
-                }
+            var sound: (HapticEngine, PreparedPattern)? = nil
+            if let sfx = cue.sfx, let slot = s[soundRole], case .running = slot.status, let soundEngine = slot.engine,
+               let pattern = slot.caches.sounds[sfx.name] {
+                sound = (soundEngine, pattern)
             }
-            return .ok(hapticPart.eventCount > 0 ? engine : nil, hapticPart, sound == nil ? nil : soundEngine, sound)
+            return .ok(hapticPart.eventCount > 0 ? engine : nil, hapticPart, sound?.0, sound?.1)
         }
         guard case .ok(let hapticEngine, let hapticPattern, let soundEngine, let soundPattern) = found else {
             if case .unknown = found { logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored") }
@@ -543,7 +499,7 @@ public final class HapticManager: Sendable {
                            predictedFrame: mapping.frame(forTime: t), mapping: mapping)
         }
         let haptic = part(.haptic, hapticEngine, hapticPattern, at: time)
-        let audio = part(isTwoDevice ? .audio : .haptic, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
+        let audio = part(soundRole, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: time, haptic: haptic, audio: audio)
     }
@@ -554,39 +510,12 @@ public final class HapticManager: Sendable {
     /// Plays the sound effect `name` at `time`, on the same engine and output stream as
     /// the haptics: a haptic given the same `time` starts on the same output frame.
     public func playSFX(_ name: String, atTime time: Double) {
-        if isTwoDevice {
-            guard let (engine, pattern) = lookupSound(name) else { return }
-            _ = start(pattern, on: engine, at: time)
-            return
-        }
-        guard let (engine, pattern) = lookup({ $0.sounds[name] }, what: "sound effect", name) else { return }
+        guard let (engine, pattern) = lookup(on: soundRole, { $0.sounds[name] }, what: "sound effect", name) else { return }
         _ = start(pattern, on: engine, at: time)
     }
 
-    /// Two-device mode: the audio engine and a prepared sound effect, or nil (a no-op:
-    /// haptics unavailable, audio unavailable, or an unknown name).
-    func lookupSound(_ name: String) -> (HapticEngine, PreparedPattern)? {
-        enum Found { case ok(HapticEngine, PreparedPattern), unavailable, unknown }
-        let found: Found = state.withLock { s in
-            guard case .running = s.status, s.engine != nil, let audio = s.audio,
-                  case .running = audio.status, let engine = audio.engine else {
-                s.stats.callsWhileUnavailable += 1
-                return .unavailable
-            }
-            guard let pattern = audio.sounds[name] else {
-                s.stats.unknownNames += 1
-                return .unknown
-            }
-            return .ok(engine, pattern)
-        }
-        switch found {
-        case .ok(let engine, let pattern): return (engine, pattern)
-        case .unavailable: return nil
-        case .unknown:
-            logger.debug("haptic manager: no sound effect named \"\(name)\" (unknown, or not preloaded); ignored")
-            return nil
-        }
-    }
+    /// The engine that plays the sound effects: the audio engine in two-device mode.
+    var soundRole: EngineRole { isTwoDevice ? .audio : .haptic }
 
     /// One transient without a file (detent clicks, taps): intensity and sharpness are
     /// clamped to 0…1 and quantised (`transientSteps`); at most `transientVoices` sound
@@ -601,11 +530,11 @@ public final class HapticManager: Sendable {
         func step(_ v: Double) -> Int { v.isFinite ? Int((min(1, max(0, v)) * Double(steps)).rounded()) : 0 }
         let key = step(intensity) * (steps + 1) + step(sharpness)
         let found: (HapticEngine, Int, PreparedPattern?)? = state.withLock { s in
-            guard case .running = s.status, let engine = s.engine else {
+            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
                 s.stats.callsWhileUnavailable += 1
                 return nil
             }
-            return (engine, s.engineID, s.caches.transients[key])
+            return (engine, s.haptic.engineID, s.caches.transients[key])
         }
         guard let (engine, id, cached) = found else { return }
         var pattern = cached
@@ -614,12 +543,12 @@ public final class HapticManager: Sendable {
             let ahap = AHAPPattern(elements: [.event(.transient(at: 0, intensity: i, sharpness: sh))])
             pattern = prepare(ahap, on: engine, what: "transient")
             if let pattern {
-                state.withLock { s in if s.caches.engineID == id && s.engineID == id { s.caches.transients[key] = pattern } }
+                state.withLock { s in if s.caches.engineID == id && s.haptic.engineID == id { s.caches.transients[key] = pattern } }
             }
         }
         guard let pattern, let player = start(pattern, on: engine, at: time) else { return }
         let evicted: PatternPlayer? = state.withLock { s in
-            guard s.engineID == id else { return nil }
+            guard s.haptic.engineID == id else { return nil }
             let slot = s.ringNext
             s.ringNext = (slot + 1) % s.transientRing.count
             let old = s.transientRing[slot]
@@ -642,7 +571,7 @@ public final class HapticManager: Sendable {
         }
         let id = state.withLock { s -> Int in
             s.loops[ObjectIdentifier(handle)] = handle
-            return s.engineID
+            return s.haptic.engineID
         }
         handle.begin(on: engine, id: id, pattern: pattern, at: time)
         return handle
@@ -650,33 +579,30 @@ public final class HapticManager: Sendable {
 
     /// Stops the engine and makes the manager unavailable (for program exit).
     public func shutDown() {
-        let (engine, audio): (HapticEngine?, HapticEngine?) = state.withLock { s in
-            let e = s.engine
-            s.engine = nil
-            s.status = .unavailable("shut down")
+        let engines: [HapticEngine] = state.withLock { s in
+            let haptic = s.haptic.retire("shut down")
             s.log.append(.shutDown)
-            for loop in s.loops.values { loop.markStopped() }
-            s.loops.removeAll()
-            let a = s.audio?.engine
-            s.audio?.engine = nil
-            if s.audio != nil { s.audio?.status = .unavailable("shut down") }
-            return (e, a)
+            s.endLoops()
+            return [s.audio?.retire("shut down"), haptic].compactMap { $0 }
         }
-        audio?.stop()
-        engine?.stop()
+        for engine in engines { engine.stop() }
     }
 
     // MARK: - internals
 
-    /// The engine and a cached pattern, or nil (counted; debug-logged for unknown names).
-    func lookup(_ pick: (Caches) -> PreparedPattern?, what: String, _ name: String) -> (HapticEngine, PreparedPattern)? {
+    /// The engine of `role` and a pattern of its caches, or nil: a no-op when haptics or
+    /// the role are unavailable, or the name is unknown (counted; debug-logged for unknown names).
+    func lookup(
+        on role: EngineRole = .haptic, _ pick: (Caches) -> PreparedPattern?, what: String, _ name: String
+    ) -> (HapticEngine, PreparedPattern)? {
         enum Found { case ok(HapticEngine, PreparedPattern), unavailable, unknown }
         let found: Found = state.withLock { s in
-            guard case .running = s.status, let engine = s.engine else {
+            guard case .running = s.haptic.status, s.haptic.engine != nil, let slot = s[role],
+                  case .running = slot.status, let engine = slot.engine else {
                 s.stats.callsWhileUnavailable += 1
                 return .unavailable
             }
-            guard let pattern = pick(s.caches) else {
+            guard let pattern = pick(slot.caches) else {
                 s.stats.unknownNames += 1
                 return .unknown
             }
@@ -714,215 +640,9 @@ public final class HapticManager: Sendable {
     /// A pattern of the current engine's cache, with the engine and its number.
     func current(_ name: String) -> (HapticEngine, Int, PreparedPattern)? {
         state.withLock { s in
-            guard case .running = s.status, let engine = s.engine, let p = s.caches.patterns[name] else { return nil }
-            return (engine, s.engineID, p)
+            guard case .running = s.haptic.status, let engine = s.haptic.engine, let p = s.caches.patterns[name] else { return nil }
+            return (engine, s.haptic.engineID, p)
         }
-    }
-
-    // MARK: - engine and recovery
-
-    func makeEngine(id: Int) -> HapticEngine {
-        var config = configuration.engine
-        config.sounds = sounds
-        let makeDevice: @Sendable () -> any OutputDevice
-        switch configuration.output {
-        case .alsa(let name): makeDevice = { ALSAOutputDevice(name: name) }
-        case .device(let factory): makeDevice = factory
-        }
-        let engine = HapticEngine(configuration: config, makeDevice: makeDevice)
-        register(engine, id: id)
-        return engine
-    }
-
-    /// Installs both handlers; they hold the manager weakly and act only while `id` is current.
-    func register(_ engine: HapticEngine, id: Int) {
-        let weak = WeakManager(self)
-        engine.stoppedHandler = { reason in weak.manager?.engineStopped(id: id, reason: reason) }
-        engine.resetHandler = { weak.manager?.engineReset(id: id) }
-    }
-
-    /// The seeds' stop path: one restart; on failure, unavailable.
-    func engineStopped(id: Int, reason: HapticEngine.StoppedReason) {
-        let engine: HapticEngine? = state.withLock { s in
-            guard s.engineID == id, case .running = s.status else { return nil }
-            s.log.append(.stopped(engine: id, "\(reason)"))
-            return s.engine
-        }
-        guard let engine else { return }
-        logger.info("haptic manager: engine \(id) stopped (\(reason)); one restart")
-        do {
-            try engine.start()
-            state.withLock { $0.log.append(.restartSucceeded(engine: id)) }
-        } catch {
-            markUnavailable(id: id, event: .restartFailed(engine: id, error.description), why: "restart failed: \(error)")
-        }
-    }
-
-    /// The seeds' reset path: a new engine, both handlers registered again, the patterns
-    /// re-cached, started; on failure, unavailable. Players of the old engine are dropped.
-    func engineReset(id: Int) {
-        let old: HapticEngine? = state.withLock { s in
-            guard s.engineID == id, case .running = s.status else { return nil }
-            s.log.append(.reset(engine: id))
-            return s.engine
-        }
-        guard let old else { return }
-        let newID = id + 1
-        logger.info("haptic manager: engine \(id) was reset; building engine \(newID)")
-        // The old engine lets go of the device first (a hardware PCM opens only once).
-        old.stop()
-        let engine = makeEngine(id: newID)
-        do {
-            try engine.start()
-        } catch {
-            engine.stop()
-            markUnavailable(id: id, event: .rebuildFailed(engine: newID, error.description), why: "new engine failed: \(error)")
-            return
-        }
-        let wantsPreload = state.withLock { $0.wantsPreload }
-        let caches = wantsPreload ? prepareCaches(for: engine, id: newID) : Caches(engineID: 0)
-        let loops: [LoopingPattern]? = state.withLock { s in
-            guard s.engineID == id, case .running = s.status else { return nil }
-            s.engine = engine
-            s.engineID = newID
-            s.caches = caches
-            s.transientRing = Array(repeating: nil, count: s.transientRing.count)
-            s.ringNext = 0
-            s.log.append(.rebuilt(engine: newID, patterns: caches.patterns.count))
-            return Array(s.loops.values)
-        }
-        guard let loops else {
-            engine.stop()  // shut down meanwhile
-            return
-        }
-        for loop in loops { loop.restart() }
-    }
-
-    func markUnavailable(id: Int, event: RecoveryEvent, why: String) {
-        let (engine, audio): (HapticEngine?, HapticEngine?) = state.withLock { s in
-            guard s.engineID == id else { return (nil, nil) }
-            s.log.append(event)
-            s.status = .unavailable(why)
-            let e = s.engine
-            s.engine = nil
-            for loop in s.loops.values { loop.markStopped() }
-            s.loops.removeAll()
-            // engineAvailable follows the haptic engine: with it gone every call is a no-op,
-            // so the audio engine of two-device mode lets go of its device too.
-            let a = s.audio?.engine
-            if s.audio != nil {
-                s.audio?.engine = nil
-                s.audio?.status = .unavailable("haptics unavailable")
-            }
-            return (e, a)
-        }
-        logger.warning("haptic manager: haptics unavailable (\(why))")
-        // Stops the engines' own background retries: this manager has given up (seeds).
-        engine?.stop()
-        audio?.stop()
-    }
-
-    // MARK: - the audio engine (two-device mode)
-
-    func makeAudioEngine(id: Int) -> HapticEngine {
-        var config = configuration.audioEngine
-        config.sounds = sounds
-        let makeDevice: @Sendable () -> any OutputDevice
-        switch configuration.audioOutput {
-        case .alsa(let name)?: makeDevice = { ALSAOutputDevice(name: name) }
-        case .device(let factory)?: makeDevice = factory
-        case nil: preconditionFailure("no audio output configured")
-        }
-        let engine = HapticEngine(configuration: config, makeDevice: makeDevice)
-        let weak = WeakManager(self)
-        engine.stoppedHandler = { reason in weak.manager?.audioStopped(id: id, reason: reason) }
-        engine.resetHandler = { weak.manager?.audioReset(id: id) }
-        return engine
-    }
-
-    /// Builds and starts audio engine `id` (at init). A failure leaves sound effects
-    /// unavailable; haptics are unaffected.
-    func startAudioEngine(id: Int) {
-        let engine = makeAudioEngine(id: id)
-        do {
-            try engine.start()
-            state.withLock { s in
-                s.audio = AudioSide(engine: engine, engineID: id)
-                s.log.append(.audio(.started(engine: id)))
-            }
-        } catch {
-            engine.stop()
-            logger.info("haptic manager: no audio engine (\(error)); sound effects will do nothing")
-            state.withLock { s in
-                s.audio = AudioSide(engine: nil, engineID: id, status: .unavailable("start failed: \(error)"))
-                s.log.append(.audio(.startFailed(engine: id, error.description)))
-            }
-        }
-    }
-
-    /// The seeds' stop path, for the audio engine: one restart; on failure, no sound effects.
-    func audioStopped(id: Int, reason: HapticEngine.StoppedReason) {
-        let engine: HapticEngine? = state.withLock { s in
-            guard let a = s.audio, a.engineID == id, case .running = a.status else { return nil }
-            s.log.append(.audio(.stopped(engine: id, "\(reason)")))
-            return a.engine
-        }
-        guard let engine else { return }
-        logger.info("haptic manager: audio engine \(id) stopped (\(reason)); one restart")
-        do {
-            try engine.start()
-            state.withLock { $0.log.append(.audio(.restartSucceeded(engine: id))) }
-        } catch {
-            markAudioUnavailable(id: id, event: .restartFailed(engine: id, error.description), why: "restart failed: \(error)")
-        }
-    }
-
-    /// The seeds' reset path, for the audio engine: a new engine, handlers, sounds re-cached, started.
-    func audioReset(id: Int) {
-        let old: HapticEngine? = state.withLock { s in
-            guard let a = s.audio, a.engineID == id, case .running = a.status else { return nil }
-            s.log.append(.audio(.reset(engine: id)))
-            return a.engine
-        }
-        guard let old else { return }
-        let newID = id + 1
-        logger.info("haptic manager: audio engine \(id) was reset; building audio engine \(newID)")
-        old.stop()
-        let engine = makeAudioEngine(id: newID)
-        do {
-            try engine.start()
-        } catch {
-            engine.stop()
-            markAudioUnavailable(id: id, event: .rebuildFailed(engine: newID, error.description), why: "new audio engine failed: \(error)")
-            return
-        }
-        let wantsPreload = state.withLock { $0.wantsPreload }
-        let prepared = wantsPreload ? prepareSounds(for: engine) : [:]
-        let installed: Bool = state.withLock { s in
-            guard case .running = s.status, let a = s.audio, a.engineID == id, case .running = a.status else { return false }
-            s.audio = AudioSide(engine: engine, engineID: newID, status: .running, sounds: prepared, cachedFor: wantsPreload ? newID : 0)
-            s.log.append(.audio(.rebuilt(engine: newID, patterns: prepared.count)))
-            return true
-        }
-        if !installed { engine.stop() }
-    }
-
-    func markAudioUnavailable(id: Int, event: RecoveryEvent, why: String) {
-        let engine: HapticEngine? = state.withLock { s in
-            guard let a = s.audio, a.engineID == id else { return nil }
-            s.log.append(.audio(event))
-            s.audio?.status = .unavailable(why)
-            s.audio?.engine = nil
-            return a.engine
-        }
-        logger.warning("haptic manager: sound effects unavailable (\(why)); haptics go on")
-        engine?.stop()
-    }
-
-    final class WeakManager: @unchecked Sendable {
-        // Written once at init, only read afterwards.
-        weak var manager: HapticManager?
-        init(_ manager: HapticManager) { self.manager = manager }
     }
 }
 
