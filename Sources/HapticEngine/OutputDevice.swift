@@ -85,4 +85,14 @@ public protocol OutputDevice: AnyObject {
 
     /// Stops and closes; idempotent.
     func close()
+
+    /// How many of the frames passed to the last `write` that returned a fault reached the
+    /// device before the fault (0 when it failed before writing anything). The engine writes
+    /// only the rest after recovering, so its frame count and the device's stay equal.
+    var framesWrittenBeforeFault: Int { get }
+}
+
+extension OutputDevice {
+    /// Devices whose `write` fails before writing anything need not implement it.
+    public var framesWrittenBeforeFault: Int { 0 }
 }
