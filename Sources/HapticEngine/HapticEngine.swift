@@ -307,6 +307,12 @@ public final class HapticEngine: Sendable {
         return max(0, (at - Double(clock.nanos())) / 1e9)
     }
 
+    /// Test support: starves the render thread once, for `seconds`, before its next period
+    /// (the device runs dry: an xrun, recovered in place).
+    func stallRenderThread(seconds: Double) {
+        core.stallRequestNanos.store(Int64(seconds * 1e9), ordering: .relaxed)
+    }
+
     /// Times the schedule grid was moved after settling (drift corrections, resyncs after xruns).
     public var scheduleCorrectionCount: Int { core.gridCorrections.load(ordering: .relaxed) }
 

@@ -155,6 +155,9 @@ final class RenderCore: @unchecked Sendable {
     let lateCommandCount = Atomic<Int>(0)
     let droppedCommandCount = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
+    /// Test support: the render thread sleeps this long (ns) before its next period (a starved
+    /// render thread, on purpose). 0 = none; taken once.
+    let stallRequestNanos = Atomic<Int64>(0)
     /// 0 = haptics and audio, 1 = haptics only, 2 = audio only.
     let outputMode = Atomic<UInt8>(0)
     private let statPeriods = Atomic<Int>(0)
@@ -438,6 +441,8 @@ final class RenderCore: @unchecked Sendable {
     // references as possible locks (the zero-allocation test covers this loop instead).
     func renderOnePeriod() -> PeriodOutcome {
         guard running, let device else { return .notRunning }
+        let stall = stallRequestNanos.exchange(0, ordering: .relaxed)
+        if stall > 0 { EngineThread.sleep(seconds: Double(stall) / 1e9) }
         let started = MonotonicClock.nanos()
         let n = periodFrames
         let blockStart = nextFrame
