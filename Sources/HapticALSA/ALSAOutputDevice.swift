@@ -167,6 +167,34 @@ public final class ALSAOutputDevice: OutputDevice {
         return nil
     }
 
+    public func waitForRoom(frames: Int) -> DeviceFault? {
+        guard let pcm else { return .gone("device is closed") }
+        let deadline = monotonicNanos() + Int64(waitTimeoutMilliseconds) * 1_000_000
+        while true {
+            let state = snd_pcm_state(pcm)
+            // Before the start threshold is reached the buffer is simply filling: no wait.
+            if state == SND_PCM_STATE_PREPARED { return nil }
+            let avail = snd_pcm_avail_update(pcm)
+            if avail < 0 {
+                let code = Int32(avail)
+                // The write reports (and counts) xruns and suspends itself.
+                if code == -EPIPE || code == -ESTRPIPE { return nil }
+                return fault(for: code)
+            }
+            if Int(avail) >= frames { return nil }
+            let left = deadline - monotonicNanos()
+            if left <= 0 {
+                lastErrorCode = -ETIMEDOUT
+                return .timeout
+            }
+            let woke = snd_pcm_wait(pcm, Int32(max(1, left / 1_000_000)))
+            if woke < 0 {
+                if woke == -EPIPE || woke == -ESTRPIPE { return nil }
+                return fault(for: woke)
+            }
+        }
+    }
+
     /// Converts `frames` float frames into the integer conversion buffer (clipped, rounded).
     private func convert(_ source: UnsafePointer<Float>, frames: Int) {
         guard let conversion else { return }

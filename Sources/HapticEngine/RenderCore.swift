@@ -443,6 +443,14 @@ final class RenderCore: @unchecked Sendable {
         guard running, let device else { return .notRunning }
         let stall = stallRequestNanos.exchange(0, ordering: .relaxed)
         if stall > 0 { EngineThread.sleep(seconds: Double(stall) / 1e9) }
+        // Render as late as possible: wait for room first (an xrun found here is left to the
+        // write below, which recovers it; a dead device ends rendering now).
+        if let fault = device.waitForRoom(frames: periodFrames) {
+            switch fault {
+            case .timeout, .gone: return lose(fault)
+            case .xrun, .suspended: break
+            }
+        }
         let started = MonotonicClock.nanos()
         let n = periodFrames
         let blockStart = nextFrame
