@@ -249,7 +249,32 @@ func jackBench(period: Int, trials: Int) throws {
     }
 }
 
+/// `latency-bench xruns PCM PERIOD BUFFER_PERIODS SECONDS`: the engine plays a busy pattern
+/// (a transient every 50 ms over a continuous event) for SECONDS; prints xruns and render time.
+func xrunRun(_ pcm: String, period: Int, bufferPeriods: Int, seconds: Double) throws {
+    var configuration = HapticEngine.Configuration(layout: .hapticMono, periodFrames: period, bufferPeriods: bufferPeriods)
+    configuration.lockMemory = true
+    let engine = HapticEngine(configuration: configuration) { ALSAOutputDevice(name: pcm) }
+    try engine.start()
+    var elements: [PatternElement] = [.event(.continuous(at: 0, duration: 1, intensity: 0.3, sharpness: 0.4))]
+    for k in 0..<20 { elements.append(.event(.transient(at: Double(k) * 0.05, intensity: 0.5, sharpness: 0.6))) }
+    let pattern = try engine.prepare(AHAPPattern(elements: elements))
+    let end = engine.currentTime + seconds
+    while engine.currentTime < end {
+        try engine.makePlayer(with: pattern).start(atTime: 0)
+        sleepSeconds(1)
+    }
+    let stats = engine.renderStatistics
+    print("\(pcm) period \(period) x \(bufferPeriods) for \(fmt(seconds, 0)) s: xruns \(engine.xrunCount), realtime \(engine.isRealtime), render p99 \(fmt(stats.p99Seconds * 1e6, 1)) us max \(fmt(stats.maxSeconds * 1e6, 1)) us of \(fmt(stats.periodSeconds * 1e6, 0)) us, state \(engine.state)")
+    engine.stop()
+}
+
 let args = CommandLine.arguments
+if args.count >= 6 && args[1] == "xruns" {
+    do { try xrunRun(args[2], period: Int(args[3])!, bufferPeriods: Int(args[4])!, seconds: Double(args[5])!) }
+    catch { print("latency-bench: \(error)"); exit(1) }
+    exit(0)
+}
 if args.count >= 5 && args[1] == "stamps" {
     stamps(args[2], period: Int(args[3])!, seconds: Double(args[4])!, buffer: args.count > 5 ? Int(args[5])! : 3,
            wait: args.count > 6 ? Int(args[6])! : nil)
