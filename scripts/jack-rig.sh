@@ -74,7 +74,24 @@ pcm.hs_jack_out { type plug slave.pcm "hs_jack_raw_out" hint { show on descripti
 EOF
 # Inside another rig (scripts/rig.sh), keep its PCM names and add ours.
 export ALSA_CONFIG_PATH=${ALSA_CONFIG_PATH:-/usr/share/alsa/alsa.conf}:$W/asound.conf
-export JACK_DEFAULT_SERVER=hapticsynth-$$ JACK_NO_START_SERVER=1
+# JACK's shared registry has 8 server slots and frees a dead server's slot only when a server of
+# the same name starts. Fault tests SIGKILL jackd (no clean-up), so fresh names per run filled
+# the registry ("Too many servers already active"). Reuse the name of a rig whose script is
+# gone (the name carries the script's PID); otherwise take a new one.
+server_name() {
+    local f n pid
+    for f in /dev/shm/jack_hapticsynth-*_0_0; do
+        [ -e "$f" ] || continue
+        n=${f#/dev/shm/jack_}; n=${n%_0_0}; pid=${n#hapticsynth-}
+        case "$pid" in '' | *[!0-9]*) continue ;; esac
+        if ! kill -0 "$pid" 2>/dev/null && ! grep -qs "hapticsynth-$pid" "$W"/../hapticsynth-jack.*/claimed 2>/dev/null; then
+            echo "$n"; return
+        fi
+    done
+    echo "hapticsynth-$$"
+}
+export JACK_DEFAULT_SERVER=$(server_name) JACK_NO_START_SERVER=1
+echo "$JACK_DEFAULT_SERVER" >"$W/claimed"
 export HAPTICSYNTH_JACK_RIG_DIR=$W HAPTICSYNTH_JACK_PERIOD=$PERIOD
 export HAPTICSYNTH_JACK_OUT=hs_jack_out HAPTICSYNTH_JACK_RAW_OUT=hs_jack_raw_out
 export HAPTICSYNTH_JACK_RECORDER=$W/jack-recorder HAPTICSYNTH_FLOOR=$W/floor

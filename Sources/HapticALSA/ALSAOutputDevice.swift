@@ -22,7 +22,10 @@ public final class ALSAOutputDevice: OutputDevice {
         public var sampleFormats: [ALSASampleFormat] = [.float32, .s32, .s16]
         /// Frames queued before playback starts (nil: the whole buffer).
         public var startThreshold: Int? = nil
-        /// Bound on one wait for room (nil: 2 × the buffer time, at least 20 ms).
+        /// Bound on one wait for room (nil: 2 × the buffer time, at least 200 ms). The floor is
+        /// measured: through the PulseAudio plugin the first write after the buffer fills waits
+        /// 50–55 ms while the server starts the stream, so 2 × a 16 ms buffer (256 × 3) timed out
+        /// at every start. 200 ms still notices a dead JACK server (no error at all) quickly.
         public var waitTimeoutMilliseconds: Int? = nil
         /// An xrun that comes back this many times in a row, with nothing written between,
         /// means the device is gone (what a PipeWire server's death looks like).
@@ -43,6 +46,9 @@ public final class ALSAOutputDevice: OutputDevice {
     public private(set) var lastErrorCode: Int32 = 0
     /// Bound on one wait for room, in milliseconds.
     public private(set) var waitTimeoutMilliseconds: Int32 = 0
+    /// Frames of the last faulting `write` that were handed to ALSA before the fault (they
+    /// are counted in `framesWritten`; the caller writes only the rest after recovery).
+    public private(set) var framesWrittenBeforeFault: Int = 0
     /// xruns reported by `write` since the last `open`.
     public private(set) var xrunCount: Int = 0
 
@@ -99,7 +105,7 @@ public final class ALSAOutputDevice: OutputDevice {
         }
         let format = negotiated.format
         let bufferMs = Double(format.bufferFrames) * 1000 / Double(format.sampleRate)
-        waitTimeoutMilliseconds = Int32(options.waitTimeoutMilliseconds ?? max(20, Int((2 * bufferMs).rounded(.up))))
+        waitTimeoutMilliseconds = Int32(options.waitTimeoutMilliseconds ?? max(200, Int((2 * bufferMs).rounded(.up))))
         framesWritten = 0
         xrunCount = 0
         consecutiveXruns = 0
@@ -109,6 +115,7 @@ public final class ALSAOutputDevice: OutputDevice {
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
+        framesWrittenBeforeFault = 0
         guard let pcm else {
             lastErrorCode = -EBADFD
             return .gone("device is closed")
@@ -142,17 +149,50 @@ public final class ALSAOutputDevice: OutputDevice {
                 let start = monotonicNanos()
                 let woke = snd_pcm_wait(pcm, waitTimeoutMilliseconds)
                 waitedSinceProgress += monotonicNanos() - start
-                if woke < 0 { return fault(for: woke) }
+                if woke < 0 {
+                    framesWrittenBeforeFault = done
+                    return fault(for: woke)
+                }
                 if woke == 0 || waitedSinceProgress >= timeoutNanos {
+                    framesWrittenBeforeFault = done
                     lastErrorCode = -ETIMEDOUT
                     return .timeout
                 }
                 continue
             }
             if code == -EINTR { continue }
+            framesWrittenBeforeFault = done
             return fault(for: code)
         }
         return nil
+    }
+
+    public func waitForRoom(frames: Int) -> DeviceFault? {
+        guard let pcm else { return .gone("device is closed") }
+        let deadline = monotonicNanos() + Int64(waitTimeoutMilliseconds) * 1_000_000
+        while true {
+            let state = snd_pcm_state(pcm)
+            // Before the start threshold is reached the buffer is simply filling: no wait.
+            if state == SND_PCM_STATE_PREPARED { return nil }
+            let avail = snd_pcm_avail_update(pcm)
+            if avail < 0 {
+                let code = Int32(avail)
+                // The write reports (and counts) xruns and suspends itself.
+                if code == -EPIPE || code == -ESTRPIPE { return nil }
+                return fault(for: code)
+            }
+            if Int(avail) >= frames { return nil }
+            let left = deadline - monotonicNanos()
+            if left <= 0 {
+                lastErrorCode = -ETIMEDOUT
+                return .timeout
+            }
+            let woke = snd_pcm_wait(pcm, Int32(max(1, left / 1_000_000)))
+            if woke < 0 {
+                if woke == -EPIPE || woke == -ESTRPIPE { return nil }
+                return fault(for: woke)
+            }
+        }
     }
 
     /// Converts `frames` float frames into the integer conversion buffer (clipped, rounded).

@@ -106,7 +106,11 @@ public final class HapticEngine: Sendable {
         public var profile: ActuatorProfile = ActuatorProfile(name: "default")
         /// Frames per second.
         public var sampleRate: Int = 48_000
-        /// Frames per period (render block and device write).
+        /// Frames per period (render block and device write). Default 256 × 3 (16 ms of buffer):
+        /// measured through the PulseAudio rig (release, 20 s each, SCHED_FIFO granted), 256 × 3
+        /// ran without xruns idle and with a busy loop on the other core, while 128 × 3 (4
+        /// xruns) and 256 × 2 (2 xruns) did not survive the loaded case; render time per period
+        /// is ≈ 10 µs of 5333 µs (bench/RESULTS-latency.md).
         public var periodFrames: Int = 256
         /// Periods in the device buffer.
         public var bufferPeriods: Int = 3
@@ -136,6 +140,20 @@ public final class HapticEngine: Sendable {
         public var servicePollSeconds: Double = 0.005
         /// Sound files for AudioCustom events in patterns prepared by the engine.
         public var sounds: (any SoundSource)? = nil
+        /// Latency the device adds beyond what it reports (seconds; default 0). Scheduled
+        /// events are rendered this much earlier and `outputLatency` includes it. The ALSA
+        /// `jack` plugin leaves about one server period out of its reported delay: set it to
+        /// that period to bring the scheduled-onset error's median to zero (see
+        /// bench/RESULTS-latency.md).
+        public var latencyCompensationSeconds: Double = 0
+        /// How far the schedule grid may drift from the filtered device clock before it is moved
+        /// (seconds). Onsets scheduled Δ apart land exactly round(Δ·fs) frames apart unless a
+        /// correction falls between them; the absolute error stays within this bound plus the
+        /// filter's own error. 0 makes the grid follow the filter every period (no exact spacing).
+        public var scheduleDriftToleranceSeconds: Double = 0.002
+        /// After a (re)lock the grid follows the filter for this long (device time) before it
+        /// holds its anchor: the first timestamps through a sound server are the least reliable.
+        public var scheduleSettleSeconds: Double = 0.5
         /// Called first thing on the render thread (tests register it with the allocation counter).
         public var renderThreadDidStart: (@Sendable () -> Void)? = nil
         /// Control-side log (never used on the render thread).
@@ -284,14 +302,27 @@ public final class HapticEngine: Sendable {
     // MARK: - measurements
 
     /// Seconds from now until a sample rendered for an immediate command reaches the
-    /// device output (the next block to render, on the filtered frame/time mapping).
+    /// device output: the next block to render, delayed by the output stage's look-ahead
+    /// (`OutputStage.latencyFrames`), on the schedule mapping (latency compensation included).
     public var outputLatency: Double {
         let m = core.mappingSnapshot()
-        let at = m.anchorNanos + Double(m.nextFrame - m.anchorFrame) * m.nanosPerFrame
+        let frame = m.nextFrame + core.scheduleAdvanceFrames
+        let at = m.anchorNanos + Double(frame - m.anchorFrame) * m.nanosPerFrame
         return max(0, (at - Double(clock.nanos())) / 1e9)
     }
 
-    /// Monotonic seconds at which device frame `frame` plays (current mapping).
+    /// Test support: starves the render thread once, for `seconds`, before its next period
+    /// (the device runs dry: an xrun, recovered in place).
+    func stallRenderThread(seconds: Double) {
+        core.stallRequestNanos.store(Int64(seconds * 1e9), ordering: .relaxed)
+    }
+
+    /// Times the schedule grid was moved after settling (drift corrections, resyncs after xruns).
+    public var scheduleCorrectionCount: Int { core.gridCorrections.load(ordering: .relaxed) }
+
+    /// Monotonic seconds at which device frame `frame` plays (the schedule mapping). A start
+    /// at T is rendered `outputStageLatencyFrames` before the frame that plays at T, so the
+    /// device frame that plays at T carries the onset.
     public func time(forFrame frame: Int64) -> Double {
         let m = core.mappingSnapshot()
         return (m.anchorNanos + Double(frame - m.anchorFrame) * m.nanosPerFrame) / 1e9
@@ -299,8 +330,9 @@ public final class HapticEngine: Sendable {
 
     /// The device's rate relative to nominal as measured against the monotonic clock (1 + drift).
     public var measuredRateRatio: Double {
-        let m = core.mappingSnapshot()
-        return (1e9 / m.nanosPerFrame) / Double(configuration.sampleRate)
+        let nanosPerFrame = core.measuredNanosPerFrame()
+        guard nanosPerFrame > 0 else { return 1 }
+        return (1e9 / nanosPerFrame) / Double(configuration.sampleRate)
     }
 
     /// Underruns recovered since the engine was created.
@@ -337,11 +369,21 @@ public final class HapticEngine: Sendable {
     /// reopens the device. Throws ``HapticEngineError/deviceUnavailable(_:)`` (state
     /// becomes `unavailable`) when no device can be opened; the program keeps working.
     public func start() throws(HapticEngineError) {
-        let result: Result<Void, HapticEngineError> = control.withLock { c in
+        let result: Result<[() -> Void], HapticEngineError> = control.withLock { c in
             switch c.state {
             case .running, .reset:
-                return .success(())
-            case .created, .stopped, .unavailable, .idle, .degraded:
+                return .success([])
+            case .degraded:
+                // The seeds' "on stop, try one restart": same path as the background recovery
+                // (reopen the old handle, else a new handle and a reset), but now, and throwing.
+                switch restartDevice(&c, now: clock.nanos()) {
+                case .success(let calls):
+                    c.failedAttempts = 0
+                    return .success(calls)
+                case .failure(let error):
+                    return .failure(error)
+                }
+            case .created, .stopped, .unavailable, .idle:
                 let handle = c.device ?? DeviceRef(makeDevice())
                 c.device = handle
                 do throws(HapticEngineError) {
@@ -349,15 +391,15 @@ public final class HapticEngine: Sendable {
                     c.failedAttempts = 0
                     transition(&c, to: .running)
                     c.lastActivityNanos = clock.nanos()
-                    return .success(())
+                    return .success([])
                 } catch {
-                    if c.state != .degraded { transition(&c, to: .unavailable) }
+                    transition(&c, to: .unavailable)
                     return .failure(error)
                 }
             }
         }
         ensureServiceThread()
-        try result.get()
+        for call in try result.get() { call() }
     }
 
     /// Stops playback with a short fade-out, ends every player, and closes the device.
@@ -470,7 +512,10 @@ public final class HapticEngine: Sendable {
     func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control) throws(HapticEngineError) {
         c.format = granted
         core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
-                       stopFadeSeconds: configuration.stopFadeSeconds)
+                       stopFadeSeconds: configuration.stopFadeSeconds,
+                       latencyCompensationSeconds: configuration.latencyCompensationSeconds,
+                       gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
+                       gridSettleSeconds: configuration.scheduleSettleSeconds)
         core.begin(device: handle.device)
         guard configuration.drive == .renderThread else { return }
         if configuration.lockMemory {
@@ -555,16 +600,41 @@ public final class HapticEngine: Sendable {
         return [{ handler(reason) }]
     }
 
-    /// One restart attempt: reopen the old handle; if that fails, build a new handle
-    /// (a reset: players made before become invalid).
+    /// One restart attempt (background recovery): reopen the old handle; if that fails, build
+    /// a new handle (a reset: players made before become invalid). On failure: backoff, or
+    /// `unavailable` after `maxRestartAttempts`.
     func attemptRecovery(_ c: inout Control, now: Int64) -> [() -> Void] {
+        switch restartDevice(&c, now: now) {
+        case .success(let calls):
+            return calls
+        case .failure(let error):
+            c.failedAttempts += 1
+            if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
+                transition(&c, to: .unavailable)
+                logger.error("haptic engine: giving up after \(c.failedAttempts) restart attempts: \(error)")
+                if let handler = c.handlers.stopped {
+                    let message = error.description
+                    return [{ handler(.recoveryFailed(message)) }]
+                }
+                return []
+            }
+            c.backoffSeconds = min(c.backoffSeconds * 2, configuration.maxRestartBackoffSeconds)
+            c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
+            return []
+        }
+    }
+
+    /// Reopens the old handle, or builds a new one (a reset). On success the state is
+    /// `running` and the result holds the callbacks to run outside the lock (finished players,
+    /// `resetHandler`); on failure the state stays `degraded`.
+    func restartDevice(_ c: inout Control, now: Int64) -> Result<[() -> Void], HapticEngineError> {
         if let old = c.device {
             do throws(HapticEngineError) {
                 try openAndRun(old, &c)
                 transition(&c, to: .running)
                 c.lastActivityNanos = now
                 logger.info("haptic engine: device \(old.device.name) reopened; playback resumes")
-                return []
+                return .success([])
             } catch {
                 old.device.close()
             }
@@ -588,22 +658,10 @@ public final class HapticEngine: Sendable {
             c.lastActivityNanos = now
             logger.info("haptic engine: new handle for \(fresh.device.name); engine reset")
             if let handler = c.handlers.reset { calls.append { handler() } }
-            return calls
+            return .success(calls)
         } catch {
             fresh.device.close()
-            c.failedAttempts += 1
-            if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
-                transition(&c, to: .unavailable)
-                logger.error("haptic engine: giving up after \(c.failedAttempts) restart attempts: \(error)")
-                if let handler = c.handlers.stopped {
-                    let message = error.description
-                    return [{ handler(.recoveryFailed(message)) }]
-                }
-                return []
-            }
-            c.backoffSeconds = min(c.backoffSeconds * 2, configuration.maxRestartBackoffSeconds)
-            c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
-            return []
+            return .failure(error)
         }
     }
 

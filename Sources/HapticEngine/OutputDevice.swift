@@ -85,4 +85,24 @@ public protocol OutputDevice: AnyObject {
 
     /// Stops and closes; idempotent.
     func close()
+
+    /// How many of the frames passed to the last `write` that returned a fault reached the
+    /// device before the fault (0 when it failed before writing anything). The engine writes
+    /// only the rest after recovering, so its frame count and the device's stay equal.
+    var framesWrittenBeforeFault: Int { get }
+
+    /// Waits (bounded, like `write`) until `frames` can be written without waiting. The render
+    /// thread calls it before rendering a period, so that the period is rendered as late as
+    /// possible: an immediate command issued meanwhile still makes it into that period (one
+    /// period less latency than rendering first and then waiting inside `write`). Returns nil
+    /// when there is room (or the device cannot tell), else the fault that stopped the wait.
+    func waitForRoom(frames: Int) -> DeviceFault?
+}
+
+extension OutputDevice {
+    /// Devices whose `write` fails before writing anything need not implement it.
+    public var framesWrittenBeforeFault: Int { 0 }
+
+    /// Default: no separate wait (the write itself waits for room).
+    public func waitForRoom(frames: Int) -> DeviceFault? { nil }
 }

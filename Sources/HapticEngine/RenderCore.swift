@@ -102,6 +102,44 @@ public struct RenderStatistics: Sendable, Equatable {
     public var headroom: Double { periodSeconds > 0 ? 1 - p99Seconds / periodSeconds : 0 }
 }
 
+/// The frame grid scheduled times are converted on (render side).
+///
+/// Why not the filter directly: the filter's estimate moves with every timestamp (jitter of
+/// the server's delay reports, the acquisition bandwidth), so two onsets scheduled Δ apart
+/// could land a few frames more or less than Δ·fs apart (72002–72064 frames for Δ = 1.5 s
+/// were seen through PulseAudio). The grid runs at exactly the nominal rate from an anchor,
+/// so onsets Δ apart are round(Δ·fs) frames apart; the anchor follows the filter's estimate
+/// only while the filter settles after a (re)lock, and afterwards moves, by whole frames,
+/// only when the two disagree by more than a threshold. Drift therefore cannot accumulate
+/// beyond the threshold (measured through the PulseAudio rig: +70…+360 ppm, so with the
+/// default 2 ms a correction every 6–30 s), and the absolute error stays within threshold +
+/// the filter's own error (≈ 0.05–0.2 ms there).
+struct ScheduleGrid: Equatable {
+    var anchorFrame: Int64 = 0
+    var anchorNanos: Double = 0
+    var nanosPerFrame: Double = 1e9 / 48_000
+    var framesPerNano: Double = 48_000 / 1e9
+    /// Whether the grid holds its anchor (the filter has settled); otherwise it tracks the filter.
+    var holding = false
+
+    init(sampleRate: Double = 48_000) {
+        nanosPerFrame = 1e9 / sampleRate
+        framesPerNano = sampleRate / 1e9
+    }
+
+    @_noLocks
+    func nanos(forFrame frame: Int64) -> Double {
+        anchorNanos + Double(frame - anchorFrame) * nanosPerFrame
+    }
+
+    /// The fractional frame that plays at `nanos` (multiplying by the rate: Δ·fs is exact for
+    /// whole nanoseconds whenever it is a whole number of frames).
+    @_noLocks
+    func frame(forNanos nanos: Double) -> Double {
+        Double(anchorFrame) + (nanos - anchorNanos) * framesPerNano
+    }
+}
+
 /// The render side: command intake, voice table, mix, output stage, device write.
 /// `@unchecked Sendable`: fields below "render side" are touched only by the render
 /// side while it runs and by the control side only while it is stopped (the thread
@@ -117,6 +155,9 @@ final class RenderCore: @unchecked Sendable {
     let lateCommandCount = Atomic<Int>(0)
     let droppedCommandCount = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
+    /// Test support: the render thread sleeps this long (ns) before its next period (a starved
+    /// render thread, on purpose). 0 = none; taken once.
+    let stallRequestNanos = Atomic<Int64>(0)
     /// 0 = haptics and audio, 1 = haptics only, 2 = audio only.
     let outputMode = Atomic<UInt8>(0)
     private let statPeriods = Atomic<Int>(0)
@@ -131,6 +172,7 @@ final class RenderCore: @unchecked Sendable {
     private let mapNanosPerFrameBits = Atomic<UInt64>(0)
     private let mapNextFrame = Atomic<Int64>(0)
     private let mapLocked = Atomic<Bool>(false)
+    private let mapFilterNanosPerFrameBits = Atomic<UInt64>(0)
 
     // MARK: render side
     private let slots: UnsafeMutablePointer<VoiceSlot>
@@ -158,7 +200,21 @@ final class RenderCore: @unchecked Sendable {
     var device: (any OutputDevice)? = nil
     var clock: EngineClock = .monotonic
     private(set) var filter = FrameTimeFilter(sampleRate: 48_000)
-    private var previousFilter = FrameTimeFilter(sampleRate: 48_000)
+    private(set) var grid = ScheduleGrid()
+    private var previousGrid = ScheduleGrid()
+    /// The grid follows the filter until it has been locked this long (device time, ns).
+    private var gridSettleNanos: Double = 500_000_000
+    /// After settling, the grid moves only when it is this far from the filter (ns).
+    private var gridThresholdNanos: Double = 2_000_000
+    /// Added to every scheduled time before conversion: latency the device does not report (ns).
+    private var compensationNanos: Double = 0
+    /// Scheduled commands are applied this many frames before their grid frame: the output
+    /// stage's look-ahead delay, so the frame that plays at T carries the onset.
+    private(set) var scheduleAdvanceFrames: Int64 = 0
+    /// Locked device time since the filter last (re)locked (ns).
+    private var lockedNanos: Double = 0
+    /// Times the grid was re-anchored after it had settled (drift corrections and resyncs).
+    let gridCorrections = Atomic<Int>(0)
     private var resyncPending = false
     private(set) var nextFrame: Int64 = 0
     private var running = false
@@ -214,7 +270,9 @@ final class RenderCore: @unchecked Sendable {
     // MARK: control side (render side not running)
 
     /// Sizes the buffers for a granted format and builds the output stage.
-    func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double) {
+    func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
+                   latencyCompensationSeconds: Double = 0, gridThresholdSeconds: Double = 0.002,
+                   gridSettleSeconds: Double = 0.5) {
         if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
             freeBuffers()
             let n = format.periodFrames
@@ -233,6 +291,11 @@ final class RenderCore: @unchecked Sendable {
         }
         sampleRate = format.sampleRate
         outputStage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        scheduleAdvanceFrames = Int64(outputStage!.latencyFrames)
+        compensationNanos = latencyCompensationSeconds * 1e9
+        gridThresholdNanos = max(0, gridThresholdSeconds) * 1e9
+        gridSettleNanos = max(0, gridSettleSeconds) * 1e9
+        if grid.framesPerNano != Double(format.sampleRate) / 1e9 { grid = ScheduleGrid(sampleRate: Double(format.sampleRate)) }
         voiceFadeStep = 1 / Float(max(1, format.sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
     }
@@ -253,6 +316,9 @@ final class RenderCore: @unchecked Sendable {
         self.device = device
         nextFrame = 0
         filter.guess(frame: 0, atNanos: clock.nanos())
+        grid.holding = false
+        lockedNanos = 0
+        followFilter()
         resyncPending = false
         masterGain = 1
         stopTailFrames = -1
@@ -288,7 +354,16 @@ final class RenderCore: @unchecked Sendable {
 
     // MARK: published values (any thread)
 
-    /// The current mapping and the next frame to be rendered (seqlock read).
+    /// The filter's current rate estimate (ns per device frame on the monotonic clock).
+    func measuredNanosPerFrame() -> Double {
+        Double(bitPattern: mapFilterNanosPerFrameBits.load(ordering: .relaxed))
+    }
+
+    /// The current mapping and the next frame to be rendered (seqlock read). This is the
+    /// schedule grid the render side converts times with (``ScheduleGrid``), latency
+    /// compensation included: device frame `f` plays at `anchorNanos + (f − anchorFrame) ·
+    /// nanosPerFrame`; a start at T is applied `scheduleAdvanceFrames` (the output stage's
+    /// look-ahead) before the frame that plays at T, so that frame carries the onset.
     func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
         while true {
             let before = mapSequence.load(ordering: .acquiring)
@@ -307,9 +382,10 @@ final class RenderCore: @unchecked Sendable {
         let s = mapSequence.load(ordering: .relaxed)
         mapSequence.store(s &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        mapAnchorFrame.store(filter.anchorFrame, ordering: .relaxed)
-        mapAnchorNanosBits.store(filter.anchorNanos.bitPattern, ordering: .relaxed)
-        mapNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
+        mapAnchorFrame.store(grid.anchorFrame, ordering: .relaxed)
+        mapAnchorNanosBits.store((grid.anchorNanos + compensationNanos).bitPattern, ordering: .relaxed)
+        mapNanosPerFrameBits.store(grid.nanosPerFrame.bitPattern, ordering: .relaxed)
+        mapFilterNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapNextFrame.store(nextFrame, ordering: .relaxed)
         mapLocked.store(filter.isLocked, ordering: .relaxed)
         mapSequence.store(s &+ 2, ordering: .releasing)
@@ -365,6 +441,16 @@ final class RenderCore: @unchecked Sendable {
     // references as possible locks (the zero-allocation test covers this loop instead).
     func renderOnePeriod() -> PeriodOutcome {
         guard running, let device else { return .notRunning }
+        let stall = stallRequestNanos.exchange(0, ordering: .relaxed)
+        if stall > 0 { EngineThread.sleep(seconds: Double(stall) / 1e9) }
+        // Render as late as possible: wait for room first (an xrun found here is left to the
+        // write below, which recovers it; a dead device ends rendering now).
+        if let fault = device.waitForRoom(frames: periodFrames) {
+            switch fault {
+            case .timeout, .gone: return lose(fault)
+            case .xrun, .suspended: break
+            }
+        }
         let started = MonotonicClock.nanos()
         let n = periodFrames
         let blockStart = nextFrame
@@ -388,7 +474,11 @@ final class RenderCore: @unchecked Sendable {
         recordRenderTime(MonotonicClock.nanos() - started)
 
         var attempts = 0
-        while let fault = device.write(output, frames: n) {
+        var written = 0
+        while let fault = device.write(output + written * channels, frames: n - written) {
+            // Frames that reached the device before the fault count: the rest is written after
+            // recovery, so the device's frame counter and ours stay equal.
+            written += min(max(0, device.framesWrittenBeforeFault), n - written)
             attempts += 1
             switch fault {
             case .xrun, .suspended:
@@ -396,20 +486,25 @@ final class RenderCore: @unchecked Sendable {
                 // -EPIPE that keeps coming back after recovery is a dead server (PipeWire).
                 if attempts > 3 || !device.recover(from: fault) { return lose(fault) }
                 if !resyncPending {
-                    previousFilter = filter
+                    previousGrid = grid
                     resyncPending = true
                 }
                 filter.unlock()
+                lockedNanos = 0
+                grid.holding = false
             case .timeout, .gone:
                 return lose(fault)
             }
         }
         nextFrame = blockStart + Int64(n)
         if let stamp = device.timestamp() {
+            let wasLocked = filter.isLocked
             filter.update(stamp)
+            if wasLocked { lockedNanos += Double(n) * grid.nanosPerFrame }
+            updateGrid()
             if resyncPending && filter.isLocked {
                 resyncPending = false
-                skipPlayingVoices(byNanos: filter.nanos(forFrame: nextFrame) - previousFilter.nanos(forFrame: nextFrame))
+                skipPlayingVoices(byNanos: grid.nanos(forFrame: nextFrame) - previousGrid.nanos(forFrame: nextFrame))
             }
         }
         publishMapping()
@@ -418,6 +513,34 @@ final class RenderCore: @unchecked Sendable {
             return .stopped
         }
         return .rendered
+    }
+
+    /// Puts the grid on the filter's estimate at the next frame to render.
+    @_noLocks
+    private func followFilter() {
+        grid.anchorFrame = nextFrame
+        grid.anchorNanos = filter.nanos(forFrame: nextFrame)
+    }
+
+    /// The grid tracks the filter until it has settled, then holds; a disagreement beyond the
+    /// threshold moves the anchor by the whole frames of the error (drift, or a resync after
+    /// an xrun, whose error is the lost time).
+    @_noLocks
+    private func updateGrid() {
+        guard filter.isLocked else { return }
+        if !grid.holding {
+            followFilter()
+            if lockedNanos >= gridSettleNanos { grid.holding = true }
+            return
+        }
+        let error = filter.nanos(forFrame: nextFrame) - grid.nanos(forFrame: nextFrame)
+        if abs(error) > gridThresholdNanos {
+            let exact = error * grid.framesPerNano
+            let frames = Double(Int64(exact + (exact < 0 ? -0.5 : 0.5)))  // round half away (no rounding-rule type)
+            grid.anchorNanos = grid.nanos(forFrame: nextFrame) + frames * grid.nanosPerFrame
+            grid.anchorFrame = nextFrame
+            gridCorrections.add(1, ordering: .relaxed)
+        }
     }
 
     private func lose(_ fault: DeviceFault) -> PeriodOutcome {
@@ -505,7 +628,8 @@ final class RenderCore: @unchecked Sendable {
             }
             var offset: Int64 = 0
             if command.timeNanos != 0 {
-                let frame = Int64(filter.frame(forNanos: Double(command.timeNanos)).rounded())
+                let frame = Int64(grid.frame(forNanos: Double(command.timeNanos) - compensationNanos).rounded())
+                    - scheduleAdvanceFrames
                 if frame >= blockEnd {
                     pending[kept] = command
                     kept += 1

@@ -49,6 +49,7 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
     private let openRefused = Atomic<Bool>(false)
     private let injectedFault = Atomic<Int>(0)  // 0 none, 1 xrun, 2 suspended, 3 timeout, 4 gone
     private let injectedCount = Atomic<Int>(0)
+    private let injectedPartial = Atomic<Int>(0)
     private let opens = Atomic<Int>(0)
     private let closes = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
@@ -95,7 +96,10 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
 
     /// The next `count` writes fail with `fault`. An injected `.xrun`/`.suspended`
     /// models a device that really ran dry: the clock jumps to when the buffer emptied.
-    public func inject(_ fault: DeviceFault, count: Int = 1) {
+    /// With `afterFrames` > 0 the first faulting write hands that many frames to the device
+    /// before it fails (a partial write; see `framesWrittenBeforeFault`).
+    public func inject(_ fault: DeviceFault, count: Int = 1, afterFrames: Int = 0) {
+        injectedPartial.store(afterFrames, ordering: .relaxed)
         let code: Int
         switch fault {
         case .xrun: code = 1
@@ -195,10 +199,19 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
         return granted
     }
 
+    /// Frames of the last faulting write that reached the device before the fault.
+    public private(set) var framesWrittenBeforeFault = 0
+
     public func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
+        framesWrittenBeforeFault = 0
         if killed.load(ordering: .acquiring) { return .gone("virtual device killed") }
         if injectedCount.load(ordering: .acquiring) > 0 {
             injectedCount.subtract(1, ordering: .relaxed)
+            let partial = min(injectedPartial.exchange(0, ordering: .relaxed), frames)
+            if partial > 0 {
+                if let fault = writeFrames(samples, frames: partial) { return fault }
+                framesWrittenBeforeFault = partial
+            }
             switch injectedFault.load(ordering: .acquiring) {
             case 1, 2:
                 let fault: DeviceFault = injectedFault.load(ordering: .relaxed) == 1 ? .xrun : .suspended
@@ -209,6 +222,10 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
             default: break
             }
         }
+        return writeFrames(samples, frames: frames)
+    }
+
+    private func writeFrames(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
         if needsRecovery { return .xrun }
         if started {
             let now = Double(clock.nanos())

@@ -20,7 +20,8 @@ struct NullPCMTests {
         #expect(granted.bufferFrames == 1024)
         #expect(device.sampleFormat == .float32)
         #expect(device.grantedFormat == granted)
-        #expect(device.waitTimeoutMilliseconds == 43)  // 2 × 1024 / 48000 s, rounded up
+        // 2 × 1024 / 48000 s is 43 ms, under the 200 ms floor (pulse's stream start waits ~50 ms).
+        #expect(device.waitTimeoutMilliseconds == 200)
         let samples = [Float](repeating: 0.25, count: 3 * 5000)
         let fault = samples.withUnsafeBufferPointer { device.write($0.baseAddress!, frames: 5000) }
         #expect(fault == nil)

@@ -155,6 +155,57 @@ import HapticRender
         #expect(engine.core.appliedCommands().filter { $0.kind == .start }.count == 1)
     }
 
+    /// The seeds' "on stop, try one restart": `start()` on a degraded engine whose old handle
+    /// cannot be reopened builds a new handle and resets (as the background recovery does);
+    /// while the server is down it throws quickly and the engine stays degraded.
+    @Test func startFromDegradedFallsBackToANewHandleAndResets() throws {
+        let (engine, factory, _) = makeManualEngine { $0.restartBackoffSeconds = 3600 }  // no background retry
+        let resets = Counter()
+        engine.resetHandler = { resets.bump() }
+        try engine.start()
+        let old = try engine.makePlayer(with: preparedTransient(engine))
+        for _ in 0..<5 { engine.renderOnePeriod() }
+        factory.serverDown.store(true, ordering: .releasing)
+        factory.first.kill()
+        factory.first.refuseFurtherOpens()
+        engine.renderOnePeriod()
+        #expect(engine.state == .degraded)
+        #expect(throws: HapticEngineError.self) { try engine.start() }
+        #expect(engine.state == .degraded, "a failed restart leaves the background recovery in charge")
+        #expect(resets.count == 0)
+        factory.serverDown.store(false, ordering: .releasing)
+        try engine.start()
+        #expect(engine.state == .running)
+        #expect(resets.count == 1)
+        #expect(engine.stateHistory == [.created, .running, .degraded, .reset, .running])
+        #expect(throws: HapticEngineError.playerInvalidated) { try old.start(atTime: 0) }
+        try engine.makePlayer(with: preparedTransient(engine)).start(atTime: 0)
+        engine.renderOnePeriod()
+        #expect(factory.devices.last!.framesWritten == 256)
+    }
+
+    /// A fault part-way through a write: the frames before it reached the device; the engine
+    /// writes only the rest after recovery, so its frame count equals the device's and the
+    /// schedule stays on its frames.
+    @Test func partialWriteBeforeAnXrunKeepsTheFrameCountExact() throws {
+        let (engine, factory, clock) = makeManualEngine(period: 256)
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let device = factory.first
+        let pattern = try preparedTransient(engine)
+        device.inject(.xrun, afterFrames: 100)
+        engine.renderOnePeriod()
+        #expect(engine.xrunCount == 1)
+        #expect(Int64(device.framesWritten) == engine.core.nextFrame, "device and engine count the same frames")
+        let t = clock.seconds + 0.3
+        try engine.makePlayer(with: pattern).start(atTime: t)
+        renderUntil(engine) { clock.seconds > t + 0.2 }
+        #expect(Int64(device.framesWritten) == engine.core.nextFrame)
+        let applied = engine.core.appliedCommands().filter { $0.kind == .start }.map(\.frame)
+        try #require(applied.count == 1)
+        #expect(applied[0] + engine.core.scheduleAdvanceFrames == Int64(device.recordedFrame(playingAt: t * 1e9)!))
+    }
+
     @Test func recoveryGivesUpAfterMaxAttempts() throws {
         let (engine, factory, clock) = makeManualEngine { $0.maxRestartAttempts = 2 }
         let reasons = Recorder<HapticEngine.StoppedReason>()

@@ -1,0 +1,451 @@
+import CAllocationCounter
+import Foundation
+import HapticPattern
+import HapticRender
+import Synchronization
+import Testing
+
+@testable import HapticALSA
+@testable import HapticEngine
+
+/// The engine end to end through a real sound server (scripts/rig.sh: PulseAudio null sinks,
+/// the ALSA pulse plugin). Every test records what reached the server from the sink's monitor
+/// (ALSACaptureDevice, S16 like the sink). The mono sink carries the default layout
+/// (`.hapticMono`). Large periods (1024) wherever timing is not the point: CI machines are
+/// noisy. Serialized: one server, and two tests stop it.
+@Suite("HapticEngine through the PulseAudio rig", .serialized, .enabled(if: Rig.isRunning, "needs scripts/rig.sh"))
+struct EngineRigTests {
+    static let rate = 48_000
+
+    /// An engine on `pcm` (real render thread, real ALSA device).
+    func makeEngine(_ pcm: String = Rig.outMono, period: Int = 1024, bufferPeriods: Int = 3,
+                    layout: ChannelLayout = .hapticMono,
+                    configure: (inout HapticEngine.Configuration) -> Void = { _ in }) -> HapticEngine {
+        var configuration = HapticEngine.Configuration(layout: layout, periodFrames: period, bufferPeriods: bufferPeriods)
+        configuration.lockMemory = false  // the test process is large; locking it proves nothing here
+        configure(&configuration)
+        return HapticEngine(configuration: configuration) { ALSAOutputDevice(name: pcm) }
+    }
+
+    /// A recorder on the mono sink's monitor, reading once it returns.
+    func recorder(_ pcm: String = Rig.inputMono, channels: Int = 1, seconds: Double) throws -> ALSACaptureDevice {
+        let capture = ALSACaptureDevice(name: pcm, channels: channels, sampleRate: Self.rate, periodFrames: 1024,
+                                        bufferFrames: 8192, seconds: seconds)
+        try capture.start()
+        usleep(100_000)
+        return capture
+    }
+
+    /// The pattern rendered offline for the mono layout (as `hapticsynth render` writes it).
+    func offline(_ pattern: PreparedPattern, profile: ActuatorProfile, tail: Double = 0.05) -> [Float] {
+        var stream = OfflineRenderStream(pattern: pattern, profile: profile, layout: .hapticMono, tail: tail)
+        var out = [Float](repeating: 0, count: stream.totalFrames)
+        let n = out.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: $0.count) }
+        return Array(out[0..<n])
+    }
+
+    /// Recorded frames where a sound starts: the first non-zero sample after at least
+    /// `minimumSilence` zero samples.
+    func onsets(_ samples: [Int16], channels: Int = 1, minimumSilence: Int = 2400) -> [Int] {
+        var result: [Int] = []
+        var zeros = minimumSilence
+        for f in 0..<(samples.count / channels) {
+            if samples[f * channels] == 0 {
+                zeros += 1
+            } else {
+                if zeros >= minimumSilence { result.append(f) }
+                zeros = 0
+            }
+        }
+        return result
+    }
+
+    /// Waits (bounded) until `condition` holds; returns whether it did.
+    func wait(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = now() + seconds
+        while now() < end {
+            if condition() { return true }
+            usleep(5_000)
+        }
+        return condition()
+    }
+
+    func threadCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1 }
+    func fdCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+
+    static let transient = AHAPPattern(elements: [.event(.transient(at: 0, intensity: 1, sharpness: 0.5))])
+
+    // MARK: - content
+
+    @Test("a pattern played live records the offline render's samples (within 16-bit precision)")
+    func liveEqualsOffline() throws {
+        let engine = makeEngine()
+        let pattern = try engine.prepare(AHAPPattern(elements: [
+            .event(.transient(at: 0, intensity: 1, sharpness: 0.3)),
+            .event(.transient(at: 0.05, intensity: 0.6, sharpness: 0.8)),
+            .event(.continuous(at: 0.1, duration: 0.3, intensity: 0.7, sharpness: 0.2)),
+            .event(.transient(at: 0.45, intensity: 0.9, sharpness: 0.6)),
+        ]))
+        // With the output stage's tail (high-pass and limiter release ring out to S16 zero).
+        let reference = offline(pattern, profile: engine.configuration.profile, tail: 0.4)
+        let capture = try recorder(seconds: 4)
+        try engine.start()
+        try engine.makePlayer(with: pattern).start(atTime: engine.currentTime + 0.3)
+        usleep(1_900_000)
+        engine.stop()
+        let rec = capture.stop()
+        #expect(rec.overruns == 0 && rec.errors.isEmpty, "capture: \(rec.overruns) overruns, \(rec.errors)")
+        let s = rec.int16Samples
+        let first = try #require(s.firstIndex { $0 != 0 }, "nothing recorded")
+        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
+        let start = first - refFirst
+        try #require(start >= 0 && start + reference.count <= s.count)
+        var worst: Float = 0
+        for i in 0..<reference.count {
+            worst = max(worst, abs(Float(s[start + i]) - reference[i] * 32768))
+        }
+        print("engine rig: live vs offline over \(reference.count) frames: worst |Δ| = \(worst) LSB")
+        // The server rounds float to S16: ≤ 0.5 LSB, plus float-summation differences (≪ 1 LSB).
+        #expect(worst <= 1.0, "live differs from offline by \(worst) LSB")
+        #expect(reference.map { abs($0) }.max()! > 0.1, "the pattern is loud enough to compare")
+        #expect(s[(start + reference.count)...].allSatisfy { $0 == 0 }, "silence after the pattern")
+    }
+
+    // MARK: - timing
+
+    /// Onsets scheduled Δ = 0.25 s apart on CLOCK_MONOTONIC are exactly 12000 frames apart in the
+    /// recording, for several period sizes. Absolute: recorded time (capture stamps) − scheduled
+    /// time = −(one playback period) + e with e in [−6, +3] ms. Why: the null sink renders a
+    /// block as large as the stream's requested latency ahead of the time it reports as played,
+    /// and its monitor delivers the block when it is rendered, so the monitor hears everything
+    /// one client period early (measured: −5.2 ms at period 256, −9.6 ms at 480, −20.8 ms at
+    /// 1024, i.e. −period + 0.1…0.5 ms); on top, the capture stamps' own early bias of 1–5 ms
+    /// (alsa-rig README), the schedule grid's tolerance (`scheduleDriftToleranceSeconds`, 2 ms),
+    /// and the filter's error through pulse (≈ 0.05–0.2 ms).
+    @Test("scheduled onsets Δ apart are round(Δ·fs) frames apart; absolute times within the monitor's bias",
+          arguments: [256, 480, 1024])
+    func scheduledSpacingIsExact(period: Int) throws {
+        let engine = makeEngine(period: period)
+        let pattern = try engine.prepare(Self.transient)
+        let reference = offline(pattern, profile: engine.configuration.profile)
+        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
+        let capture = try recorder(seconds: 5)
+        try engine.start()
+        // Schedule after the grid has settled (0.5 s of locked device time).
+        let base = engine.currentTime + 0.9
+        let delta = 0.25
+        let count = 8
+        for k in 0..<count { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
+        usleep(UInt32((0.9 + Double(count) * delta + 0.4) * 1e6))
+        engine.stop()
+        let rec = capture.stop()
+        #expect(rec.overruns == 0 && rec.errors.isEmpty)
+        let found = onsets(rec.int16Samples).map { $0 - refFirst }
+        try #require(found.count == count, "onsets found: \(found)")
+        let spacing = zip(found, found.dropFirst()).map { $1 - $0 }
+        print("engine rig period \(period): spacing \(spacing), xruns \(engine.xrunCount), grid corrections \(engine.scheduleCorrectionCount)")
+        #expect(spacing.allSatisfy { $0 == Int((delta * Double(Self.rate)).rounded()) }, "spacing \(spacing)")
+        var errors: [Double] = []
+        for (k, frame) in found.enumerated() {
+            let at = try #require(rec.monotonicNanos(ofFrame: frame))
+            errors.append((Double(at) / 1e9 - (base + Double(k) * delta)) * 1000)
+        }
+        print("engine rig period \(period): recorded − scheduled (ms): \(errors.map { ($0 * 100).rounded() / 100 })")
+        let periodMs = Double(period) * 1000 / Double(Self.rate)
+        #expect(errors.allSatisfy { $0 + periodMs >= -6 && $0 + periodMs <= 3 }, "absolute errors (ms) \(errors), period \(periodMs) ms")
+        #expect(engine.xrunCount == 0)
+        #expect(engine.lateCommandCount == 0)
+    }
+
+    // MARK: - many players
+
+    /// 1000 players started from 4 threads at once (the calls race), scheduled 3 ms apart
+    /// (T + i·3 ms, so that a debug build renders the ~15 overlapping voices in real time): the
+    /// recording must equal the offline render of one pattern holding the same 1000 events
+    /// (within 16-bit precision). A lost voice would leave out a transient whose peak is
+    /// checked to be many LSB.
+    @Test("a thousand players started from several threads at once all play")
+    func thousandPlayers() async throws {
+        // 6 periods of buffer (128 ms): a debug build on a loaded 2-core machine.
+        let engine = makeEngine(bufferPeriods: 6) { $0.maxVoices = 2048 }
+        let spacing = 0.003
+        let one = AHAPPattern(elements: [.event(.transient(at: 0, intensity: 0.01, sharpness: 0.5))])
+        let pattern = try engine.prepare(one)
+        let all = try engine.prepare(AHAPPattern(elements: (0..<1000).map {
+            .event(.transient(at: Double($0) * spacing, intensity: 0.01, sharpness: 0.5))
+        }))
+        let single = offline(pattern, profile: engine.configuration.profile)
+        let reference = offline(all, profile: engine.configuration.profile)
+        let voicePeak = single.map { abs($0) * 32768 }.max()!
+        #expect(voicePeak > 8, "one voice peaks at \(voicePeak) LSB: a lost voice would show")
+        #expect(reference.map { abs($0) }.max()! < 0.9, "no limiting: voices add")
+        let capture = try recorder(seconds: 6)
+        try engine.start()
+        let players = try (0..<1000).map { _ in try engine.makePlayer(with: pattern) }
+        let t = engine.currentTime + 0.8
+        let failures = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    for i in stride(from: thread, to: 1000, by: 4) {
+                        do { try players[i].start(atTime: t + Double(i) * spacing) } catch { failures.bump() }
+                    }
+                }
+            }
+        }
+        #expect(failures.count == 0)
+        usleep(UInt32((t - engine.currentTime + 1000 * spacing + 0.3) * 1e6))
+        engine.stop()
+        let rec = capture.stop()
+        let s = rec.int16Samples
+        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
+        let first = try #require(s.firstIndex { $0 != 0 })
+        let start = first - refFirst
+        try #require(start >= 0 && start + reference.count <= s.count, "recording \(s.count) frames, onset at \(first)")
+        var worst: Float = 0
+        var firstBad = -1
+        for i in 0..<reference.count {
+            let d = abs(Float(s[start + i]) - reference[i] * 32768)
+            if d > 1 && firstBad < 0 { firstBad = i }
+            worst = max(worst, d)
+        }
+        print("engine rig: 1000 players vs offline 1000 events: worst |Δ| \(worst) LSB (one voice peaks at \(voicePeak) LSB), first mismatch at \(firstBad), xruns \(engine.xrunCount), grid corrections \(engine.scheduleCorrectionCount)")
+        #expect(worst <= 1.0)
+        #expect(engine.xrunCount == 0)
+        #expect(engine.core.droppedCommandCount.load(ordering: .relaxed) == 0)
+        #expect(engine.lateCommandCount == 0)
+    }
+
+    // MARK: - faults
+
+    /// A starved render thread (300 ms asleep, 64 ms of buffer) shows up as a counted xrun;
+    /// playback continues, and onsets scheduled after the stall keep their times: their
+    /// recorded spacing to the onsets before it is Δ·fs within 1 ms (the mapping re-locks on
+    /// the server's timestamps after the xrun), and among themselves exact.
+    @Test("a stalled render thread gives counted xruns; onsets after it keep their schedule")
+    func stalledRenderThread() throws {
+        let engine = makeEngine(period: 1024, bufferPeriods: 3)
+        let pattern = try engine.prepare(Self.transient)
+        let reference = offline(pattern, profile: engine.configuration.profile)
+        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
+        let capture = try recorder(seconds: 7)
+        try engine.start()
+        let base = engine.currentTime + 0.9
+        let delta = 0.25
+        // Two onsets before the stall, none in the 1.5 s around it, four after the grid re-settled.
+        let ks = [0, 1, 8, 9, 10, 11]
+        for k in ks { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
+        usleep(UInt32((base - engine.currentTime + 0.5) * 1e6))
+        engine.stallRenderThread(seconds: 0.3)
+        usleep(UInt32((base + 11 * delta - engine.currentTime + 0.4) * 1e6))
+        #expect(engine.state == .running)
+        engine.stop()
+        let rec = capture.stop()
+        #expect(engine.xrunCount >= 1, "the stall was counted as an xrun")
+        let found = onsets(rec.int16Samples).map { $0 - refFirst }
+        try #require(found.count == ks.count, "onsets \(found)")
+        let frameDelta = Int(delta * Double(Self.rate))
+        var errors: [Int] = []
+        for (i, k) in ks.enumerated() { errors.append(found[i] - found[0] - k * frameDelta) }
+        print("engine rig stall: xruns \(engine.xrunCount), onset offsets from schedule (frames): \(errors)")
+        #expect(errors[1] == 0)
+        #expect(errors[2...].allSatisfy { abs($0) <= 48 }, "after the stall: \(errors)")
+        #expect(Set(errors[2...]).count == 1, "onsets after the stall exactly Δ·fs apart: \(errors)")
+        #expect(engine.lateCommandCount == 0)
+    }
+
+    @Test("a bad device name, no server, and a device without the channel count: clear errors, quickly")
+    func clearErrors() throws {
+        let t0 = now()
+        let bad = makeEngine("hs_no_such_pcm")
+        #expect(throws: HapticEngineError.self) { try bad.start() }
+        do { try bad.start() } catch {
+            print("engine rig bad name: \(error)")
+            #expect(error.description.contains("hs_no_such_pcm"))
+            if case .deviceUnavailable = error {} else { Issue.record("expected deviceUnavailable, got \(error)") }
+        }
+        #expect(bad.state == .unavailable)
+        #expect(now() - t0 < 2)
+
+        let t1 = now()
+        let stereo = makeEngine(Rig.stereoOnly, layout: .stereoPlusHaptic)
+        do {
+            try stereo.start()
+            Issue.record("3 channels on a 2-channel device started")
+        } catch {
+            print("engine rig 3 ch on stereo-only: \(error)")
+            #expect(error.description.contains("3") && error.description.contains("channel"))
+        }
+        #expect(stereo.state == .unavailable)
+        #expect(now() - t1 < 2)
+
+        #expect(try Rig.control("stop-server") == 0)
+        defer { _ = try? Rig.control("start-server") }
+        let t2 = now()
+        let noServer = makeEngine()
+        do {
+            try noServer.start()
+            Issue.record("started without a server")
+        } catch {
+            print("engine rig no server: \(error) (\(Int((now() - t2) * 1000)) ms)")
+            #expect(error.description.contains(Rig.outMono))
+        }
+        #expect(noServer.state == .unavailable)
+        #expect(now() - t2 < 2)
+        if case .failure = noServer.probeDevice() {} else { Issue.record("probe found a device without a server") }
+    }
+
+    /// Kill the server mid-pattern: stoppedHandler within a bound; restart it: the engine
+    /// recovers by itself (the same ALSA handle object reopens: no reset needed, and
+    /// resetHandler is called exactly when the history shows a reset), a new pattern plays and
+    /// is recorded. Every call is bounded; threads and descriptors return to their count.
+    @Test("killing the server mid-pattern: stoppedHandler, recovery after restart, new pattern plays; no leaks, no blocking")
+    func serverKilledAndRestarted() throws {
+        // Warm-up: the pulse plugin's first use loads libraries (and their descriptors) for good;
+        // Foundation's Process (rig.sh control) keeps an event loop's descriptors once used.
+        _ = try Rig.control("server-pid")
+        do {
+            let warm = makeEngine()
+            try warm.start()
+            usleep(200_000)
+            warm.stop()
+        }
+        usleep(200_000)
+        let threadsBefore = threadCount(), fdsBefore = fdCount()
+        var worstCall = 0.0
+        func timed<T>(_ body: () throws -> T) rethrows -> T {
+            let t0 = now()
+            defer { worstCall = max(worstCall, now() - t0) }
+            return try body()
+        }
+        do {
+            let engine = makeEngine()
+            let reasons = Recorder<HapticEngine.StoppedReason>()
+            let resets = Counter()
+            engine.stoppedHandler = { reasons.append($0) }
+            engine.resetHandler = { resets.bump() }
+            try timed { try engine.start() }
+            let long = try engine.prepare(AHAPPattern(elements: [.event(.continuous(at: 0, duration: 5, intensity: 0.5, sharpness: 0.3))]))
+            try timed { try engine.makePlayer(with: long).start(atTime: 0) }
+            usleep(500_000)
+            let killedAt = now()
+            #expect(try Rig.control("stop-server") == 0)
+            #expect(wait(seconds: 2) { reasons.all.count == 1 }, "stoppedHandler called")
+            print("fds after kill \(fdCount())")
+            print("engine rig kill: stoppedHandler \(reasons.all) after \(Int((now() - killedAt) * 1000)) ms; state \(engine.state)")
+            // Calls while the server is down answer at once.
+            #expect(timed { engine.state } == .degraded)
+            #expect(throws: HapticEngineError.self) { try timed { try engine.makePlayer(with: long).start(atTime: 0) } }
+            usleep(300_000)
+            print("fds while down \(fdCount()) state \(engine.state)")
+            #expect(try Rig.control("start-server") == 0)
+            let restartedAt = now()
+            #expect(wait(seconds: 8) { engine.state == .running }, "recovered after the restart")
+            print("engine rig restart: running again after \(Int((now() - restartedAt) * 1000)) ms; history \(engine.stateHistory), resets \(resets.count)")
+            #expect(resets.count == (engine.stateHistory.contains(.reset) ? 1 : 0))
+            print("fds after restart \(fdCount())")
+            let capture = try recorder(seconds: 3)
+            let pattern = try engine.prepare(Self.transient)
+            try timed { try engine.makePlayer(with: pattern).start(atTime: engine.currentTime + 0.3) }
+            usleep(900_000)
+            timed { engine.stop() }
+            let rec = capture.stop()
+            #expect(onsets(rec.int16Samples).count == 1, "the new pattern was recorded")
+            #expect(reasons.all.count == 1)
+        }
+        // The engine is gone: its service thread ends within a poll.
+        #expect(wait(seconds: 2) { threadCount() <= threadsBefore }, "threads \(threadsBefore) -> \(threadCount())")
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            print("fd \(fd) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) ?? "?")")
+        }
+        #expect(fdCount() <= fdsBefore, "descriptors \(fdsBefore) -> \(fdCount())")
+        print("engine rig kill: threads \(threadsBefore) -> \(threadCount()), fds \(fdsBefore) -> \(fdCount()), slowest call \(Int(worstCall * 1000)) ms")
+        #expect(worstCall < 1.5, "a call blocked for \(worstCall) s")
+    }
+
+    // MARK: - real time
+
+    /// A busy minute through the real device with the render thread tracked by the allocation
+    /// counter. The pulse plugin's snd_pcm_writei / snd_pcm_status (alsa-lib, libpulse: out of our
+    /// control) are untracked by a thin wrapper around the device's write and timestamp calls;
+    /// everything else the render thread runs (commands, voices, mix, output stage, mapping,
+    /// statistics) is counted and must allocate nothing.
+    @Test("zero allocations on the render thread during a busy minute through the real device")
+    func busyMinuteWithoutAllocation() throws {
+        var configuration = HapticEngine.Configuration(layout: .hapticMono, periodFrames: 1024, bufferPeriods: 3)
+        configuration.lockMemory = false
+        configuration.renderThreadDidStart = { allocation_counter_track_current_thread() }
+        configuration.maxVoices = 1024
+        let engine = HapticEngine(configuration: configuration) { UntrackedWrites(ALSAOutputDevice(name: Rig.outMono)) }
+        allocation_counter_reset()
+        try engine.start()
+        let pattern = try engine.prepare(AHAPPattern(elements: [
+            .event(.transient(at: 0, intensity: 0.2, sharpness: 0.5)),
+            .event(.continuous(at: 0.01, duration: 0.3, intensity: 0.2, sharpness: 0.3)),
+            .event(.transient(at: 0.2, intensity: 0.1, sharpness: 0.9)),
+        ]))
+        let end = now() + 60
+        var i = 0
+        var players: [AdvancedPatternPlayer] = []
+        while now() < end {
+            let player = try engine.makeAdvancedPlayer(with: pattern)
+            try player.start(atTime: i % 2 == 0 ? 0 : engine.currentTime + 0.05)
+            try player.sendParameters([DynamicParameter(.hapticIntensityControl, time: 0, value: 0.5)], atTime: 0)
+            try player.scheduleParameterCurve(ParameterCurve(.hapticSharpnessControl, time: 0, points: [.init(0, 0), .init(0.1, 0.5)]), atTime: 0)
+            if i % 5 == 0 { player.isMuted = true }
+            if i % 7 == 0 { player.playbackRate = 1.5 }
+            if i % 13 == 0 { try player.pause(atTime: 0); try player.resume(atTime: engine.currentTime + 0.01) }
+            if i % 17 == 0 { try player.cancel() }
+            players.append(player)
+            if players.count > 200 { players.removeFirst(100) }
+            i += 1
+            usleep(10_000)
+        }
+        let statistics = engine.renderStatistics
+        engine.stop()
+        let count = allocation_counter_count()
+        print("engine rig busy minute: \(i) players, \(statistics.periods) periods, xruns \(engine.xrunCount), allocations on the render thread \(count)")
+        #expect(statistics.periods > 2500)
+        #expect(count == 0, "allocations on the render thread: \(count)")
+    }
+}
+
+/// Forwards to a device, untracking the calling thread around the calls into alsa-lib's pulse
+/// plugin (write, timestamp, recover), which may allocate inside libpulse.
+final class UntrackedWrites: OutputDevice {
+    let device: any OutputDevice
+    init(_ device: any OutputDevice) { self.device = device }
+    var name: String { device.name }
+    var framesWrittenBeforeFault: Int { device.framesWrittenBeforeFault }
+    func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat { try device.open(requested: requested) }
+    func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
+        allocation_counter_untrack_current_thread()
+        defer { allocation_counter_track_current_thread() }
+        return device.write(samples, frames: frames)
+    }
+    func timestamp() -> DeviceTimestamp? {
+        allocation_counter_untrack_current_thread()
+        defer { allocation_counter_track_current_thread() }
+        return device.timestamp()
+    }
+    func recover(from fault: DeviceFault) -> Bool {
+        allocation_counter_untrack_current_thread()
+        defer { allocation_counter_track_current_thread() }
+        return device.recover(from: fault)
+    }
+    func close() { device.close() }
+}
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func bump() { value.add(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// Collects values from any thread.
+final class Recorder<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    func append(_ item: T) { items.withLock { $0.append(item) } }
+    var all: [T] { items.withLock { $0 } }
+}
