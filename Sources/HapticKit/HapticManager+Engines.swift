@@ -35,9 +35,19 @@ extension HapticManager {
     // MARK: - engines
 
     /// A new engine of `role` on its output, with both handlers registered.
+    /// Each engine's schedule-grid tolerance in two-device mode (see `makeEngine`).
+    public static let twoDeviceDriftToleranceSeconds = 0.0002
+
     func makeEngine(_ role: EngineRole, id: Int) -> HapticEngine {
         var config = role == .haptic ? configuration.engine : configuration.audioEngine
         config.sounds = sounds
+        if configuration.audioOutput != nil {
+            // Two devices: each engine's schedule grid may stray from its own clock estimate by
+            // its drift tolerance before it is corrected, and the two stray independently, so
+            // the skew between them can reach twice that. Keep it well under the 1 ms the
+            // lockstep promises (exact frame spacing on one device matters less here).
+            config.scheduleDriftToleranceSeconds = min(config.scheduleDriftToleranceSeconds, Self.twoDeviceDriftToleranceSeconds)
+        }
         let makeDevice: @Sendable () -> any OutputDevice
         switch role == .haptic ? configuration.output : configuration.audioOutput {
         case .alsa(let name)?: makeDevice = { ALSAOutputDevice(name: name) }

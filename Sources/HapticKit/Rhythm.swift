@@ -211,12 +211,15 @@ public final class RhythmSession {
         func landed(_ part: HapticManager.CuePart?) -> RhythmReport.Onset? {
             guard let part, let slot = part.slot else { return nil }
             let candidates = starts[ObjectIdentifier(part.engine)]?.filter { $0.slot == slot } ?? []
-            guard let hit = candidates.min(by: { abs($0.frame - part.predictedFrame) < abs($1.frame - part.predictedFrame) }),
-                  abs(hit.frame - part.predictedFrame) < Int64(fs * 0.1) else { return nil }
-            let out = hit.frame + Int64(part.engine.outputStageLatencyFrames)
+            // A voice starts the output stage's look-ahead before the frame it is heard at (the
+            // engine renders it that much early so that the frame playing at T carries the onset).
+            let lookahead = Int64(part.engine.outputStageLatencyFrames)
+            guard let hit = candidates.min(by: { abs($0.frame + lookahead - part.predictedFrame) < abs($1.frame + lookahead - part.predictedFrame) }),
+                  abs(hit.frame + lookahead - part.predictedFrame) < Int64(fs * 0.1) else { return nil }
+            let out = hit.frame + lookahead
             return RhythmReport.Onset(
                 device: part.engine.deviceName ?? "?", startFrame: hit.frame, outputFrame: out,
-                predictedFrame: part.predictedFrame + Int64(part.engine.outputStageLatencyFrames),
+                predictedFrame: part.predictedFrame,
                 time: mapping(of: part.engine, after: part.time)?.time(forFrame: out) ?? part.mapping.time(forFrame: out))
         }
         var rows: [RhythmReport.Row] = []

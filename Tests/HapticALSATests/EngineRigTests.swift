@@ -374,10 +374,10 @@ struct EngineRigTests {
     func busyMinuteWithoutAllocation() throws {
         var configuration = HapticEngine.Configuration(layout: .hapticMono, periodFrames: 1024, bufferPeriods: 3)
         configuration.lockMemory = false
-        configuration.renderThreadDidStart = { allocation_counter_track_current_thread() }
+        let tally = allocation_tally_open()
+        configuration.renderThreadDidStart = { allocation_tally_track_current_thread(tally) }
         configuration.maxVoices = 1024
         let engine = HapticEngine(configuration: configuration) { UntrackedWrites(ALSAOutputDevice(name: Rig.outMono)) }
-        allocation_counter_reset()
         try engine.start()
         let pattern = try engine.prepare(AHAPPattern(elements: [
             .event(.transient(at: 0, intensity: 0.2, sharpness: 0.5)),
@@ -403,7 +403,7 @@ struct EngineRigTests {
         }
         let statistics = engine.renderStatistics
         engine.stop()
-        let count = allocation_counter_count()
+        let count = allocation_tally_count(tally)
         print("engine rig busy minute: \(i) players, \(statistics.periods) periods, xruns \(engine.xrunCount), allocations on the render thread \(count)")
         #expect(statistics.periods > 2500)
         #expect(count == 0, "allocations on the render thread: \(count)")
@@ -419,18 +419,21 @@ final class UntrackedWrites: OutputDevice {
     var framesWrittenBeforeFault: Int { device.framesWrittenBeforeFault }
     func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat { try device.open(requested: requested) }
     func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
-        allocation_counter_untrack_current_thread()
-        defer { allocation_counter_track_current_thread() }
+        let tally = allocation_tally_current()
+        allocation_tally_track_current_thread(0)
+        defer { allocation_tally_track_current_thread(tally) }
         return device.write(samples, frames: frames)
     }
     func timestamp() -> DeviceTimestamp? {
-        allocation_counter_untrack_current_thread()
-        defer { allocation_counter_track_current_thread() }
+        let tally = allocation_tally_current()
+        allocation_tally_track_current_thread(0)
+        defer { allocation_tally_track_current_thread(tally) }
         return device.timestamp()
     }
     func recover(from fault: DeviceFault) -> Bool {
-        allocation_counter_untrack_current_thread()
-        defer { allocation_counter_track_current_thread() }
+        let tally = allocation_tally_current()
+        allocation_tally_track_current_thread(0)
+        defer { allocation_tally_track_current_thread(tally) }
         return device.recover(from: fault)
     }
     func close() { device.close() }

@@ -118,8 +118,8 @@ struct NullPCMTests {
             // Warm up once (first-use paths inside alsa-lib), then count.
             _ = device.write(buffer, frames: granted.periodFrames)
             _ = device.timestamp()
-            allocation_counter_reset()
-            allocation_counter_track_current_thread()
+            let tally = allocation_tally_open()
+            allocation_tally_track_current_thread(tally)
             var faults = 0
             var stamps = 0
             for _ in 0 ..< 2000 {
@@ -128,8 +128,8 @@ struct NullPCMTests {
             }
             _ = device.recover(from: .xrun)
             _ = device.recover(from: .gone("x"))
-            allocation_counter_untrack_current_thread()
-            #expect(allocation_counter_count() == 0, "\(format)")
+            allocation_tally_track_current_thread(0)
+            #expect(allocation_tally_count(tally) == 0, "\(format)")
             #expect(faults == 0)
             print("null PCM \(format): state \(device.stateName), timestamps \(stamps)")
         }

@@ -111,12 +111,14 @@ import Synchronization
 @Suite(.serialized) struct RenderThreadTests {
     @Test func allocationCounterSeesAllocations() {
         #expect(allocation_counter_is_active() == 1)
-        allocation_counter_reset()
-        allocation_counter_track_current_thread()
+        let tally = allocation_tally_open()
+        let untouched = allocation_tally_open()
+        allocation_tally_track_current_thread(tally)
         let a = [Int](repeating: 1, count: 100)
-        allocation_counter_untrack_current_thread()
+        allocation_tally_track_current_thread(0)
         #expect(a.count == 100)
-        #expect(allocation_counter_count() >= 1)
+        #expect(allocation_tally_count(tally) >= 1)
+        #expect(allocation_tally_count(untouched) == 0, "a tally counts only the threads that track it")
     }
 
     @Test func renderThreadNeverAllocatesDuringABusyRun() throws {
@@ -126,8 +128,8 @@ import Synchronization
         configuration.clock = .manual(clock)  // free-running: the device advances the clock, the thread renders flat out
         configuration.realtimePriority = nil  // a spinning FIFO thread would starve a 2-core machine
         configuration.lockMemory = false
-        configuration.renderThreadDidStart = { allocation_counter_track_current_thread() }
-        allocation_counter_reset()
+        let tally = allocation_tally_open()
+        configuration.renderThreadDidStart = { allocation_tally_track_current_thread(tally) }
         let engine = HapticEngine(configuration: configuration) { factory.make() }
         try engine.start()
         let pattern = try engine.prepare(AHAPPattern(elements: [
@@ -154,7 +156,7 @@ import Synchronization
         let periods = engine.renderStatistics.periods
         #expect(periods > 20, "the render thread ran (\(periods) periods)")
         #expect(factory.first.framesWritten >= periods * 128)
-        #expect(allocation_counter_count() == 0, "allocations on the render thread: \(allocation_counter_count())")
+        #expect(allocation_tally_count(tally) == 0, "allocations on the render thread: \(allocation_tally_count(tally))")
     }
 
     @Test func deviceLossOnTheRenderThreadReachesStoppedHandlerAndResetRecovers() throws {

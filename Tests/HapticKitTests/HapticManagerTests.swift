@@ -33,19 +33,32 @@ final class DeviceList: Sendable {
 }
 
 /// A manager on virtual devices, driven by hand on a manual clock.
+/// A flag shared with the device factory closure.
+final class Switch: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isOn: Bool { value.load(ordering: .acquiring) }
+    func set(_ newValue: Bool) { value.store(newValue, ordering: .releasing) }
+}
+
 final class VirtualRig: Sendable {
     let clock = ManualClock()
     let made = DeviceList()
+    /// While set, every new handle refuses to open, as a real device does while its sound
+    /// server is down (the engine's restart falls back to a new handle).
+    let serverDown = Switch()
     let manager: HapticManager
 
     init(refuseOpen: Bool = false, maxVoices: Int = 4096, commands: Int = 16_384) {
         let clock = self.clock
         let made = self.made
+        let serverDown = self.serverDown
         var config = HapticManager.Configuration(
             hapticsFolder: kitHaptics, assetsFolder: kitAssets,
             output: .device({
                 var options = VirtualOutputDevice.Options()
-                if refuseOpen { options.refuseOpen = DeviceOpenError(device: "virtual", message: "no such device", code: -19) }
+                if refuseOpen || serverDown.isOn {
+                    options.refuseOpen = DeviceOpenError(device: "virtual", message: "no such device", code: -19)
+                }
                 let device = CountingDevice(VirtualOutputDevice(name: "virtual", clock: .manual(clock), options: options))
                 made.append(device)
                 return device
@@ -151,9 +164,12 @@ struct HapticManagerVirtualTests {
         rig.render(4)
         let engine = m.currentEngine!
         let device = rig.devices[0]
+        rig.serverDown.set(true)
         device.inner.kill()
         rig.render(1)
         #expect(device.openAttempts == 2, "exactly one restart attempt")
+        #expect(rig.devices.count == 2 && rig.devices[1].openAttempts == 1,
+                "the restart tried the old handle, then one new handle (the engine's reset fallback)")
         #expect(!m.engineAvailable)
         #expect(m.currentEngine == nil)
         #expect(engine.state == .stopped, "the manager stopped the engine's own retries")
@@ -161,8 +177,10 @@ struct HapticManagerVirtualTests {
         #expect(!loop.isPlaying)
         // Nothing retries behind the program's back, even when the device comes back.
         device.inner.revive()
+        rig.serverDown.set(false)
         for _ in 0..<50 { engine.serviceStep(); rig.clock.advance(bySeconds: 0.1) }
         #expect(device.openAttempts == 2)
+        #expect(rig.devices.count == 2, "no new handle either")
         #expect(!m.engineAvailable)
         _ = exerciseEveryCall(m)
         #expect(m.statistics.voicesStarted == 1, "only the loop, before the loss")

@@ -214,8 +214,9 @@ struct TwoDeviceDriftTests {
             if abs(skew) > abs(worst) { worst = skew; worstBeat = k + 1 }
             // The engines' own report agrees with the devices' truth.
             if let reported = report.rows[k].skewMs { worstReportError = max(worstReportError, abs(reported - skew)) }
-            // Absolute: the haptic onset plays at the scheduled time (plus the output stage's look-ahead).
-            let late = hTime / 1e9 - report.rows[k].scheduled - Double(haptic.outputStageLatencyFrames) / 48_000
+            // Absolute: the haptic onset plays at the scheduled time (the engine renders voices
+            // the output stage's look-ahead early, so the frame that plays at T carries the onset).
+            let late = hTime / 1e9 - report.rows[k].scheduled
             worstOnsetError = max(worstOnsetError, abs(late) * 1000)
         }
         // The drift was real: over the session the audio device played 200 ppm more frames.
@@ -227,7 +228,9 @@ struct TwoDeviceDriftTests {
               + "haptic onset vs schedule ≤ \(String(format: "%.4f", worstOnsetError)) ms; audio rate ratio \(audio.measuredRateRatio), haptic \(haptic.measuredRateRatio)")
         #expect(abs(Double(aSpan - hSpan) - expectedExtra) < 48, "the devices really drifted apart")
         #expect(abs(worst) < 1.0, "skew \(worst) ms at beat \(worstBeat)")
-        #expect(worstReportError < 0.1)
+        // The report converts frames with each engine's schedule grid, which may stray from its
+        // device's clock by the two-device drift tolerance (0.2 ms) before a correction.
+        #expect(worstReportError < 2 * HapticManager.twoDeviceDriftToleranceSeconds * 1000 + 0.1)
         #expect(worstOnsetError < 1.0)
         // Each engine measured its own device's rate (to within the ±50 µs timestamp jitter's effect).
         #expect(abs(audio.measuredRateRatio - 1.0001) < 2e-5 && abs(haptic.measuredRateRatio - 0.9999) < 2e-5)

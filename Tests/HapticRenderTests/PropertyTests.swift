@@ -134,6 +134,7 @@ struct PropertyTests {
         let p = try prepare(elements, sounds: sounds)
         let frames = 256
         let result = AllocationProbe()
+        let tally = allocation_tally_open()
         let thread = Thread {
             var voice = PatternVoice(pattern: p)
             var stage = OutputStage(profile: p.profile, sampleRate: fs, layout: .stereoPlusHaptic)
@@ -141,8 +142,7 @@ struct PropertyTests {
             let l = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             let r = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             let out = UnsafeMutablePointer<Float>.allocate(capacity: frames * 3)
-            allocation_counter_reset()
-            allocation_counter_track_current_thread()
+            allocation_tally_track_current_thread(tally)
             var rendered = 0
             while rendered < 21 * 48_000 {
                 h.update(repeating: 0, count: frames)
@@ -156,8 +156,8 @@ struct PropertyTests {
                 if rendered == 10 * 48_000 { voice.seek(to: 2) }
                 rendered += frames
             }
-            allocation_counter_untrack_current_thread()
-            result.count = allocation_counter_count()
+            allocation_tally_track_current_thread(0)
+            result.count = allocation_tally_count(tally)
             result.events = voice.eventsStarted
             h.deallocate(); l.deallocate(); r.deallocate(); out.deallocate()
             result.done.signal()

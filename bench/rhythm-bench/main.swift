@@ -125,7 +125,7 @@ let seconds = Double(beats) * 60 / bpm + 5
     try capture.start()
     let session = runSession(m)
     let engine = m.currentEngine!
-    let xruns = engine.xrunCount, lookahead = Double(engine.outputStageLatencyFrames) / Double(fs)
+    let xruns = engine.xrunCount
     m.shutDown()
     usleep(200_000)
     let rec = capture.stop()
@@ -137,8 +137,8 @@ let seconds = Double(beats) * 60 / bpm + 5
     for (k, row) in report.rows.enumerated() {
         guard let ih = rh[k], let ia = ra[k] else { continue }
         skew.append(Double(ia - ih))
-        if let t = rec.monotonicNanos(ofFrame: ih) { onsetH.append((Double(t) / 1e9 - row.scheduled - lookahead) * 1000) }
-        if let t = rec.monotonicNanos(ofFrame: ia) { onsetA.append((Double(t) / 1e9 - row.scheduled - lookahead) * 1000) }
+        if let t = rec.monotonicNanos(ofFrame: ih) { onsetH.append((Double(t) / 1e9 - row.scheduled) * 1000) }
+        if let t = rec.monotonicNanos(ofFrame: ia) { onsetA.append((Double(t) / 1e9 - row.scheduled) * 1000) }
     }
     print("single stream (\(out), period \(period), \(beats) beats at \(bpm) BPM; engine xruns \(xruns), capture overruns \(rec.overruns), found \(skew.count)):")
     print("  recorded skew audio − haptic (samples): \(stats(skew))")
@@ -165,7 +165,7 @@ let seconds = Double(beats) * 60 / bpm + 5
     try capH.start()
     let session = runSession(m)
     let he = m.currentEngine!, ae = m.currentAudioEngine!
-    let xruns = he.xrunCount + ae.xrunCount, lookahead = Double(he.outputStageLatencyFrames) / Double(fs)
+    let xruns = he.xrunCount + ae.xrunCount
     m.shutDown()
     usleep(200_000)
     let recA = capA.stop(), recH = capH.stop()
@@ -176,8 +176,8 @@ let seconds = Double(beats) * 60 / bpm + 5
     for (k, row) in report.rows.enumerated() {
         guard let ih = rh[k], let ia = ra[k], let th = recH.monotonicNanos(ofFrame: ih), let ta = recA.monotonicNanos(ofFrame: ia) else { continue }
         skew.append(Double(ta - th) / 1e6)
-        onsetH.append((Double(th) / 1e9 - row.scheduled - lookahead) * 1000)
-        onsetA.append((Double(ta) / 1e9 - row.scheduled - lookahead) * 1000)
+        onsetH.append((Double(th) / 1e9 - row.scheduled) * 1000)
+        onsetA.append((Double(ta) / 1e9 - row.scheduled) * 1000)
     }
     print("two devices (sound \(outB), haptic \(outM), period \(period), \(beats) beats at \(bpm) BPM; engine xruns \(xruns), capture overruns \(recA.overruns + recH.overruns), found \(skew.count)):")
     print("  recorded skew audio − haptic (ms, two captures' stamps): \(stats(skew))")

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every benchmark in release builds, in the rigs they need (`make bench`).
+# Figures print to the terminal; bench/RESULTS.md holds the recorded ones with these commands.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --jack
+swift build -c release
+
+echo "== parse throughput and Haptics/ load time"
+.build/release/parse-bench Haptics
+
+echo "== render speed (x real time) per profile, vs sox"
+.build/release/render-bench --heartbeat Haptics/heartbeat.ahap
+
+echo "== live latency vs the C floor, through JACK (periods 128, 256, 1024)"
+for p in 128 256 1024; do
+    scripts/jack-rig.sh --period "$p" .build/release/latency-bench jack --period "$p" --trials 200
+done
+
+echo "== rhythm lockstep: skew and onset error, one stream and two devices, through PulseAudio"
+scripts/rig.sh .build/release/rhythm-bench --period 1024 --loads 51
