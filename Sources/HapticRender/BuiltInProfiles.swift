@@ -18,7 +18,7 @@ enum BuiltInProfileJSON {
   "outputGainDB": -3,
   "ceilingDBFS": -1,
   "protection": { "highPassHz": 16, "order": 2 },
-  "limiter": { "lookaheadMs": 2, "releaseMs": 120 }
+  "limiter": { "lookaheadMs": 0.5, "releaseMs": 120 }
 }
 
 """
@@ -39,7 +39,7 @@ enum BuiltInProfileJSON {
   "outputGainDB": -3,
   "ceilingDBFS": -1,
   "protection": { "highPassHz": 30, "order": 4 },
-  "limiter": { "lookaheadMs": 1.5, "releaseMs": 80 }
+  "limiter": { "lookaheadMs": 0.5, "releaseMs": 80 }
 }
 
 """
@@ -60,7 +60,7 @@ enum BuiltInProfileJSON {
   "outputGainDB": -3,
   "ceilingDBFS": -1,
   "protection": { "highPassHz": 80, "order": 4 },
-  "limiter": { "lookaheadMs": 1, "releaseMs": 50 }
+  "limiter": { "lookaheadMs": 0.5, "releaseMs": 50 }
 }
 
 """

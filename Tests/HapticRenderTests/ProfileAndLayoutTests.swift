@@ -67,7 +67,7 @@ struct ProfileTests {
     @Test func absentOptionalFieldsTakeTheirDefaults() throws {
         let text = ActuatorProfile.builtInJSON(named: "lra")!
             .replacingOccurrences(of: "  \"ceilingDBFS\": -1,\n", with: "")
-            .replacingOccurrences(of: "  \"limiter\": { \"lookaheadMs\": 1, \"releaseMs\": 50 }\n", with: "  \"outputGainDB\": 0\n")
+            .replacingOccurrences(of: "  \"limiter\": { \"lookaheadMs\": 0.5, \"releaseMs\": 50 }\n", with: "  \"outputGainDB\": 0\n")
             .replacingOccurrences(of: "  \"outputGainDB\": -3,\n", with: "")
         let p = try ActuatorProfile.decode(from: Array(text.utf8), source: "x")
         #expect(p.ceilingDBFS == -1)
