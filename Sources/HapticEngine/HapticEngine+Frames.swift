@@ -68,7 +68,8 @@ extension HapticEngine {
 
     /// The device frame a start at `time` (monotonic seconds) would be rendered at under the
     /// current mapping. The render side converts with the mapping of the period that renders
-    /// it, which the filter may have moved a little since.
+    /// it, which the filter may have moved a little since. Pass it (plus whole frames) to
+    /// ``PatternPlayer/start(atFrame:)`` to schedule on the device's own clock.
     public func frame(forTime time: Double) -> Int64 { frameMapping.frame(forTime: time) }
 
     /// Frames by which the device output lags the render (the output stage's limiter look-ahead):

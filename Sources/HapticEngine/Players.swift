@@ -44,6 +44,17 @@ public class PatternPlayer: @unchecked Sendable {
         try engine.startPlayback(of: self, atNanos: engine.nanos(forTime: time))
     }
 
+    /// Starts the pattern so that its first frame PLAYS at device frame `frame` (the engine
+    /// renders it the output stage's look-ahead earlier, as `start(atTime:)` does): a start
+    /// on the device's own clock, for grids that must keep exact sample spacing (a rhythm
+    /// session's beats). Frames count from the device's start (``HapticEngine/frame(forTime:)``
+    /// and ``HapticEngine/frameMapping`` convert); a frame that has already passed when the
+    /// render side sees the command starts at the next block and is counted in
+    /// ``HapticEngine/lateCommandCount``. A playback still running is stopped at the same frame.
+    public func start(atFrame frame: Int64) throws(HapticEngineError) {
+        try engine.startPlayback(of: self, atNanos: 0, frame: frame)
+    }
+
     /// Stops at `time`: sounding events fade out over a few milliseconds; scheduled ones never start.
     public func stop(atTime time: Double) throws(HapticEngineError) {
         try send([Command(kind: .stop, slot: 0, generation: 0, timeNanos: engine.nanos(forTime: time))])
@@ -253,7 +264,8 @@ extension HapticEngine {
     }
 
     /// Starts a new playback of `player` (control side; allocates the voice here).
-    func startPlayback(of player: PatternPlayer, atNanos time: Int64) throws(HapticEngineError) {
+    /// `frame` (when set) replaces `time`: the device frame the start plays at.
+    func startPlayback(of player: PatternPlayer, atNanos time: Int64, frame: Int64? = nil) throws(HapticEngineError) {
         var voice = PatternVoice(pattern: player.pattern)
         let (muted, previous) = player.settings.withLock { s -> (Bool, PatternPlayer.Playback?) in
             voice.playbackRate = s.playbackRate
@@ -273,10 +285,13 @@ extension HapticEngine {
             let playback = PatternPlayer.Playback(slot: slot, generation: c.slotGenerations[Int(slot)])
             // The voice keeps its player alive until it ends (fire-and-forget players still report completion).
             let box = VoiceBox(voice: voice) { reason in player.playbackEnded(playback, reason: reason) }
-            let command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
+            var command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
                                   value: muted ? 1 : 0, box: Unmanaged.passRetained(box))
+            command.frame = frame
             if let previous {
-                _ = core.commands.push(Command(kind: .stop, slot: previous.slot, generation: previous.generation, timeNanos: time))
+                var stop = Command(kind: .stop, slot: previous.slot, generation: previous.generation, timeNanos: time)
+                stop.frame = frame
+                _ = core.commands.push(stop)
             }
             guard core.commands.push(command) else {
                 command.box?.release()

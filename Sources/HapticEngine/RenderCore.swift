@@ -20,6 +20,11 @@ struct Command {
     var generation: UInt32
     /// Monotonic nanoseconds at which it takes effect; 0 = the next block rendered.
     var timeNanos: Int64
+    /// When set, the device frame that is to PLAY the command's effect (it is applied the
+    /// output stage's look-ahead earlier), instead of `timeNanos`: a start on the device's
+    /// own clock, independent of the frame ↔ monotonic mapping. A frame already past when
+    /// the command is collected takes effect at the next block (counted as late).
+    var frame: Int64? = nil
     var value: Double = 0
     var ramp: Double = 0
     var parameter: DynamicParameterID = .hapticIntensityControl
@@ -627,9 +632,16 @@ final class RenderCore: @unchecked Sendable {
                 continue  // the voice is gone: stale command
             }
             var offset: Int64 = 0
-            if command.timeNanos != 0 {
-                let frame = Int64(grid.frame(forNanos: Double(command.timeNanos) - compensationNanos).rounded())
+            let target: Int64?
+            if let playFrame = command.frame {
+                target = playFrame - scheduleAdvanceFrames
+            } else if command.timeNanos != 0 {
+                target = Int64(grid.frame(forNanos: Double(command.timeNanos) - compensationNanos).rounded())
                     - scheduleAdvanceFrames
+            } else {
+                target = nil
+            }
+            if let frame = target {
                 if frame >= blockEnd {
                     pending[kept] = command
                     kept += 1

@@ -433,7 +433,8 @@ public final class HapticManager: Sendable {
         public let slot: Int32?
         /// The monotonic time the part was scheduled at.
         public let time: Double
-        /// The device frame the engine's mapping gave for `time` when it was scheduled.
+        /// The device frame the engine's mapping gave for `time` when it was scheduled (for a
+        /// frame-based start, ``HapticManager/playTracked(cue:atFrame:)``: the requested frame).
         public let predictedFrame: Int64
         /// The engine's mapping when it was scheduled.
         public let mapping: FrameMapping
@@ -502,6 +503,58 @@ public final class HapticManager: Sendable {
         let audio = part(soundRole, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: time, haptic: haptic, audio: audio)
+    }
+
+    /// Fires the cue like ``playTracked(cue:atTime:)``, but at a device frame of the haptic
+    /// engine (its `frame(forTime:)` numbering): the haptic part plays at `frame`, the sound at
+    /// `frame` plus the sound's offset in whole frames. For grids kept on the device's own
+    /// clock (``RhythmSession`` in one stream), where frames, not monotonic times, are exact.
+    /// A frame already past starts at the engine's next block (counted as a late command).
+    /// In two-device mode frames of one device mean nothing to the other: the frame is turned
+    /// into the monotonic time the haptic engine maps it to, and the cue fires at that time
+    /// as ``playTracked(cue:atTime:)`` does. Never throws or blocks; nil when nothing started.
+    @discardableResult
+    public func playTracked(cue name: String, atFrame frame: Int64) -> CuePlayback? {
+        if isTwoDevice {
+            guard let engine = currentEngine else {
+                count { $0.callsWhileUnavailable += 1 }
+                return nil
+            }
+            return playTracked(cue: name, atTime: engine.time(forFrame: frame))
+        }
+        guard let cue = cueSheet[name] else {
+            count { $0.unknownNames += 1 }
+            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
+            return nil
+        }
+        enum Found { case ok(HapticEngine, PreparedPattern?, PreparedPattern?), unavailable, unknown }
+        let found: Found = state.withLock { s in
+            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return .unavailable
+            }
+            guard let hapticPart = s.caches.cueHaptics[name] else {
+                s.stats.unknownNames += 1
+                return .unknown
+            }
+            let sound = cue.sfx.flatMap { s.caches.sounds[$0.name] }
+            return .ok(engine, hapticPart.eventCount > 0 ? hapticPart : nil, sound)
+        }
+        guard case .ok(let engine, let hapticPattern, let soundPattern) = found else {
+            if case .unknown = found { logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored") }
+            return nil
+        }
+        let fs = Double(engine.configuration.sampleRate)
+        func part(_ pattern: PreparedPattern?, at f: Int64) -> CuePart? {
+            guard let pattern, let player = start(pattern, on: engine, atFrame: f) else { return nil }
+            let mapping = engine.frameMapping
+            return CuePart(role: .haptic, engine: engine, player: player, slot: engine.slot(of: player),
+                           time: mapping.time(forFrame: f), predictedFrame: f, mapping: mapping)
+        }
+        let haptic = part(hapticPattern, at: frame)
+        let audio = part(soundPattern, at: frame + Int64(((cue.sfx?.offset ?? 0) * fs).rounded()))
+        if haptic == nil && audio == nil { return nil }
+        return CuePlayback(cue: name, time: engine.frameMapping.time(forFrame: frame), haptic: haptic, audio: audio)
     }
 
     /// Plays the sound effect `name` (`Assets/sfx/<name>.wav`) as soon as possible.
@@ -622,6 +675,20 @@ public final class HapticManager: Sendable {
         do {
             let player = try engine.makePlayer(with: pattern)
             try player.start(atTime: time)
+            state.withLock { $0.stats.voicesStarted += 1 }
+            return player
+        } catch {
+            state.withLock { $0.stats.startsFailed += 1 }
+            logger.debug("haptic manager: playback not started: \(error)")
+            return nil
+        }
+    }
+
+    /// `start(_:on:at:)` at a device frame (``PatternPlayer/start(atFrame:)``).
+    func start(_ pattern: PreparedPattern, on engine: HapticEngine, atFrame frame: Int64) -> PatternPlayer? {
+        do {
+            let player = try engine.makePlayer(with: pattern)
+            try player.start(atFrame: frame)
             state.withLock { $0.stats.voicesStarted += 1 }
             return player
         } catch {

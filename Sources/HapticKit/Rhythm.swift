@@ -112,15 +112,31 @@ public struct BeatMapError: Error, Sendable, Equatable, CustomStringConvertible 
 
 // MARK: - the session
 
-/// Plays a beat map through a ``HapticManager``: each beat's cue is scheduled on the
-/// monotonic clock `lead` seconds ahead of its time, its haptic part and its sound at the
-/// same timestamp (``HapticManager/playTracked(cue:atTime:)``). Afterwards
+/// Plays a beat map through a ``HapticManager``: each beat's cue is scheduled `lead`
+/// seconds ahead of its time, its haptic part and its sound together. Afterwards
 /// ``report(sampleRate:)`` says where every part landed.
+///
+/// The beat grid's clock:
+/// - One stream (sound and haptics on one device): the device's clock is the master, as in
+///   rhythm games. The grid is anchored once, at the first beat: F0 = the engine's
+///   `frame(forTime:)` of the first beat's monotonic time; beat k then plays at device frame
+///   F0 + round((t_k − t_0)·fs) (``HapticManager/playTracked(cue:atFrame:)``), so consecutive
+///   beats are exactly round(Δ·fs) samples apart by construction, with no re-anchoring of
+///   the engine's schedule grid in between. The price, and the point: the beats follow the
+///   device's clock, not CLOCK_MONOTONIC, so over a session they drift from the monotonic
+///   schedule by the device's rate error × elapsed time (PulseAudio's null sink here runs
+///   +70…+360 ppm: e.g. 4 ms early after 38 s at +110 ppm). What plays with the beats on
+///   the same device (the music) runs on the same clock, which is what a player hears.
+///   If the engine is replaced (a reset), the grid is re-anchored on the new engine.
+/// - Two devices: each beat is scheduled at its monotonic time on both engines
+///   (``HapticManager/playTracked(cue:atTime:)``), each placed by its own device's mapping —
+///   that is what keeps two devices with different clocks aligned.
 public final class RhythmSession {
     /// One scheduled beat.
     public struct Beat: Sendable {
         public var index: Int
-        /// Monotonic seconds the beat was scheduled for.
+        /// Monotonic seconds the beat was meant for (in one stream it plays on the
+        /// device-clocked grid, which drifts from this by the device's rate error).
         public var time: Double
         /// What started (nil: nothing could start, e.g. the engine was unavailable).
         public var playback: HapticManager.CuePlayback?
@@ -162,7 +178,7 @@ public final class RhythmSession {
     /// Schedules every beat and waits until they have played. First it lets the engines'
     /// frame/time mappings lock and settle (`settle` seconds after each has a device
     /// timestamp); then it waits (with `wait`, until a monotonic time) until `lead` before
-    /// each beat and fires the cue for it. `origin` nil: the first beat comes `lead` (or the
+    /// each beat (in one stream: before the time its device frame plays) and fires the cue for it. `origin` nil: the first beat comes `lead` (or the
     /// output latency, if larger) after the settling. Stops early when `shouldStop` says so.
     /// Returns when the last beat's parts and `tail` seconds after them have played.
     public func run(startingAt origin: Double? = nil, settle: Double = 1.0, tail: Double = 0.1,
@@ -179,12 +195,34 @@ public final class RhythmSession {
         let latency = engines.map(\.outputLatency).max() ?? 0
         self.origin = origin ?? (lockedAt + settle + max(lead, latency + 0.02))
         var end = self.origin
+        // One stream: the beat grid on device frames, anchored at the first beat (see the type's doc).
+        var anchor: (engine: HapticEngine, frame: Int64, time: Double)? = nil
+        func gridFrame(_ t: Double) -> Int64? {
+            guard let anchor else { return nil }
+            let fs = Double(anchor.engine.configuration.sampleRate)
+            return anchor.frame + Int64(((t - anchor.time) * fs).rounded())
+        }
         for (index, t) in map.times.enumerated() {
             let time = self.origin + t
-            wait(time - lead)
+            // On the device-clocked grid, wake `lead` before the beat's frame plays (a fast device
+            // brings the beats forward; waking by the monotonic time alone would, over a long
+            // session, come later than the beat's frame).
+            var wake = time - lead
+            if let anchor, anchor.engine === manager.currentEngine, let frame = gridFrame(t) {
+                wake = min(wake, anchor.engine.time(forFrame: frame) - lead)
+            }
+            wait(wake)
             if shouldStop() { break }
             snapshot()
-            let playback = manager.playTracked(cue: cue, atTime: time)
+            let playback: HapticManager.CuePlayback?
+            if !manager.isTwoDevice, let engine = manager.currentEngine {
+                if anchor == nil || anchor!.engine !== engine {
+                    anchor = (engine, engine.frame(forTime: time), t)
+                }
+                playback = manager.playTracked(cue: cue, atFrame: gridFrame(t)!)
+            } else {
+                playback = manager.playTracked(cue: cue, atTime: time)
+            }
             for part in [playback?.haptic, playback?.audio].compactMap({ $0 }) {
                 if !self.engines.contains(where: { $0 === part.engine }) { self.engines.append(part.engine) }
                 end = max(end, part.time + part.player.pattern.duration)

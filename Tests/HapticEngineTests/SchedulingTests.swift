@@ -39,6 +39,59 @@ import HapticRender
         #expect(engine.lateCommandCount == 0)
     }
 
+    /// `start(atFrame:)`: the frame that PLAYS at F carries the onset, whatever the period,
+    /// and however the schedule grid moves against the monotonic clock meanwhile (a device
+    /// 300 ppm fast and a tolerance small enough that the grid is corrected several times).
+    @Test(arguments: [64, 100, 256, 1024])
+    func framedStartsLandOnTheirExactFrame(period: Int) throws {
+        var options = VirtualOutputDevice.Options()
+        options.driftPPM = 300
+        let (engine, factory, clock) = makeManualEngine(period: period, options: options) {
+            $0.scheduleDriftToleranceSeconds = 0.00005
+        }
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let pattern = try preparedTransient(engine)
+        let base = engine.frame(forTime: clock.seconds + 0.1)
+        let offsets: [Int64] = [0, 1, 591, 28_800, 28_801, 57_600, 153_617]  // the last one alone (no tails under it)
+        for offset in offsets { try engine.makePlayer(with: pattern).start(atFrame: base + offset) }
+        let last = base + offsets.last!
+        let correctionsBefore = engine.scheduleCorrectionCount
+        renderUntil(engine) { engine.core.nextFrame > last + 9_600 }
+        let advance = engine.core.scheduleAdvanceFrames
+        #expect(advance > 0)
+        // Applied the look-ahead early, so that each onset leaves the output stage on its frame.
+        let applied = engine.core.appliedCommands().filter { $0.kind == .start }.map(\.frame).sorted()
+        #expect(applied == offsets.map { base + $0 - advance })
+        #expect(engine.lateCommandCount == 0)
+        #expect(engine.scheduleCorrectionCount > correctionsBefore, "the grid moved meanwhile; frame starts did not")
+        // The recording: silence up to frame `last`, then the pattern's offline samples from it.
+        let recorded = factory.first.recordedSamples(channel: 0)
+        let length = 2_400
+        let reference = Array(OutputTests().offline(pattern, frames: length + Int(advance),
+                                                    profile: engine.configuration.profile)[Int(advance)...])
+        #expect(reference.prefix(48).contains { $0 != 0 }, "the transient sounds from its first frames")
+        let f = Int(last)
+        let before = recorded[(f - 4_800)..<f].map(abs).max()!
+        #expect(before == 0, "silence before the requested frame (max \(before))")
+        let worst = zip(recorded[f..<(f + length)], reference).map { abs($0 - $1) }.max()!
+        #expect(worst < 1e-5, "the onset plays at the requested frame (max difference \(worst))")
+    }
+
+    @Test(arguments: [0, 1_000])
+    func framedStartAlreadyPastStartsAtTheNextBlockAndCountsAsLate(framesAgo: Int64) throws {
+        let (engine, _, _) = makeManualEngine(period: 256)
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let player = try engine.makePlayer(with: preparedTransient(engine))
+        let next = engine.core.nextFrame
+        // `next` itself is already too late: the voice would have to start the look-ahead before it.
+        try player.start(atFrame: next - framesAgo)
+        engine.renderOnePeriod()
+        #expect(engine.core.appliedCommands().filter { $0.kind == .start }.map(\.frame) == [next])
+        #expect(engine.lateCommandCount == 1)
+    }
+
     @Test(arguments: [64, 256, 1000])
     func immediateStartLandsOnTheFirstFrameOfTheNextBlock(period: Int) throws {
         let (engine, _, _) = makeManualEngine(period: period)
