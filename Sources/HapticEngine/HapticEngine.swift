@@ -110,7 +110,7 @@ public final class HapticEngine: Sendable {
         /// measured through the PulseAudio rig (release, 20 s each, SCHED_FIFO granted), 256 × 3
         /// ran without xruns idle and with a busy loop on the other core, while 128 × 3 (4
         /// xruns) and 256 × 2 (2 xruns) did not survive the loaded case; render time per period
-        /// is ≈ 10 µs of 5333 µs (bench/RESULTS-latency.md).
+        /// is ≈ 10 µs of 5333 µs (bench/RESULTS.md, "Live latency and timing").
         public var periodFrames: Int = 256
         /// Periods in the device buffer.
         public var bufferPeriods: Int = 3
@@ -144,7 +144,7 @@ public final class HapticEngine: Sendable {
         /// events are rendered this much earlier and `outputLatency` includes it. The ALSA
         /// `jack` plugin leaves about one server period out of its reported delay: set it to
         /// that period to bring the scheduled-onset error's median to zero (see
-        /// bench/RESULTS-latency.md).
+        /// bench/RESULTS.md, "Live latency and timing").
         public var latencyCompensationSeconds: Double = 0
         /// How far the schedule grid may drift from the filtered device clock before it is moved
         /// (seconds). Onsets scheduled Δ apart land exactly round(Δ·fs) frames apart unless a
