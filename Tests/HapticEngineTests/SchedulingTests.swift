@@ -224,8 +224,8 @@ import HapticRender
         let applied = engine.core.appliedCommands()
         let device = factory.first
         func truth(_ s: Double) -> Int64 { Int64(device.recordedFrame(playingAt: s * 1e9)!) }
-        // The placeholder renderer finishes voices at once, so only the start is certain to
-        // apply before the voice ends; with a real renderer every command applies.
+        // The 10 s continuous event outlives every command, so all five apply, in time order.
+        #expect(applied.count == 5, "\(applied.map(\.kind))")
         #expect(applied.first?.kind == .start)
         let advance = engine.core.scheduleAdvanceFrames
         #expect(applied.first.map { $0.frame + advance } == truth(t))
