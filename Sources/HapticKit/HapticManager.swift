@@ -670,25 +670,29 @@ public final class HapticManager: Sendable {
         }
     }
 
+    /// When a playback starts: a monotonic time (0: as soon as possible) or a device frame.
+    enum StartPoint {
+        case time(Double)
+        case frame(Int64)
+    }
+
     /// A fresh player per playback, started at `time`; failures are logged and counted.
     func start(_ pattern: PreparedPattern, on engine: HapticEngine, at time: Double) -> PatternPlayer? {
-        do {
-            let player = try engine.makePlayer(with: pattern)
-            try player.start(atTime: time)
-            state.withLock { $0.stats.voicesStarted += 1 }
-            return player
-        } catch {
-            state.withLock { $0.stats.startsFailed += 1 }
-            logger.debug("haptic manager: playback not started: \(error)")
-            return nil
-        }
+        start(pattern, on: engine, when: .time(time))
     }
 
     /// `start(_:on:at:)` at a device frame (``PatternPlayer/start(atFrame:)``).
     func start(_ pattern: PreparedPattern, on engine: HapticEngine, atFrame frame: Int64) -> PatternPlayer? {
+        start(pattern, on: engine, when: .frame(frame))
+    }
+
+    private func start(_ pattern: PreparedPattern, on engine: HapticEngine, when point: StartPoint) -> PatternPlayer? {
         do {
             let player = try engine.makePlayer(with: pattern)
-            try player.start(atFrame: frame)
+            switch point {
+            case .time(let time): try player.start(atTime: time)
+            case .frame(let frame): try player.start(atFrame: frame)
+            }
             state.withLock { $0.stats.voicesStarted += 1 }
             return player
         } catch {
