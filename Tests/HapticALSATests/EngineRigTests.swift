@@ -129,9 +129,11 @@ struct EngineRigTests {
         let pattern = try engine.prepare(Self.transient)
         let reference = offline(pattern, profile: engine.configuration.profile)
         let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
-        let capture = try recorder(seconds: 5)
+        let capture = try recorder(seconds: 8)
         try engine.start()
-        // Schedule after the grid has settled (0.5 s of locked device time).
+        // Schedule once the frame/time filter has settled (its first pulse stamps are ~50 ms
+        // off; on a loaded machine the grid can still be corrected in the first seconds).
+        usleep(2_500_000)
         let base = engine.currentTime + 0.9
         let delta = 0.25
         let count = 8
@@ -152,7 +154,12 @@ struct EngineRigTests {
         }
         print("engine rig period \(period): recorded − scheduled (ms): \(errors.map { ($0 * 100).rounded() / 100 })")
         let periodMs = Double(period) * 1000 / Double(Self.rate)
-        #expect(errors.allSatisfy { $0 + periodMs >= -6 && $0 + periodMs <= 3 }, "absolute errors (ms) \(errors), period \(periodMs) ms")
+        // Window: the monitor hears a stream one client period early and its stamps are 1–5 ms
+        // early (../shared/alsa-rig notes), and the schedule grid may stray from the server's clock
+        // by up to its drift tolerance (2 ms) before it is corrected.
+        let slack = engine.configuration.scheduleDriftToleranceSeconds * 1000
+        #expect(errors.allSatisfy { $0 + periodMs >= -6 - slack && $0 + periodMs <= 3 + slack },
+                "absolute errors (ms) \(errors), period \(periodMs) ms")
         #expect(engine.xrunCount == 0)
         #expect(engine.lateCommandCount == 0)
     }
@@ -179,8 +186,13 @@ struct EngineRigTests {
         let voicePeak = single.map { abs($0) * 32768 }.max()!
         #expect(voicePeak > 8, "one voice peaks at \(voicePeak) LSB: a lost voice would show")
         #expect(reference.map { abs($0) }.max()! < 0.9, "no limiting: voices add")
-        let capture = try recorder(seconds: 6)
+        let capture = try recorder(seconds: 9)
         try engine.start()
+        // The recording is compared with ONE offline render, so the schedule grid must not be
+        // corrected while the 1000 starts play: let the frame/time filter settle first (its
+        // first pulse stamps are ~50 ms off; a correction moves later starts by whole frames).
+        usleep(2_500_000)
+        let correctionsBefore = engine.scheduleCorrectionCount
         let players = try (0..<1000).map { _ in try engine.makePlayer(with: pattern) }
         let t = engine.currentTime + 0.8
         let failures = Counter()
@@ -209,7 +221,9 @@ struct EngineRigTests {
             if d > 1 && firstBad < 0 { firstBad = i }
             worst = max(worst, d)
         }
-        print("engine rig: 1000 players vs offline 1000 events: worst |Δ| \(worst) LSB (one voice peaks at \(voicePeak) LSB), first mismatch at \(firstBad), xruns \(engine.xrunCount), grid corrections \(engine.scheduleCorrectionCount)")
+        let corrections = engine.scheduleCorrectionCount - correctionsBefore
+        print("engine rig: 1000 players vs offline 1000 events: worst |Δ| \(worst) LSB (one voice peaks at \(voicePeak) LSB), first mismatch at \(firstBad), xruns \(engine.xrunCount), grid corrections during the starts \(corrections) (before \(correctionsBefore))")
+        #expect(corrections == 0, "the grid held while the starts played")
         #expect(worst <= 1.0)
         #expect(engine.xrunCount == 0)
         #expect(engine.core.droppedCommandCount.load(ordering: .relaxed) == 0)
