@@ -105,13 +105,19 @@ struct AHAPReader {
 
     // MARK: typed values
 
+    /// Checks that the next value is of `kind`, or throws: the scanner's own error for text
+    /// that is no value at all, else a wrong-type error "`key` must be `expected`, found …" at `path`.
+    mutating func expect(_ kind: JSONKind, _ path: @autoclosure () -> String, _ key: String, _ expected: String) throws(AHAPError) {
+        let found = s.peekKind()
+        guard found == kind else {
+            if found == .invalid { throw s.expectedValueError() }
+            throw error(.wrongType, path(), "\(key) must be \(expected), found \(found.noun)")
+        }
+    }
+
     /// Reads a number or throws a wrong-type error naming `key` at `path`.
     mutating func number(_ path: @autoclosure () -> String, _ key: String) throws(AHAPError) -> Double {
-        let kind = s.peekKind()
-        guard kind == .number else {
-            if kind == .invalid { throw s.expectedValueError() }
-            throw error(.wrongType, path(), "\(key) must be a number, found \(kind.noun)")
-        }
+        try expect(.number, path(), key, "a number")
         return try s.readNumber()
     }
 
@@ -125,38 +131,22 @@ struct AHAPReader {
     }
 
     mutating func string(_ path: @autoclosure () -> String, _ key: String) throws(AHAPError) -> JSONStringToken {
-        let kind = s.peekKind()
-        guard kind == .string else {
-            if kind == .invalid { throw s.expectedValueError() }
-            throw error(.wrongType, path(), "\(key) must be a string, found \(kind.noun)")
-        }
+        try expect(.string, path(), key, "a string")
         return try s.scanString()
     }
 
     mutating func bool(_ path: @autoclosure () -> String, _ key: String) throws(AHAPError) -> Bool {
-        let kind = s.peekKind()
-        guard kind == .bool else {
-            if kind == .invalid { throw s.expectedValueError() }
-            throw error(.wrongType, path(), "\(key) must be true or false, found \(kind.noun)")
-        }
+        try expect(.bool, path(), key, "true or false")
         return try s.readBool()
     }
 
     mutating func beginObject(_ path: @autoclosure () -> String, _ what: String) throws(AHAPError) {
-        let kind = s.peekKind()
-        guard kind == .object else {
-            if kind == .invalid { throw s.expectedValueError() }
-            throw error(.wrongType, path(), "\(what) must be an object, found \(kind.noun)")
-        }
+        try expect(.object, path(), what, "an object")
         try s.beginObject()
     }
 
     mutating func beginArray(_ path: @autoclosure () -> String, _ what: String) throws(AHAPError) {
-        let kind = s.peekKind()
-        guard kind == .array else {
-            if kind == .invalid { throw s.expectedValueError() }
-            throw error(.wrongType, path(), "\(what) must be an array, found \(kind.noun)")
-        }
+        try expect(.array, path(), what, "an array")
         try s.beginArray()
     }
 
