@@ -103,6 +103,10 @@ final class OutputState {
         filter.process(scratch, 77)
         filter4.process(scratch, 77)
         limiter.process(scratch, scratch + 80, 77)
+        var quiet = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
+        scratch.update(repeating: 0.1, count: 160)
+        quiet.process(scratch, scratch + 80, 77)
+        quiet.deallocate()
         _ = copyMeasuringPeak(scratch, scratch + 80, 77)
         scratch.deallocate()
         filter.deallocate()
@@ -306,8 +310,12 @@ struct BlockHighPass {
     @inline(__always)
     mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
         // Two copies of the loop, so the order-2 one carries no order-4 work.
-        if dims == 4 { run(x, count, four: true) } else { run(x, count, four: false) }
+        if dims == 4 { run4(x, count) } else { run2(x, count) }
     }
+
+    // Separate functions, so that each is compiled (and its registers allocated) for one order.
+    mutating func run2(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: false) }
+    mutating func run4(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: true) }
 
     @inline(__always)
     mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
@@ -459,6 +467,8 @@ struct LookAheadLimiter {
     let scale: Float
     let gainPerUnit: Float
     let delay: UnsafeMutablePointer<Float>  // channels × lookahead
+    /// lookahead samples of scratch for `shiftThroughDelay`.
+    let scratch: UnsafeMutablePointer<Float>
     var delayPosition = 0
     let units: UnsafeMutablePointer<Float>  // window entries of round(d·scale)
     var unitsPosition = 0
@@ -487,6 +497,8 @@ struct LookAheadLimiter {
         gainPerUnit = Float(1 / (sc * Double(window)))
         delay = .allocate(capacity: lookahead * channels)
         delay.initialize(repeating: 0, count: lookahead * channels)
+        scratch = .allocate(capacity: lookahead)
+        scratch.initialize(repeating: 0, count: lookahead)
         units = .allocate(capacity: window)
         units.initialize(repeating: 0, count: window)
         blockCount = (lookahead + 7) / 8
@@ -499,6 +511,7 @@ struct LookAheadLimiter {
     /// state lives in locals/registers without per-access exclusivity checks).
     func deallocate() {
         delay.deallocate()
+        scratch.deallocate()
         units.deallocate()
         blockMax.deallocate()
     }
@@ -570,6 +583,21 @@ struct LookAheadLimiter {
         }
     }
 
+    /// x delayed by the line: x[i] becomes the line's i-th oldest sample for i < L, else
+    /// x[i - L]; the line then holds x's last L samples, oldest first at index 0.
+    /// For count >= L; moves count + 2L samples, in block copies.
+    @inline(__always)
+    func shiftThroughDelay(_ x: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>, _ position: Int, _ count: Int) {
+        let L = lookahead
+        let newest = scratch
+        newest.update(from: x + (count - L), count: L)
+        // An overlapping move towards higher addresses (memmove semantics).
+        UnsafeMutableRawPointer(x + L).copyMemory(from: x, byteCount: (count - L) * MemoryLayout<Float>.stride)
+        x.update(from: line + position, count: L - position)
+        (x + (L - position)).update(from: line, count: position)
+        line.update(from: newest, count: L)
+    }
+
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
@@ -590,13 +618,25 @@ struct LookAheadLimiter {
             // samples are all under the ceiling pass through delayed (gain exactly 1, and every
             // state variable ends as the per-sample path would leave it).
             if ln == 0 && older == 0 && d == 0 && z >= W && count - i >= 8 {
-                let length = Swift.min(count - i, 64) & ~7
-                let peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
+                // The rest of the call at once when it is all under the ceiling (the usual
+                // case), else 64 samples.
+                var length = (count - i) & ~7
+                var peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
+                if peak > c && length > 64 {
+                    length = 64
+                    peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
+                }
                 if peak <= c {
-                    delayPosition = dp
-                    swapThroughDelay(x0 + i, delay, length)
-                    if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
-                    dp = (dp + length) % L
+                    if length >= L {
+                        shiftThroughDelay(x0 + i, delay, dp, length)
+                        if stereo { shiftThroughDelay(x1 + i, delay + lookahead, dp, length) }
+                        dp = 0
+                    } else {
+                        delayPosition = dp
+                        swapThroughDelay(x0 + i, delay, length)
+                        if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
+                        dp = (dp + length) % L
+                    }
                     up = (up + length) % W  // the ring holds zeros
                     bp = (bp + length / 8) % blockCount  // blocks of zeros
                     z &+= length

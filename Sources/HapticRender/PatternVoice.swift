@@ -117,6 +117,9 @@ struct ActiveEvent {
     var inc: Double
     var length: Int64
     var invLength: Double
+    /// Transient: where its precomputed burst starts in `FlatPattern.grainSamples` (-1: none,
+    /// computed as it plays).
+    var grain: Int
     /// Continuous oscillators: the phase is phaseAnchor + (n - anchorSample)·inc, re-anchored
     /// whenever inc changes, so that a constant frequency never accumulates rounding error.
     var phaseAnchor: Double
@@ -248,13 +251,7 @@ final class VoiceState {
         self.hasAudio = pattern.hasAudio
         self.eventCount = pattern.events.count
         let p = pattern.profile
-        if let cycles = p.transient.cycles {
-            transientCycles = cycles
-            transientSamples = 0
-        } else {
-            transientCycles = 0
-            transientSamples = (p.transient.milliseconds ?? 10) / 1000 * pattern.sampleRate
-        }
+        (transientCycles, transientSamples) = p.transientLength(sampleRate: pattern.sampleRate)
         windowIsHann = p.transient.window == .hann
         attackMin = p.envelope.attack.min
         attackLog = log2Double(p.envelope.attack.max / p.envelope.attack.min)
@@ -484,11 +481,7 @@ final class VoiceState {
 
     @inline(__always)
     func frequency(sharpness: Double) -> Double {
-        let n = Double(renderTableSize)
-        let x = Swift.min(1, Swift.max(0, sharpness)) * n
-        let i = Swift.min(renderTableSize - 1, Int(x))
-        let f = x - Double(i)
-        return flat.frequencyTable[i] + (flat.frequencyTable[i + 1] - flat.frequencyTable[i]) * f
+        frequencyForSharpness(sharpness, flat.frequencyTable.baseAddress!)
     }
 
     @inline(__always)
@@ -517,7 +510,7 @@ final class VoiceState {
         let onsetU = e.onset + pOffset
         var a = ActiveEvent(
             kind: e.kind, done: false, event: index, start: n, onsetU: onsetU, level: e.level,
-            colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, invLength: 0,
+            colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, invLength: 0, grain: -1,
             phaseAnchor: 0, anchorSample: n, attack: 1, decay: 1, release: 1,
             end: e.duration ?? .infinity, sustained: e.sustained, sound: e.sound,
             soundOffset: Int64(roundFast(elapsed)), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
@@ -525,13 +518,15 @@ final class VoiceState {
         case .transient:
             let intensity = e.level * controlAtOnset(0, onset: e.onset, n: n)
             let sharpness = e.colour + controlAtOnset(1, onset: e.onset, n: n)
-            let f = frequency(sharpness: sharpness)
             a.level = Double(amplitude(intensity: Float(Swift.min(1, Swift.max(0, intensity)))))
-            a.inc = f / fs
-            let samples = transientCycles > 0 ? transientCycles / f * fs : transientSamples
-            a.length = Swift.max(1, Int64(roundFast(samples)))
-            a.invLength = 1 / Double(a.length)
             if a.level == 0 { return }
+            let shape = TransientGeometry(
+                sharpness: sharpness, frequencyTable: flat.frequencyTable.baseAddress!, sampleRate: fs,
+                cycles: transientCycles, fixedSamples: transientSamples)
+            a.inc = shape.inc
+            a.length = shape.length
+            a.invLength = shape.invLength
+            a.grain = flat.grain(inc: shape.inc, length: shape.length)
         case .continuous, .audioContinuous:
             let base = e.isHapticContinuous ? 2 : 9  // Haptic vs Audio Attack/Decay/ReleaseTimeControl
             a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(base, onset: e.onset, n: n))
@@ -674,6 +669,11 @@ final class VoiceState {
     }
 
     /// Fills `controls[id]` for the chunk with the combined (smoothed pattern ⊗ live) value.
+    ///
+    /// Every sample's value is a function of its absolute index n only (never of the chunk
+    /// split): on knot segment c the pattern value is the segment's line evaluated in double
+    /// at g = n rounded down to a multiple of 8, plus (n - g) steps in Float; the live
+    /// value is combined in Float. Whole grid blocks then cost one double evaluation.
     @inline(__always)
     func fillControl(_ id: Int, _ n0: Int64, _ count: Int) {
         let out = controls + id * voiceChunk
@@ -681,14 +681,15 @@ final class VoiceState {
         let ramp = liveRamp[id]
         let since = n0 &- liveStart[id]
         let liveSettled = ramp <= 0 || since >= ramp
+        let multiply = id == 0 || id == 5
         if span.count == 0 {
+            let v = Float(flat.neutral[id])
             if liveSettled {
-                let v = Float(combine(id, flat.neutral[id], liveTo[id]))
-                out.update(repeating: v, count: count)
+                out.update(repeating: combineFloat(multiply, v, Float(liveTo[id])), count: count)
                 controlConstant[id] = true
             } else {
                 for k in 0..<count {
-                    out[k] = Float(combine(id, flat.neutral[id], liveValue(id, at: n0 &+ Int64(k))))
+                    out[k] = combineFloat(multiply, v, Float(liveValue(id, at: n0 &+ Int64(k))))
                 }
                 controlConstant[id] = false
             }
@@ -705,75 +706,60 @@ final class VoiceState {
         let pEnd = patternPosition(at: n0 &+ Int64(count - 1))
         let flatSegment = (c < 0 || knots[c].slope == 0) && (c + 1 >= span.count || knots[c + 1].time > pEnd)
         if flatSegment && liveSettled {
-            let value = c < 0 ? knots[0].value : knots[c].value
-            out.update(repeating: Float(combine(id, value, liveTo[id])), count: count)
+            let value = Float(c < 0 ? knots[0].value : knots[c].value)
+            out.update(repeating: combineFloat(multiply, value, Float(liveTo[id])), count: count)
             controlConstant[id] = true
-        } else {
-            let multiply = id == 0 || id == 5
-            let settledLive = liveTo[id]
-            let count0 = span.count
-            // Clock values in locals: class properties would be access-checked on every sample.
-            let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
-            if !liveSettled {
-                for k in 0..<count {
-                    let n = n0 &+ Int64(k)
-                    let p = (ua + Double(n &- na) * r) - po
-                    while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
-                    let value = c < 0 ? knots[0].value : knots[c].value + (p - knots[c].time) * knots[c].slope
-                    let live = liveValue(id, at: n)
-                    out[k] = Float(multiply ? value * live : value + live)
-                }
-                controlConstant[id] = false
-                knotCursor[id] = c
-                return
-            }
-            // Same per-sample values as above, a knot segment at a time: the segment's end is
-            // found once (estimate, then checked with the exact formula), and the loop over the
-            // segment is straight-line. Double(n - na) == d0 + Double(k) exactly (integers < 2^53).
-            let d0 = Double(n0 &- na)
-            var k = 0
-            while k < count {
-                let p = (ua + (d0 + Double(k)) * r) - po
-                while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
-                var kEnd = count
-                if c + 1 < count0 {
-                    let next = knots[c + 1].time
-                    let estimate = (next - p) / r
-                    kEnd = estimate < Double(count - k) ? k + Swift.max(1, Int(estimate)) : count
-                    while kEnd > k + 1 && (ua + (d0 + Double(kEnd - 1)) * r) - po >= next { kEnd -= 1 }
-                    while kEnd < count && (ua + (d0 + Double(kEnd)) * r) - po < next { kEnd += 1 }
-                }
-                if c < 0 {
-                    let v = knots[0].value
-                    let f = Float(multiply ? v * settledLive : v + settledLive)
-                    for q in k..<kEnd { out[q] = f }
-                } else {
-                    let kv = knots[c].value, kt = knots[c].time, ks = knots[c].slope
-                    // 8 lanes at a time: (d0 + q) + lane == d0 + (q + lane) exactly (integers).
-                    let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
-                    while k + 8 <= kEnd {
-                        let pq = (SIMD8(repeating: ua) + ((SIMD8(repeating: d0 + Double(k)) + lanes) * r)) - po
-                        let value = SIMD8(repeating: kv) + (pq - kt) * ks
-                        let combined = multiply ? value * settledLive : value + settledLive
-                        UnsafeMutableRawPointer(out + k).storeBytes(of: SIMD8<Float>(combined), as: SIMD8<Float>.self)
-                        k += 8
-                    }
-                    if multiply {
-                        for q in k..<kEnd {
-                            let pq = (ua + (d0 + Double(q)) * r) - po
-                            out[q] = Float((kv + (pq - kt) * ks) * settledLive)
-                        }
-                    } else {
-                        for q in k..<kEnd {
-                            let pq = (ua + (d0 + Double(q)) * r) - po
-                            out[q] = Float((kv + (pq - kt) * ks) + settledLive)
-                        }
-                    }
-                }
-                k = kEnd
-            }
-            controlConstant[id] = false
+            knotCursor[id] = c
+            return
         }
+        let settledLive = Float(liveTo[id])
+        let count0 = span.count
+        // Clock values in locals: class properties would be access-checked on every sample.
+        let ua = uAnchor, na = nAnchor, r = rate, po = pOffset
+        // Knot segment by knot segment: the segment's end is found once (estimate, then
+        // checked with the exact formula). Double(n - na) == d0 + Double(k) exactly (integers < 2^53).
+        let d0 = Double(n0 &- na)
+        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        var k = 0
+        while k < count {
+            let p = (ua + (d0 + Double(k)) * r) - po
+            while c + 1 < count0 && knots[c + 1].time <= p { c += 1 }
+            var kEnd = count
+            if c + 1 < count0 {
+                let next = knots[c + 1].time
+                let estimate = (next - p) / r
+                kEnd = estimate < Double(count - k) ? k + Swift.max(1, Int(estimate)) : count
+                while kEnd > k + 1 && (ua + (d0 + Double(kEnd - 1)) * r) - po >= next { kEnd -= 1 }
+                while kEnd < count && (ua + (d0 + Double(kEnd)) * r) - po < next { kEnd += 1 }
+            }
+            // The segment's line (before the first knot: the first knot's value, flat).
+            let kv = c < 0 ? knots[0].value : knots[c].value
+            let kt = c < 0 ? 0 : knots[c].time
+            let ks = c < 0 ? 0 : knots[c].slope
+            let step = Float(r * ks)
+            var q = k
+            while q < kEnd {
+                let n = n0 &+ Int64(q)
+                let g = n & ~7
+                let base = Float(kv + (((ua + Double(g &- na) * r) - po) - kt) * ks)
+                let values = SIMD8<Float>(repeating: base) + lanes * step
+                if liveSettled && n == g && kEnd - q >= 8 {
+                    let combined = multiply ? values * settledLive : values + settledLive
+                    UnsafeMutableRawPointer(out + q).storeBytes(of: combined, as: SIMD8<Float>.self)
+                    q += 8
+                    continue
+                }
+                let stop = Swift.min(kEnd, q + Int(g &+ 8 &- n))
+                while q < stop {
+                    let lane = Int(n0 &+ Int64(q) &- g)
+                    let live = liveSettled ? settledLive : Float(liveValue(id, at: n0 &+ Int64(q)))
+                    out[q] = combineFloat(multiply, values[lane], live)
+                    q += 1
+                }
+            }
+            k = kEnd
+        }
+        controlConstant[id] = false
         knotCursor[id] = c
     }
 
@@ -783,31 +769,35 @@ final class VoiceState {
         let firstK = n0 &+ Int64(from) &- a.start
         let to = Int(Swift.min(Int64(count), a.length &- firstK &+ Int64(from)))
         let amp = Float(a.level)
-        let inc = a.inc
-        let invL = a.invLength
-        let hann = windowIsHann
-        var j = from
-        // 8 samples at a time; each lane computes exactly the per-sample formula below.
-        let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
-        while j + 8 <= to {
-            let k = (SIMD8<Double>(repeating: Double(firstK &+ Int64(j - from))) + lanes) + 0.5
-            let w0 = sin2piVector(SIMD8<Float>(k * invL * 0.5))
-            let w = hann ? w0 * w0 : w0
-            let x = k * inc
-            let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
-            let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
-            let o = UnsafeMutableRawPointer(haptic + j)
-            o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp * w * s, as: SIMD8<Float>.self)
-            j += 8
-        }
-        while j < to {
-            // Sample centres: the burst occupies [start, start + length) and is ~0 at both ends.
-            let k = Double(firstK &+ Int64(j - from)) + 0.5
-            let w0 = sin2pi(Float(k * invL * 0.5))
-            let w = hann ? w0 * w0 : w0
-            let s = sin2pi(Float(fractionalPart(k * inc)))
-            haptic[j] += amp * w * s
-            j += 1
+        if a.grain >= 0 {
+            // The burst precomputed at preparation (the same lanes as below): a scaled add.
+            let g = flat.grainSamples.baseAddress! + a.grain + Int(firstK) - from
+            var j = from
+            let amp8 = SIMD8<Float>(repeating: amp)
+            while j + 8 <= to {
+                let o = UnsafeMutableRawPointer(haptic + j)
+                let v = UnsafeRawPointer(g + j).loadUnaligned(as: SIMD8<Float>.self)
+                o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp8 * v, as: SIMD8<Float>.self)
+                j += 8
+            }
+            while j < to {
+                haptic[j] += amp * g[j]
+                j += 1
+            }
+        } else {
+            let hann = windowIsHann
+            var j = from
+            while j < to {
+                let v = transientLanes(firstK &+ Int64(j - from), a.invLength, a.inc, hann: hann)
+                if j + 8 <= to {
+                    let o = UnsafeMutableRawPointer(haptic + j)
+                    o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp * v, as: SIMD8<Float>.self)
+                    j += 8
+                } else {
+                    for l in 0..<(to - j) { haptic[j + l] += amp * v[l] }
+                    j = to
+                }
+            }
         }
         if firstK &+ Int64(to - from) >= a.length { slot.pointee.done = true }
     }
@@ -1064,6 +1054,75 @@ func sin2pi(_ x: Float) -> Float {
     p = p * y2 - 1.6666667e-1
     p = p * y2 + 1
     return y * p
+}
+
+extension FlatPattern {
+    /// The offset of the grain for a burst with this increment and length, or -1.
+    @inline(__always)
+    func grain(inc: Double, length: Int64) -> Int {
+        var lo = 0
+        var hi = grains.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if grains[mid].inc < inc { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < grains.count && grains[lo].inc == inc && grains[lo].length == length { return grains[lo].offset }
+        return -1
+    }
+}
+
+/// A pattern control value combined with the live one (intensity and volume multiply, the
+/// others add), in Float: the same operation on every path that fills a control.
+@inline(__always)
+func combineFloat(_ multiply: Bool, _ pattern: Float, _ live: Float) -> Float {
+    multiply ? pattern * live : pattern + live
+}
+
+/// One transient burst's samples k0 ..< k0 + 8 before its amplitude: window(k)·sin(2π·k·inc)
+/// at the sample centres k + ½ (the burst occupies [0, length) and is ~0 at both ends).
+/// Each lane depends on its k only, so the precomputed grains and the bursts computed as
+/// they play are the same numbers.
+@inline(__always)
+func transientLanes(_ k0: Int64, _ invLength: Double, _ inc: Double, hann: Bool) -> SIMD8<Float> {
+    let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+    let k = (SIMD8<Double>(repeating: Double(k0)) + lanes) + 0.5
+    let w0 = sin2piVector(SIMD8<Float>(k * invLength * 0.5))
+    let w = hann ? w0 * w0 : w0
+    let x = k * inc
+    let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
+    let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
+    return w * s
+}
+
+/// A sharpness (0...1) → Hz through the prepared table (`renderTableSize + 1` entries,
+/// log-frequency over the profile's band), linearly interpolated.
+@inline(__always)
+func frequencyForSharpness(_ sharpness: Double, _ table: UnsafePointer<Double>) -> Double {
+    let n = Double(renderTableSize)
+    let x = Swift.min(1, Swift.max(0, sharpness)) * n
+    let i = Swift.min(renderTableSize - 1, Int(x))
+    let f = x - Double(i)
+    return table[i] + (table[i + 1] - table[i]) * f
+}
+
+/// A transient's oscillator increment and burst length for its (controlled) sharpness: one
+/// computation for the voice and for the grains precomputed at preparation.
+struct TransientGeometry {
+    /// Cycles per sample.
+    var inc: Double
+    /// Burst length in samples (>= 1).
+    var length: Int64
+    var invLength: Double
+
+    /// `cycles` > 0: the burst lasts that many periods; else `fixedSamples`.
+    @inline(__always)
+    init(sharpness: Double, frequencyTable: UnsafePointer<Double>, sampleRate: Double, cycles: Double, fixedSamples: Double) {
+        let f = frequencyForSharpness(sharpness, frequencyTable)
+        inc = f / sampleRate
+        let samples = cycles > 0 ? cycles / f * sampleRate : fixedSamples
+        length = Swift.max(1, Int64(roundFast(samples)))
+        invLength = 1 / Double(length)
+    }
 }
 
 /// The phase (in cycles, [0, 1)) of a continuous oscillator at output sample n >= 0.

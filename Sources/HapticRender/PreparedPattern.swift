@@ -83,9 +83,18 @@ public final class PreparedPattern: Sendable {
 
     /// Compiles `pattern`. `sounds` resolves AudioCustom files (nil: every AudioCustom
     /// event is silent with a warning, or an error when `strict`).
-    public init(
+    public convenience init(
         _ pattern: AHAPPattern, profile: ActuatorProfile, sampleRate: Double,
         sounds: (any SoundSource)? = nil, strict: Bool = false
+    ) throws(RenderError) {
+        try self.init(pattern, profile: profile, sampleRate: sampleRate, sounds: sounds, strict: strict, grainBudget: TransientGrains.sampleBudget)
+    }
+
+    /// `grainBudget`: samples of precomputed transient bursts allowed (0: every burst is
+    /// computed as it plays; tests compare the two).
+    init(
+        _ pattern: AHAPPattern, profile: ActuatorProfile, sampleRate: Double,
+        sounds: (any SoundSource)?, strict: Bool, grainBudget: Int
     ) throws(RenderError) {
         guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
             throw RenderError("sample rate \(sampleRate) is out of range (1000...768000 Hz)")
@@ -249,9 +258,13 @@ public final class PreparedPattern: Sendable {
         self.audioFrequencyTable = (0...n).map {
             PreparedPattern.audioBaseFrequency * exp2Double(-1 + 2 * Double($0) / Double(n))
         }
+        let grains = TransientGrains.build(
+            events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
+            frequencyTable: frequencyTable, profile: profile, sampleRate: fs, budget: grainBudget)
         self.flat = FlatPattern(
             events: events, controls: controls, sounds: buffers, frequencyTable: frequencyTable,
-            amplitudeTable: amplitudeTable, audioFrequencyTable: audioFrequencyTable)
+            amplitudeTable: amplitudeTable, audioFrequencyTable: audioFrequencyTable,
+            grains: grains.spans, grainSamples: grains.samples)
     }
 
     deinit { flat.deallocate() }
@@ -321,10 +334,14 @@ struct FlatPattern {
     /// Empty for the linear law.
     let amplitudeTable: UnsafeMutableBufferPointer<Float>
     let audioFrequencyTable: UnsafeMutableBufferPointer<Double>
+    /// Precomputed transient bursts (`TransientGrains`), sorted by increment.
+    let grains: UnsafeMutableBufferPointer<GrainSpan>
+    let grainSamples: UnsafeMutableBufferPointer<Float>
 
     init(
         events: [CompiledEvent], controls: [ControlTimeline], sounds: [SoundBuffer],
-        frequencyTable: [Double], amplitudeTable: [Float], audioFrequencyTable: [Double]
+        frequencyTable: [Double], amplitudeTable: [Float], audioFrequencyTable: [Double],
+        grains: [GrainSpan], grainSamples: [Float]
     ) {
         func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
@@ -358,6 +375,8 @@ struct FlatPattern {
         self.frequencyTable = copy(frequencyTable)
         self.amplitudeTable = copy(amplitudeTable)
         self.audioFrequencyTable = copy(audioFrequencyTable)
+        self.grains = copy(grains)
+        self.grainSamples = copy(grainSamples)
     }
 
     func deallocate() {
@@ -369,6 +388,7 @@ struct FlatPattern {
             UnsafeMutableRawPointer(soundSamples.baseAddress), UnsafeMutableRawPointer(sounds.baseAddress),
             UnsafeMutableRawPointer(frequencyTable.baseAddress), UnsafeMutableRawPointer(amplitudeTable.baseAddress),
             UnsafeMutableRawPointer(audioFrequencyTable.baseAddress),
+            UnsafeMutableRawPointer(grains.baseAddress), UnsafeMutableRawPointer(grainSamples.baseAddress),
         ] {
             base?.deallocate()
         }

@@ -56,6 +56,36 @@ struct PropertyTests {
         #expect(a.peak > 0)
     }
 
+    @Test func precomputedTransientGrainsGiveTheSamplesComputedAsTheyPlay() throws {
+        var elements = randomPattern(seed: 21, events: 60, length: 2)
+        // A sharpness control at some onsets: the grain must follow it too.
+        elements.append(.parameter(DynamicParameter(.hapticSharpnessControl, time: 0.8, value: 0.3)))
+        for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] {
+            let pattern = AHAPPattern(elements: elements)
+            let withGrains = try PreparedPattern(pattern, profile: profile, sampleRate: fs)
+            let without = try PreparedPattern(pattern, profile: profile, sampleRate: fs, sounds: nil, strict: false, grainBudget: 0)
+            #expect(withGrains.flat.grains.count > 5 && without.flat.grains.count == 0)
+            let a = OfflineRenderer.render(withGrains, layout: .hapticMono, blockSize: 333)
+            let b = OfflineRenderer.render(without, layout: .hapticMono, blockSize: 333)
+            #expect(a.peak > 0.1)
+            #expect(a.samples == b.samples, "\(profile.name)")
+            // A live sharpness control changes the bursts: no grain matches, they are computed.
+            var voice = PatternVoice(pattern: withGrains)
+            voice.setControl(.hapticSharpnessControl, value: 0.2)
+            var h = [Float](repeating: 0, count: 48_000), l = h, r = h
+            h.withUnsafeMutableBufferPointer { hb in
+                voice.render(into: MixBus(haptic: hb.baseAddress!, audioLeft: &l, audioRight: &r, frames: 48_000))
+            }
+            var reference = PatternVoice(pattern: without)
+            reference.setControl(.hapticSharpnessControl, value: 0.2)
+            var h2 = [Float](repeating: 0, count: 48_000)
+            h2.withUnsafeMutableBufferPointer { hb in
+                reference.render(into: MixBus(haptic: hb.baseAddress!, audioLeft: &l, audioRight: &r, frames: 48_000))
+            }
+            #expect(h == h2 && h.contains { $0 != 0 })
+        }
+    }
+
     @Test(arguments: [11, 12, 13] as [UInt64])
     func anyBlockSplitGivesIdenticalSamples(seed: UInt64) throws {
         var g = SeededRandom(seed: seed)
