@@ -450,255 +450,250 @@ func sinDouble(_ x: Double) -> Double {
 /// exceeds c. Gain changes are spread over the look-ahead (attack) and the release time, so
 /// isolated peaks do not pump. A final clamp catches rounding only.
 ///
-/// A's window: the running maximum since the start of the current 8-sample block of the
-/// absolute sample index, and the maxima of the ceil(L/8) blocks before it (a superset of
-/// [n-L, n], with no per-sample deque). The window sum of d is kept in fixed point as
-/// integer-valued Floats below 2^24, so it is exact and never drifts. Every quantity is a
-/// function of the samples so far, so any split of the input gives identical output; the
-/// idle fast path (nothing to reduce anywhere in the window) produces the same samples.
+/// Evaluated 8 samples at a time on a grid of the absolute sample index, with no serial
+/// step inside a block: A's window is the running maximum since the block's start (a
+/// prefix maximum) and the maxima of the ceil(L/8) blocks before it; A is non-decreasing
+/// inside a block, so the recursion for d has the closed form d[g+l] = max(A[g+l],
+/// d[g-1]·q^(l+1)); the window sum of d is kept in fixed point (integer-valued Floats below
+/// 2^24, so prefix sums are exact in any order and never drift). A call that ends inside a
+/// block emits the lanes it has (every quantity is causal, so the unknown inputs, taken as
+/// 0, do not reach them) and finishes the block on the next call from the same state: any
+/// split of the input gives identical output. The idle path (nothing to reduce anywhere in
+/// the window) passes whole blocks through the delay and produces the same samples.
 struct LookAheadLimiter {
     let lookahead: Int
     let window: Int
     let ceiling: Float
     let channels: Int
-    /// Release factor per sample.
-    let q: Float
+    /// q^1 ... q^8 (q: release factor per sample).
+    let release: SIMD8<Float>
     /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
     let scale: Float
     let gainPerUnit: Float
-    let delay: UnsafeMutablePointer<Float>  // channels × lookahead
-    /// lookahead samples of scratch for `shiftThroughDelay`.
-    let scratch: UnsafeMutablePointer<Float>
-    var delayPosition = 0
-    let units: UnsafeMutablePointer<Float>  // window entries of round(d·scale)
-    var unitsPosition = 0
+    /// Ring length (a power of two >= window + 8); each ring has 8 mirrored entries after
+    /// it, so that any 8 consecutive entries are one unaligned load.
+    let ringLength: Int
+    /// channels × (ringLength + 8) input samples, by absolute index mod ringLength.
+    let inputs: UnsafeMutablePointer<Float>
+    /// ringLength + 8 entries of round(d·scale).
+    let units: UnsafeMutablePointer<Float>
     let blockCount: Int  // ceil(L/8)
     let blockMax: UnsafeMutablePointer<Float>
     var blockPosition = 0
-    /// Sample index within the current 8-block, and the running maximum of a in it.
-    var lane = 0
-    var run: Float = 0
+    /// Ring position of the current grid block (a multiple of 8).
+    var position = 0
+    /// Inputs of the current grid block; lanes >= `filled` are 0.
+    var pending0 = SIMD8<Float>.zero
+    var pending1 = SIMD8<Float>.zero
+    var filled = 0
     /// Maximum of a over the blocks before the current one (within the window).
     var olderMax: Float = 0
+    /// d and the window sum of units at the end of the previous block.
     var depth: Float = 0
     var sum: Float = 0
-    /// Consecutive samples whose units were 0 (the window is clear once >= window).
-    var zeroRun: Int
 
     init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
         self.lookahead = lookahead
         self.window = lookahead + 1
         self.ceiling = ceiling
         self.channels = channels
-        q = Float(exp2Double(-1.4426950408889634 / max(1, releaseSamples)))
+        let q = exp2Double(-1.4426950408889634 / max(1, releaseSamples))
+        var powers = SIMD8<Float>.zero
+        var qk = 1.0
+        for k in 0..<8 {
+            qk *= q
+            powers[k] = Float(qk)
+        }
+        release = powers
         var sc = 1.0
         while Double(window + 8) * sc * 2 <= 16_777_216 { sc *= 2 }
         scale = Float(sc)
         gainPerUnit = Float(1 / (sc * Double(window)))
-        delay = .allocate(capacity: lookahead * channels)
-        delay.initialize(repeating: 0, count: lookahead * channels)
-        scratch = .allocate(capacity: lookahead)
-        scratch.initialize(repeating: 0, count: lookahead)
-        units = .allocate(capacity: window)
-        units.initialize(repeating: 0, count: window)
+        var ring = 16
+        while ring < window + 8 { ring *= 2 }
+        ringLength = ring
+        inputs = .allocate(capacity: channels * (ring + 8))
+        inputs.initialize(repeating: 0, count: channels * (ring + 8))
+        units = .allocate(capacity: ring + 8)
+        units.initialize(repeating: 0, count: ring + 8)
         blockCount = (lookahead + 7) / 8
         blockMax = .allocate(capacity: blockCount)
         blockMax.initialize(repeating: 0, count: blockCount)
-        zeroRun = window
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
     /// state lives in locals/registers without per-access exclusivity checks).
     func deallocate() {
-        delay.deallocate()
-        scratch.deallocate()
+        inputs.deallocate()
         units.deallocate()
         blockMax.deallocate()
     }
 
     mutating func copyState(from o: LookAheadLimiter) {
-        delay.update(from: o.delay, count: lookahead * channels)
-        delayPosition = o.delayPosition
-        units.update(from: o.units, count: window)
-        unitsPosition = o.unitsPosition
+        inputs.update(from: o.inputs, count: channels * (ringLength + 8))
+        units.update(from: o.units, count: ringLength + 8)
         blockMax.update(from: o.blockMax, count: blockCount)
         blockPosition = o.blockPosition
-        lane = o.lane
-        run = o.run
+        position = o.position
+        pending0 = o.pending0
+        pending1 = o.pending1
+        filled = o.filled
         olderMax = o.olderMax
         depth = o.depth
         sum = o.sum
-        zeroRun = o.zeroRun
-    }
-
-    /// Largest |x[i]| over `count` samples (8 lanes at a time).
-    @inline(__always)
-    func peakOf(_ x: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
-        var m = SIMD8<Float>.zero
-        var i = 0
-        let raw = UnsafeRawPointer(x)
-        while i + 8 <= count {
-            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            // |v| by clearing the sign bit; a compare-select instead of the generic pointwiseMax.
-            let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
-            m.replace(with: a, where: a .> m)
-            i += 8
-        }
-        let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
-        var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
-        while i < count {
-            peak = max(peak, abs(x[i]))
-            i += 1
-        }
-        return peak
-    }
-
-    /// x[i] ⇄ line[(delayPosition + i) mod lookahead] for i < count (count <= lookahead is
-    /// not required): outputs the delayed samples and stores the new ones, in block copies.
-    @inline(__always)
-    func swapThroughDelay(_ x: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>, _ count: Int) {
-        var done = 0
-        var p = delayPosition
-        while done < count {
-            let run = min(count - done, lookahead - p)
-            let a = x + done
-            let b = line + p
-            var k = 0
-            while k + 8 <= run {
-                let ra = UnsafeMutableRawPointer(a + k), rb = UnsafeMutableRawPointer(b + k)
-                let va = ra.loadUnaligned(as: SIMD8<Float>.self)
-                let vb = rb.loadUnaligned(as: SIMD8<Float>.self)
-                ra.storeBytes(of: vb, as: SIMD8<Float>.self)
-                rb.storeBytes(of: va, as: SIMD8<Float>.self)
-                k += 8
-            }
-            while k < run {
-                let t = a[k]
-                a[k] = b[k]
-                b[k] = t
-                k += 1
-            }
-            done += run
-            p = p + run == lookahead ? 0 : p + run
-        }
-    }
-
-    /// x delayed by the line: x[i] becomes the line's i-th oldest sample for i < L, else
-    /// x[i - L]; the line then holds x's last L samples, oldest first at index 0.
-    /// For count >= L; moves count + 2L samples, in block copies.
-    @inline(__always)
-    func shiftThroughDelay(_ x: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>, _ position: Int, _ count: Int) {
-        let L = lookahead
-        let newest = scratch
-        newest.update(from: x + (count - L), count: L)
-        // An overlapping move towards higher addresses (memmove semantics).
-        UnsafeMutableRawPointer(x + L).copyMemory(from: x, byteCount: (count - L) * MemoryLayout<Float>.stride)
-        x.update(from: line + position, count: L - position)
-        (x + (L - position)).update(from: line, count: position)
-        line.update(from: newest, count: L)
     }
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
-        // Two copies of the loop, so the mono one carries no stereo tests.
-        if channels == 2 { limit(x0, x1, count, stereo: true) } else { limit(x0, x0, count, stereo: false) }
+        // Two copies of the loop, so the mono one carries no stereo work.
+        if channels == 2 { limitStereo(x0, x1, count) } else { limitMono(x0, count) }
+    }
+
+    // Separate functions, so that each is compiled for one channel count.
+    mutating func limitMono(_ x: UnsafeMutablePointer<Float>, _ count: Int) { limit(x, x, count, stereo: false) }
+    mutating func limitStereo(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+        limit(x0, x1, count, stereo: true)
+    }
+
+    /// Stores 8 values at ring position `at` (a multiple of 8), mirroring the first 8.
+    @inline(__always)
+    func store(_ v: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>, _ at: Int) {
+        UnsafeMutableRawPointer(ring + at).storeBytes(of: v, as: SIMD8<Float>.self)
+        if at == 0 { UnsafeMutableRawPointer(ring + ringLength).storeBytes(of: v, as: SIMD8<Float>.self) }
+    }
+
+    /// The 8 ring entries from `back` samples before position `at`.
+    @inline(__always)
+    func load(_ ring: UnsafeMutablePointer<Float>, _ at: Int, back: Int) -> SIMD8<Float> {
+        let from = (at - back) & (ringLength - 1)
+        return UnsafeRawPointer(ring + from).loadUnaligned(as: SIMD8<Float>.self)
     }
 
     @inline(__always)
     mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
         let c = ceiling
-        let qq = q, sc = scale, g = gainPerUnit, L = lookahead, W = window
-        // The state in locals for the whole call (written back at the end).
-        var r = run, d = depth, s = sum, z = zeroRun, ln = lane, older = olderMax
-        var dp = delayPosition, up = unitsPosition, bp = blockPosition
+        let ring1 = inputs + (ringLength + 8)
+        var pos = position, d = depth, s = sum, older = olderMax, f = filled
         var i = 0
         while i < count {
-            // Idle: at a block start with nothing to reduce in the window. Whole blocks whose
-            // samples are all under the ceiling pass through delayed (gain exactly 1, and every
-            // state variable ends as the per-sample path would leave it).
-            if ln == 0 && older == 0 && d == 0 && z >= W && count - i >= 8 {
-                // The rest of the call at once when it is all under the ceiling (the usual
-                // case), else 64 samples.
-                var length = (count - i) & ~7
-                var peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
-                if peak > c && length > 64 {
-                    length = 64
-                    peak = stereo ? Swift.max(peakOf(x0 + i, length), peakOf(x1 + i, length)) : peakOf(x0 + i, length)
-                }
-                if peak <= c {
-                    if length >= L {
-                        shiftThroughDelay(x0 + i, delay, dp, length)
-                        if stereo { shiftThroughDelay(x1 + i, delay + lookahead, dp, length) }
-                        dp = 0
-                    } else {
-                        delayPosition = dp
-                        swapThroughDelay(x0 + i, delay, length)
-                        if stereo { swapThroughDelay(x1 + i, delay + lookahead, length) }
-                        dp = (dp + length) % L
+            if f == 0 && count - i >= 8 {
+                let v0 = UnsafeRawPointer(x0 + i).loadUnaligned(as: SIMD8<Float>.self)
+                let v1 = stereo ? UnsafeRawPointer(x1 + i).loadUnaligned(as: SIMD8<Float>.self) : v0
+                // Idle: nothing to reduce in the window and this block under the ceiling. Gain
+                // exactly 1, no clamp needed (every delayed sample was under the ceiling too);
+                // the units of the block are 0 and the block maxima stay 0.
+                if d == 0 && s == 0 && older == 0 && !any(magnitude(v0, v1, stereo: stereo) .> c) {
+                    store(v0, inputs, pos)
+                    UnsafeMutableRawPointer(x0 + i).storeBytes(of: load(inputs, pos, back: lookahead), as: SIMD8<Float>.self)
+                    if stereo {
+                        store(v1, ring1, pos)
+                        UnsafeMutableRawPointer(x1 + i).storeBytes(of: load(ring1, pos, back: lookahead), as: SIMD8<Float>.self)
                     }
-                    up = (up + length) % W  // the ring holds zeros
-                    bp = (bp + length / 8) % blockCount  // blocks of zeros
-                    z &+= length
-                    i += length
+                    store(.zero, units, pos)
+                    pos = (pos + 8) & (ringLength - 1)
+                    i += 8
                     continue
                 }
+                let r = block(v0, v1, pos, d, s, older, stereo: stereo)
+                UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
+                if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
+                finishBlock(r, &pos, &d, &s, &older)
+                i += 8
+                continue
             }
-            let first = i
-            let stop = Swift.min(count, i + (8 - ln))
-            while i < stop {
-                let v0 = x0[i]
-                let v1 = stereo ? x1[i] : v0
-                let p = stereo ? Swift.max(abs(v0), abs(v1)) : abs(v0)
-                // Required reduction (the division only matters above the ceiling).
-                let a: Float = p > c ? 1 - c / p : 0
-                r = a > r ? a : r
-                let am = older > r ? older : r
-                let decayed = d * qq
-                d = am > decayed ? am : decayed
-                let u = (d * sc + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
-                let old = units[up]
-                units[up] = u
-                up = up + 1 == W ? 0 : up + 1
-                s += u - old  // exact: integers below 2^24
-                z = u == 0 ? z &+ 1 : 0
-                let h = 1 - s * g
-                let late0 = delay[dp]
-                delay[dp] = v0
-                x0[i] = Swift.min(c, Swift.max(-c, late0 * h))
-                if stereo {
-                    let late1 = delay[L + dp]
-                    delay[L + dp] = v1
-                    x1[i] = Swift.min(c, Swift.max(-c, late1 * h))
-                }
-                dp = dp + 1 == L ? 0 : dp + 1
-                i += 1
+            let take = Swift.min(8 - f, count - i)
+            for l in 0..<take {
+                pending0[f + l] = x0[i + l]
+                if stereo { pending1[f + l] = x1[i + l] }
             }
-            ln += stop - first
-            if ln == 8 {
-                ln = 0
-                blockMax[bp] = r
-                bp = bp + 1 == blockCount ? 0 : bp + 1
-                var m: Float = 0
-                for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
-                older = m
-                r = 0
-                // Back to exact zero on the block grid (no denormals; lets the idle path resume).
-                // A sample over c leaves d >= 6e-8, which takes far longer than L to decay below
-                // 1e-9, so when d is 0 nothing in the delay line is over c (the idle path's copy
-                // needs no clamp).
-                if d < 1e-9 { d = 0 }
+            let r = block(pending0, pending1, pos, d, s, older, stereo: stereo)
+            for l in 0..<take {
+                x0[i + l] = r.y0[f + l]
+                if stereo { x1[i + l] = r.y1[f + l] }
+            }
+            f += take
+            i += take
+            if f == 8 {
+                finishBlock(r, &pos, &d, &s, &older)
+                pending0 = .zero
+                pending1 = .zero
+                f = 0
             }
         }
-        run = r
+        position = pos
         depth = d
         sum = s
-        zeroRun = z
-        lane = ln
         olderMax = older
-        delayPosition = dp
-        unitsPosition = up
-        blockPosition = bp
+        filled = f
+    }
+
+    @inline(__always)
+    func magnitude(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, stereo: Bool) -> SIMD8<Float> {
+        let a0 = abs8(v0)
+        if !stereo { return a0 }
+        let a1 = abs8(v1)
+        return a0.replacing(with: a1, where: a1 .> a0)
+    }
+
+    /// One grid block: outputs, and the state it leaves (applied by `finishBlock` once the
+    /// block is complete). Writes the block's inputs and units into the rings (rewritten
+    /// identically when a partial block is completed).
+    @inline(__always)
+    func block(
+        _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
+        stereo: Bool
+    ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float) {
+        let c = ceiling
+        let p = magnitude(v0, v1, stereo: stereo)
+        let over = p .> c
+        var a = SIMD8(repeating: older)
+        var runMax: Float = 0
+        if any(over) {
+            // The division only where it matters, then the running maximum since the block's
+            // start, then with the older blocks. (Without a sample over c, all of that is 0.)
+            var need = SIMD8<Float>.zero
+            need.replace(with: 1 - c / p, where: over)
+            need = prefixMax8(need)
+            runMax = need[7]
+            a = pointwiseMax8(need, a)
+        }
+        // Without anything to reduce, A is 0 and d is the release alone.
+        let decayed = release * dPrev
+        let d = runMax == 0 && older == 0 ? decayed : pointwiseMax8(a, decayed)
+        let u = (d * scale + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
+        store(u, units, pos)
+        // Prefix sum (exact: integers below 2^24).
+        let sums = prefixSum8(u - load(units, pos, back: window)) + sPrev
+        let h = 1 - sums * gainPerUnit
+        store(v0, inputs, pos)
+        let y0 = clamp8(load(inputs, pos, back: lookahead) * h, c)
+        var y1 = y0
+        if stereo {
+            let ring1 = inputs + (ringLength + 8)
+            store(v1, ring1, pos)
+            y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
+        }
+        return (y0, y1, d[7], sums[7], runMax)
+    }
+
+    @inline(__always)
+    mutating func finishBlock(
+        _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float),
+        _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float
+    ) {
+        blockMax[blockPosition] = r.blockMax
+        blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
+        var m: Float = 0
+        for k in 0..<blockCount { m = Swift.max(m, blockMax[k]) }
+        older = m
+        // Back to exact zero once d is under half a unit: its units round to 0 from here on
+        // (d only decays, and max(A, d) rounds like A), so the outputs are the same as with
+        // d = 0, and the idle path can resume sooner. (The idle path also waits for the block
+        // maxima to clear, so no sample over c is still in the delay line when it runs.)
+        d = r.depth * scale < 0.5 ? 0 : r.depth
+        s = r.sum
+        pos = (pos + 8) & (ringLength - 1)
     }
 }
 
@@ -712,17 +707,32 @@ func pointwiseMax8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     a.replacing(with: b, where: b .> a)
 }
 
+/// Clamped to [-c, c].
 @inline(__always)
-func pointwiseMin8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    a.replacing(with: b, where: b .< a)
+func clamp8(_ v: SIMD8<Float>, _ c: Float) -> SIMD8<Float> {
+    let hi = v.replacing(with: SIMD8(repeating: c), where: v .> c)
+    return hi.replacing(with: SIMD8(repeating: -c), where: hi .< -c)
 }
 
-/// Lanes moved up by `k` (lane j gets lane j-k; the lowest k lanes get 0).
+/// Running sums over the lanes (lane j: v[0] + ... + v[j]), as 4-lane shifts and adds.
 @inline(__always)
-func shiftUp(_ v: SIMD8<Float>, _ k: Int) -> SIMD8<Float> {
-    switch k {
-    case 1: return SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
-    case 2: return SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
-    default: return SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
+func prefixSum8(_ v: SIMD8<Float>) -> SIMD8<Float> {
+    @inline(__always) func scan(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        let x = v + SIMD4(0, v[0], v[1], v[2])
+        return x + SIMD4(0, 0, x[0], x[1])
     }
+    let low = scan(v.lowHalf)
+    return SIMD8(lowHalf: low, highHalf: scan(v.highHalf) + low[3])
+}
+
+/// Running maxima over the lanes (lane j: max of v[0] ... v[j]), for v >= 0.
+@inline(__always)
+func prefixMax8(_ v: SIMD8<Float>) -> SIMD8<Float> {
+    @inline(__always) func most(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { a.replacing(with: b, where: b .> a) }
+    @inline(__always) func scan(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        let x = most(v, SIMD4(0, v[0], v[1], v[2]))
+        return most(x, SIMD4(0, 0, x[0], x[1]))
+    }
+    let low = scan(v.lowHalf)
+    return SIMD8(lowHalf: low, highHalf: most(scan(v.highHalf), SIMD4(repeating: low[3])))
 }
