@@ -92,6 +92,15 @@ public struct OfflineRenderStream {
             }
             let bus = MixBus(haptic: haptic, audioLeft: left, audioRight: right, frames: want)
             voice.render(into: bus)
+            if framesToSkip == 0 {
+                // Past the look-ahead: straight into the caller's buffer (one pass less).
+                let target = output + written * ch
+                stage.process(bus, into: target)
+                peak = max(peak, peakMagnitude(target, want * ch))
+                written += want
+                framesWritten += want
+                continue
+            }
             stage.process(bus, into: interleaved)
             let skip = min(framesToSkip, want)
             framesToSkip -= skip
@@ -128,20 +137,45 @@ public enum OfflineRenderer {
     ) -> RenderedAudio {
         var stream = OfflineRenderStream(pattern: pattern, profile: profile, layout: layout, tail: tail, blockSize: blockSize)
         let ch = stream.channels
-        var samples = [Float](repeating: 0, count: stream.totalFrames * ch)
-        samples.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
+        // Written once by the stream (no zero-fill first); the stream always delivers totalFrames.
+        let samples = [Float](unsafeUninitializedCapacity: stream.totalFrames * ch) { buffer, initialized in
             var done = 0
-            while done < stream.totalFrames {
-                let n = stream.render(into: base + done * ch, maxFrames: stream.totalFrames - done)
-                if n == 0 { break }
-                done += n
+            if let base = buffer.baseAddress {
+                while done < stream.totalFrames {
+                    let n = stream.render(into: base + done * ch, maxFrames: stream.totalFrames - done)
+                    if n == 0 { break }
+                    done += n
+                }
             }
+            // Never short in practice; zero anything left so the array is fully initialised.
+            if done < stream.totalFrames { (buffer.baseAddress! + done * ch).initialize(repeating: 0, count: (stream.totalFrames - done) * ch) }
+            initialized = stream.totalFrames * ch
         }
         return RenderedAudio(
             samples: samples, frames: stream.totalFrames, channels: ch, sampleRate: pattern.sampleRate,
             peak: stream.peak, eventsRendered: stream.eventsRendered, warnings: pattern.warnings)
     }
+}
+
+/// The largest |sample| of `count` samples (8 lanes at a time).
+@inline(__always)
+func peakMagnitude(_ source: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
+    var m = SIMD8<Float>.zero
+    var i = 0
+    let s = UnsafeRawPointer(source)
+    while i + 8 <= count {
+        let v = s.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+        let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+        m.replace(with: a, where: a .> m)
+        i += 8
+    }
+    let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
+    var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
+    while i < count {
+        peak = max(peak, abs(source[i]))
+        i += 1
+    }
+    return peak
 }
 
 /// Copies `count` samples and returns the largest |sample| (8 lanes at a time).

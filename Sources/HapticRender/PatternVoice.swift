@@ -224,7 +224,10 @@ final class VoiceState {
     var stopped = false
 
     // Scratch, one chunk long.
-    let haptic: UnsafeMutablePointer<Float>
+    /// Where the current chunk's haptic events add their samples: the bus itself, or
+    /// `hapticScratch` while a fade has to scale the sum first.
+    var haptic: UnsafeMutablePointer<Float>
+    let hapticScratch: UnsafeMutablePointer<Float>
     let left: UnsafeMutablePointer<Float>
     let right: UnsafeMutablePointer<Float>
     /// controlCount × chunk combined control values (pattern ⊗ live).
@@ -266,7 +269,8 @@ final class VoiceState {
         activeCapacity = 2 * pattern.events.count + 8
         active = .allocate(capacity: activeCapacity)
         let c = voiceChunk
-        haptic = .allocate(capacity: c)
+        hapticScratch = .allocate(capacity: c)
+        haptic = hapticScratch
         left = .allocate(capacity: c)
         right = .allocate(capacity: c)
         controls = .allocate(capacity: c * voiceControlCount)
@@ -292,7 +296,7 @@ final class VoiceState {
 
     deinit {
         active.deallocate()
-        haptic.deallocate()
+        hapticScratch.deallocate()
         left.deallocate()
         right.deallocate()
         controls.deallocate()
@@ -612,7 +616,13 @@ final class VoiceState {
         }
         if activeCount == 0 { return }
 
-        haptic.update(repeating: 0, count: count)
+        let fading = isFading
+        if fading {
+            hapticScratch.update(repeating: 0, count: count)
+            haptic = hapticScratch
+        } else {
+            haptic = outHaptic
+        }
         fillControl(0, n0, count)
         fillControl(1, n0, count)
         amplitudeRowLevel = .nan
@@ -621,7 +631,6 @@ final class VoiceState {
             right.update(repeating: 0, count: count)
             for id in 5...8 { fillControl(id, n0, count) }
         }
-        var anyHaptic = false
         var i = 0
         while i < activeCount {
             let slot = active + i
@@ -629,10 +638,8 @@ final class VoiceState {
             switch slot.pointee.kind {
             case .transient:
                 renderTransient(slot, n0, from, count)
-                anyHaptic = true
             case .continuous:
                 renderContinuous(slot, n0, from, count)
-                anyHaptic = true
             case .audioCustom:
                 renderAudioCustom(slot, n0, from, count)
             case .audioContinuous:
@@ -648,8 +655,7 @@ final class VoiceState {
         }
         activeCount = kept
 
-        if !isFading {
-            if anyHaptic { for k in 0..<count { outHaptic[k] += haptic[k] } }
+        if !fading {
             if hasAudio {
                 for k in 0..<count {
                     outLeft[k] += left[k]
@@ -659,7 +665,7 @@ final class VoiceState {
         } else {
             for k in 0..<count {
                 let g = fadeGain(at: n0 &+ Int64(k))
-                outHaptic[k] += haptic[k] * g
+                outHaptic[k] += hapticScratch[k] * g
                 if hasAudio {
                     outLeft[k] += left[k] * g
                     outRight[k] += right[k] * g
@@ -905,10 +911,31 @@ final class VoiceState {
         if !(amplitudeRowLevel == level) {
             let intensity = controls
             let row = amplitudeRowValues
-            if flat.amplitudeTable.isEmpty {
-                for j in 0..<count { row[j] = Swift.min(1, Swift.max(0, level * intensity[j])) }
-            } else {
-                for j in 0..<count { row[j] = amplitude(intensity: level * intensity[j]) }
+            // 8 lanes at a time, each lane the scalar `amplitude(intensity:)` (same operations).
+            let table = flat.amplitudeTable.baseAddress!
+            let linear = flat.amplitudeTable.isEmpty
+            var j = 0
+            while j + 8 <= count {
+                var v = SIMD8(repeating: level) * UnsafeRawPointer(intensity + j).loadUnaligned(as: SIMD8<Float>.self)
+                v.replace(with: 0, where: v .< 0)
+                v.replace(with: 1, where: v .> 1)
+                if !linear {
+                    let x = v * Float(renderTableSize)
+                    var low = SIMD8<Float>(), high = SIMD8<Float>(), f = SIMD8<Float>()
+                    for l in 0..<8 {
+                        let k = Swift.min(renderTableSize - 1, Int(x[l]))
+                        f[l] = x[l] - Float(k)
+                        low[l] = table[k]
+                        high[l] = table[k + 1]
+                    }
+                    v = low + (high - low) * f
+                }
+                UnsafeMutableRawPointer(row + j).storeBytes(of: v, as: SIMD8<Float>.self)
+                j += 8
+            }
+            while j < count {
+                row[j] = amplitude(intensity: level * intensity[j])
+                j += 1
             }
             amplitudeRowLevel = level
         }
@@ -1240,13 +1267,23 @@ func exp2Double(_ x: Double) -> Double {
     if x < -1074 { return 0 }
     let whole = floorFast(x)
     let y = (x - whole) * 0.6931471805599453  // ln 2
-    // e^y for y in [0, ln 2): Taylor series to y^14/14! (error < 1e-14).
-    var p = 1.0
-    var term = 1.0
-    for k in 1...14 {
-        term *= y / Double(k)
-        p += term
-    }
+    // e^y for y in [0, ln 2): Taylor series to y^14/14! (error < 1e-14), by Horner with the
+    // coefficients 1/k! (no divisions: preparing a pattern evaluates this thousands of times).
+    var p = 1.0 / 87_178_291_200
+    p = p * y + 1.0 / 6_227_020_800
+    p = p * y + 1.0 / 479_001_600
+    p = p * y + 1.0 / 39_916_800
+    p = p * y + 1.0 / 3_628_800
+    p = p * y + 1.0 / 362_880
+    p = p * y + 1.0 / 40_320
+    p = p * y + 1.0 / 5_040
+    p = p * y + 1.0 / 720
+    p = p * y + 1.0 / 120
+    p = p * y + 1.0 / 24
+    p = p * y + 1.0 / 6
+    p = p * y + 0.5
+    p = p * y + 1
+    p = p * y + 1
     return p * Double(sign: .plus, exponent: Int(whole), significand: 1)
 }
 

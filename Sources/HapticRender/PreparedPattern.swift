@@ -2,6 +2,7 @@
 // voice needs is resolved here (off the render thread), so rendering only reads.
 
 import HapticPattern
+import Synchronization
 
 /// What kind of sound an event makes.
 enum EventKind: UInt8, Sendable {
@@ -249,15 +250,10 @@ public final class PreparedPattern: Sendable {
         self.hasAudio = hasAudio
         self.sampleRate = fs
         self.profile = profile
-        let n = PreparedPattern.tableSize
-        self.frequencyTable = (0...n).map {
-            ActuatorProfile.frequency(forSharpness: Double($0) / Double(n), band: profile.band)
-        }
-        let exponent = profile.intensity.effectiveExponent
-        self.amplitudeTable = exponent == 1 ? [] : (0...n).map { Float(powDouble(Double($0) / Double(n), exponent)) }
-        self.audioFrequencyTable = (0...n).map {
-            PreparedPattern.audioBaseFrequency * exp2Double(-1 + 2 * Double($0) / Double(n))
-        }
+        let tables = RenderTables.shared(band: profile.band, exponent: profile.intensity.effectiveExponent)
+        self.frequencyTable = tables.frequency
+        self.amplitudeTable = tables.amplitude
+        self.audioFrequencyTable = RenderTables.audioFrequency
         let grains = TransientGrains.build(
             events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
             frequencyTable: frequencyTable, profile: profile, sampleRate: fs, budget: grainBudget)
@@ -391,6 +387,48 @@ struct FlatPattern {
             UnsafeMutableRawPointer(grains.baseAddress), UnsafeMutableRawPointer(grainSamples.baseAddress),
         ] {
             base?.deallocate()
+        }
+    }
+}
+
+/// The lookup tables a prepared pattern reads (sharpness → Hz, intensity → amplitude,
+/// pitch → Hz). They depend on the profile's band and intensity law only, so they are
+/// computed once per process for each (band, exponent) and shared: preparing a short
+/// pattern would otherwise spend most of its time on some 3,000 exp2/log2 evaluations.
+final class RenderTables: Sendable {
+    /// `renderTableSize + 1` entries: sharpness i/n → Hz on the band's log scale.
+    let frequency: [Double]
+    /// intensity i/n → amplitude by the power law (empty for the linear law).
+    let amplitude: [Float]
+
+    init(band: ActuatorProfile.Band, exponent: Double) {
+        let n = renderTableSize
+        frequency = (0...n).map { ActuatorProfile.frequency(forSharpness: Double($0) / Double(n), band: band) }
+        amplitude = exponent == 1 ? [] : (0...n).map { Float(powDouble(Double($0) / Double(n), exponent)) }
+    }
+
+    /// AudioPitch -1...1 → Hz for AudioContinuous (one octave either side of the base).
+    static let audioFrequency: [Double] = (0...renderTableSize).map {
+        PreparedPattern.audioBaseFrequency * exp2Double(-1 + 2 * Double($0) / Double(renderTableSize))
+    }
+
+    private struct Key: Hashable {
+        var low: UInt64
+        var high: UInt64
+        var exponent: UInt64
+    }
+
+    private static let cache = Mutex<[Key: RenderTables]>([:])
+
+    /// The tables for this band and law (computed on first use; a handful of profiles per process).
+    static func shared(band: ActuatorProfile.Band, exponent: Double) -> RenderTables {
+        let key = Key(low: band.low.bitPattern, high: band.high.bitPattern, exponent: exponent.bitPattern)
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        let tables = RenderTables(band: band, exponent: exponent)
+        return cache.withLock { cache in
+            if let raced = cache[key] { return raced }
+            cache[key] = tables
+            return tables
         }
     }
 }

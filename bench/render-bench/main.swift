@@ -89,7 +89,9 @@ struct Figure {
     var name: String
     var profile: String
     var audioSeconds: Double
-    var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave)
+    var chain: [Double]  // seconds per run, whole chain (voice + protection + interleave), streamed as the CLI does
+    var memory: [Double]  // OfflineRenderer.render into a fresh array (page faults included)
+    var prepare: [Double]  // PreparedPattern (compiling the pattern, precomputing transient grains)
     var voiceOnly: [Double]
     var stageOnly: [Double]  // OutputStage.process alone, on the voice's output
     var setup: [Double]  // creating an OfflineRenderStream (voice + output stage + buffers)
@@ -122,17 +124,36 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     let stageOut = UnsafeMutablePointer<Float>.allocate(capacity: block)
     var stageOnly: [Double] = []
     var setup: [Double] = []
-    var stageSetup: [Double] = []
+    var memory: [Double] = []
+    var prepare: [Double] = []
+    // What `hapticsynth render` does: the stream (default block) into a reused 4096-frame buffer.
+    let cliFrames = 4096
+    let cliBuffer = UnsafeMutablePointer<Float>.allocate(capacity: cliFrames)
     for run in 0..<(runs + 1) {
+        let tp0 = clock.now
+        let again = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
+        let tp1 = clock.now
+        sink += Float(again.eventCount)
+        if run > 0 { prepare.append(seconds(tp1 - tp0)) }
         let ts0 = clock.now
-        let stream = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
+        let probe = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
         let ts1 = clock.now
-        sink += Float(stream.totalFrames)
+        sink += Float(probe.totalFrames)
         if run > 0 { setup.append(seconds(ts1 - ts0)) }
         let t0 = clock.now
-        let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
+        var stream = OfflineRenderStream(pattern: p, layout: .hapticMono)
+        while !stream.isFinished {
+            let n = stream.render(into: cliBuffer, maxFrames: cliFrames)
+            if n == 0 { break }
+            sink += cliBuffer[n - 1]
+        }
         let t1 = clock.now
+        sink += stream.peak
+        let tm0 = clock.now
+        let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
+        let tm1 = clock.now
         sink += out.peak
+        if run > 0 { memory.append(seconds(tm1 - tm0)) }
         var voice = PatternVoice(pattern: p)
         let t2 = clock.now
         var done = 0
@@ -144,10 +165,8 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
             done += n
         }
         let t3 = clock.now
-        let t3b = clock.now
         var stage = OutputStage(profile: profile, sampleRate: rate, layout: .hapticMono)
         let t4 = clock.now
-        if run > 0 { stageSetup.append(t4 - t3b) }
         done = 0
         while done < frames {
             let n = min(block, frames - done)
@@ -164,8 +183,8 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         }
     }
     if sink.isNaN { print("") }
-    print(String(format: "    (%@/%@: OutputStage init median %.1f µs)", name as NSString, profile.name as NSString, median(stageSetup) * 1e6))
-    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
+    cliBuffer.deallocate()
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, memory: memory, prepare: prepare, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
 }
 
 /// CPU time (user + system) of waited-for child processes so far.
@@ -198,12 +217,14 @@ let warmthPath = corpusDir + "/imedboumalek__haptify__example_app__assets__hapti
 let warmth = load(warmthPath)
 let stress = stressPattern()
 
-print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, block 512, release build, \(useWall ? "wall-clock time" : "thread CPU time (sox: its CPU time)")")
+print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, release build, \(useWall ? "wall-clock time" : "thread CPU time (sox: its CPU time)")")
 print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
+print("chain: OfflineRenderStream as `hapticsynth render` drives it (4096 frames a call into one buffer); +prep: with PreparedPattern too;")
+print("memory: OfflineRenderer.render into a fresh array (block 512); voice, stage: the two halves alone (block 512)")
 print("")
-print(String(format: "%-10@ %-12@ %8@  %10@ %-16@ %10@ %-16@ %10@ %-16@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
-             "chain ×RT" as NSString, " (min..max)" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
-             "stage ×RT" as NSString, " (min..max)" as NSString) + "  setup µs")
+print(String(format: "%-10@ %-12@ %7@  %9@ %-15@ %8@ %8@ %9@ %-15@ %9@ %-15@", "pattern" as NSString, "profile" as NSString, "audio s" as NSString,
+             "chain ×RT" as NSString, " (min..max)" as NSString, "+prep" as NSString, "memory" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
+             "stage ×RT" as NSString, " (min..max)" as NSString) + "  prepare µs  setup µs")
 var figures: [Figure] = []
 for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
     for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
@@ -211,10 +232,12 @@ for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress10
         figures.append(f)
         let c = f.chain.map { f.audioSeconds / $0 }, v = f.voiceOnly.map { f.audioSeconds / $0 }
         let st = f.stageOnly.map { f.audioSeconds / $0 }
-        print(String(format: "%-10@ %-12@ %8.2f  %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f %10.0f %7.0f..%-7.0f",
+        let withPrepare = f.audioSeconds / (median(f.chain) + median(f.prepare))
+        print(String(format: "%-10@ %-12@ %7.2f  %9.0f %6.0f..%-6.0f %8.0f %8.0f %9.0f %6.0f..%-6.0f %9.0f %6.0f..%-6.0f",
                      name as NSString, profile.name as NSString, f.audioSeconds,
-                     median(c), c.min()!, c.max()!, median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!)
-              + String(format: "  %8.1f", median(f.setup) * 1e6))
+                     median(c), c.min()!, c.max()!, withPrepare, f.audioSeconds / median(f.memory),
+                     median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!)
+              + String(format: "  %10.1f  %8.1f", median(f.prepare) * 1e6, median(f.setup) * 1e6))
     }
 }
 print("")
