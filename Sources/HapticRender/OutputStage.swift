@@ -491,6 +491,7 @@ struct LookAheadLimiter {
     /// d and the window sum of units at the end of the previous block.
     var depth: Float = 0
     var sum: Float = 0
+    let kernel: Kernel
 
     init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
         self.lookahead = lookahead
@@ -519,6 +520,9 @@ struct LookAheadLimiter {
         blockCount = (lookahead + 7) / 8
         blockMax = .allocate(capacity: blockCount)
         blockMax.initialize(repeating: 0, count: blockCount)
+        kernel = Kernel(
+            lookahead: lookahead, window: window, ringLength: ringLength, ceiling: ceiling, scale: scale,
+            gainPerUnit: gainPerUnit, release: release, inputs: inputs, units: units)
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
@@ -543,6 +547,83 @@ struct LookAheadLimiter {
         sum = o.sum
     }
 
+    /// The per-block arithmetic with its constants: a small trivial value, copied into the
+    /// loop's locals (calling methods of the whole limiter there copies the limiter).
+    struct Kernel {
+        let lookahead: Int
+        let window: Int
+        let ringLength: Int
+        let ceiling: Float
+        let scale: Float
+        let gainPerUnit: Float
+        let release: SIMD8<Float>
+        let inputs: UnsafeMutablePointer<Float>
+        let units: UnsafeMutablePointer<Float>
+
+        /// Stores 8 values at ring position `at` (a multiple of 8), mirroring the first 8.
+        @inline(__always)
+        func store(_ v: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>, _ at: Int) {
+            UnsafeMutableRawPointer(ring + at).storeBytes(of: v, as: SIMD8<Float>.self)
+            if at == 0 { UnsafeMutableRawPointer(ring + ringLength).storeBytes(of: v, as: SIMD8<Float>.self) }
+        }
+
+        /// The 8 ring entries from `back` samples before position `at`.
+        @inline(__always)
+        func load(_ ring: UnsafeMutablePointer<Float>, _ at: Int, back: Int) -> SIMD8<Float> {
+            let from = (at - back) & (ringLength - 1)
+            return UnsafeRawPointer(ring + from).loadUnaligned(as: SIMD8<Float>.self)
+        }
+
+        @inline(__always)
+        func magnitude(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, stereo: Bool) -> SIMD8<Float> {
+            let a0 = abs8(v0)
+            if !stereo { return a0 }
+            let a1 = abs8(v1)
+            return a0.replacing(with: a1, where: a1 .> a0)
+        }
+
+        /// One grid block: outputs, and the state it leaves (applied by `finishBlock` once the
+        /// block is complete). Writes the block's inputs and units into the rings (rewritten
+        /// identically when a partial block is completed).
+        @inline(__always)
+        func block(
+            _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
+            stereo: Bool
+        ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float) {
+            let c = ceiling
+            let p = magnitude(v0, v1, stereo: stereo)
+            let over = p .> c
+            var a = SIMD8(repeating: older)
+            var runMax: Float = 0
+            if any(over) {
+                // The division only where it matters, then the running maximum since the block's
+                // start, then with the older blocks. (Without a sample over c, all of that is 0.)
+                var need = SIMD8<Float>.zero
+                need.replace(with: 1 - c / p, where: over)
+                need = prefixMax8(need)
+                runMax = need[7]
+                a = pointwiseMax8(need, a)
+            }
+            // Without anything to reduce, A is 0 and d is the release alone.
+            let decayed = release * dPrev
+            let d = runMax == 0 && older == 0 ? decayed : pointwiseMax8(a, decayed)
+            let u = (d * scale + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
+            store(u, units, pos)
+            // Prefix sum (exact: integers below 2^24).
+            let sums = prefixSum8(u - load(units, pos, back: window)) + sPrev
+            let h = 1 - sums * gainPerUnit
+            store(v0, inputs, pos)
+            let y0 = clamp8(load(inputs, pos, back: lookahead) * h, c)
+            var y1 = y0
+            if stereo {
+                let ring1 = inputs + (ringLength + 8)
+                store(v1, ring1, pos)
+                y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
+            }
+            return (y0, y1, d[7], sums[7], runMax)
+        }
+    }
+
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @inline(__always)
     mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
@@ -556,23 +637,11 @@ struct LookAheadLimiter {
         limit(x0, x1, count, stereo: true)
     }
 
-    /// Stores 8 values at ring position `at` (a multiple of 8), mirroring the first 8.
-    @inline(__always)
-    func store(_ v: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>, _ at: Int) {
-        UnsafeMutableRawPointer(ring + at).storeBytes(of: v, as: SIMD8<Float>.self)
-        if at == 0 { UnsafeMutableRawPointer(ring + ringLength).storeBytes(of: v, as: SIMD8<Float>.self) }
-    }
-
-    /// The 8 ring entries from `back` samples before position `at`.
-    @inline(__always)
-    func load(_ ring: UnsafeMutablePointer<Float>, _ at: Int, back: Int) -> SIMD8<Float> {
-        let from = (at - back) & (ringLength - 1)
-        return UnsafeRawPointer(ring + from).loadUnaligned(as: SIMD8<Float>.self)
-    }
-
     @inline(__always)
     mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
-        let c = ceiling
+        let k = kernel
+        let c = k.ceiling
+        let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
         let ring1 = inputs + (ringLength + 8)
         var pos = position, d = depth, s = sum, older = olderMax, f = filled
         var i = 0
@@ -583,34 +652,37 @@ struct LookAheadLimiter {
                 // Idle: nothing to reduce in the window and this block under the ceiling. Gain
                 // exactly 1, no clamp needed (every delayed sample was under the ceiling too);
                 // the units of the block are 0 and the block maxima stay 0.
-                if d == 0 && s == 0 && older == 0 && !any(magnitude(v0, v1, stereo: stereo) .> c) {
-                    store(v0, inputs, pos)
-                    UnsafeMutableRawPointer(x0 + i).storeBytes(of: load(inputs, pos, back: lookahead), as: SIMD8<Float>.self)
+                if d == 0 && s == 0 && older == 0 && !any(k.magnitude(v0, v1, stereo: stereo) .> c) {
+                    k.store(v0, inputs, pos)
+                    UnsafeMutableRawPointer(x0 + i).storeBytes(of: k.load(inputs, pos, back: lookahead), as: SIMD8<Float>.self)
                     if stereo {
-                        store(v1, ring1, pos)
-                        UnsafeMutableRawPointer(x1 + i).storeBytes(of: load(ring1, pos, back: lookahead), as: SIMD8<Float>.self)
+                        k.store(v1, ring1, pos)
+                        UnsafeMutableRawPointer(x1 + i).storeBytes(of: k.load(ring1, pos, back: lookahead), as: SIMD8<Float>.self)
                     }
-                    store(.zero, units, pos)
+                    k.store(.zero, units, pos)
                     pos = (pos + 8) & (ringLength - 1)
                     i += 8
                     continue
                 }
-                let r = block(v0, v1, pos, d, s, older, stereo: stereo)
+                pending0 = v0
+                pending1 = v1
+            } else {
+                for l in 0..<Swift.min(8 - f, count - i) {
+                    pending0[f + l] = x0[i + l]
+                    if stereo { pending1[f + l] = x1[i + l] }
+                }
+            }
+            // One call site for whole and partial blocks (so the kernel is inlined once).
+            let take = Swift.min(8 - f, count - i)
+            let r = k.block(pending0, pending1, pos, d, s, older, stereo: stereo)
+            if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
-                finishBlock(r, &pos, &d, &s, &older)
-                i += 8
-                continue
-            }
-            let take = Swift.min(8 - f, count - i)
-            for l in 0..<take {
-                pending0[f + l] = x0[i + l]
-                if stereo { pending1[f + l] = x1[i + l] }
-            }
-            let r = block(pending0, pending1, pos, d, s, older, stereo: stereo)
-            for l in 0..<take {
-                x0[i + l] = r.y0[f + l]
-                if stereo { x1[i + l] = r.y1[f + l] }
+            } else {
+                for l in 0..<take {
+                    x0[i + l] = r.y0[f + l]
+                    if stereo { x1[i + l] = r.y1[f + l] }
+                }
             }
             f += take
             i += take
@@ -626,55 +698,6 @@ struct LookAheadLimiter {
         sum = s
         olderMax = older
         filled = f
-    }
-
-    @inline(__always)
-    func magnitude(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, stereo: Bool) -> SIMD8<Float> {
-        let a0 = abs8(v0)
-        if !stereo { return a0 }
-        let a1 = abs8(v1)
-        return a0.replacing(with: a1, where: a1 .> a0)
-    }
-
-    /// One grid block: outputs, and the state it leaves (applied by `finishBlock` once the
-    /// block is complete). Writes the block's inputs and units into the rings (rewritten
-    /// identically when a partial block is completed).
-    @inline(__always)
-    func block(
-        _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
-        stereo: Bool
-    ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float) {
-        let c = ceiling
-        let p = magnitude(v0, v1, stereo: stereo)
-        let over = p .> c
-        var a = SIMD8(repeating: older)
-        var runMax: Float = 0
-        if any(over) {
-            // The division only where it matters, then the running maximum since the block's
-            // start, then with the older blocks. (Without a sample over c, all of that is 0.)
-            var need = SIMD8<Float>.zero
-            need.replace(with: 1 - c / p, where: over)
-            need = prefixMax8(need)
-            runMax = need[7]
-            a = pointwiseMax8(need, a)
-        }
-        // Without anything to reduce, A is 0 and d is the release alone.
-        let decayed = release * dPrev
-        let d = runMax == 0 && older == 0 ? decayed : pointwiseMax8(a, decayed)
-        let u = (d * scale + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
-        store(u, units, pos)
-        // Prefix sum (exact: integers below 2^24).
-        let sums = prefixSum8(u - load(units, pos, back: window)) + sPrev
-        let h = 1 - sums * gainPerUnit
-        store(v0, inputs, pos)
-        let y0 = clamp8(load(inputs, pos, back: lookahead) * h, c)
-        var y1 = y0
-        if stereo {
-            let ring1 = inputs + (ringLength + 8)
-            store(v1, ring1, pos)
-            y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
-        }
-        return (y0, y1, d[7], sums[7], runMax)
     }
 
     @inline(__always)
