@@ -178,25 +178,9 @@ func peakMagnitude(_ source: UnsafeMutablePointer<Float>, _ count: Int) -> Float
     return peak
 }
 
-/// Copies `count` samples and returns the largest |sample| (8 lanes at a time).
+/// Copies `count` samples and returns the largest |sample|.
 @inline(__always)
 func copyMeasuringPeak(_ source: UnsafeMutablePointer<Float>, _ target: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
-    var m = SIMD8<Float>.zero
-    var i = 0
-    let s = UnsafeRawPointer(source), t = UnsafeMutableRawPointer(target)
-    while i + 8 <= count {
-        let v = s.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-        t.storeBytes(of: v, toByteOffset: i * 4, as: SIMD8<Float>.self)
-        let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
-        m.replace(with: a, where: a .> m)
-        i += 8
-    }
-    let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)
-    var peak = max(max(m4[0], m4[1]), max(m4[2], m4[3]))
-    while i < count {
-        target[i] = source[i]
-        peak = max(peak, abs(source[i]))
-        i += 1
-    }
-    return peak
+    target.update(from: source, count: count)
+    return peakMagnitude(target, count)
 }

@@ -461,22 +461,9 @@ func sinDouble(_ x: Double) -> Double {
 /// split of the input gives identical output. The idle path (nothing to reduce anywhere in
 /// the window) passes whole blocks through the delay and produces the same samples.
 struct LookAheadLimiter {
-    let lookahead: Int
-    let window: Int
-    let ceiling: Float
+    /// The constants and rings (see `Kernel`).
+    let kernel: Kernel
     let channels: Int
-    /// q^1 ... q^8 (q: release factor per sample).
-    let release: SIMD8<Float>
-    /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
-    let scale: Float
-    let gainPerUnit: Float
-    /// Ring length (a power of two >= window + 8); each ring has 8 mirrored entries after
-    /// it, so that any 8 consecutive entries are one unaligned load.
-    let ringLength: Int
-    /// channels × (ringLength + 8) input samples, by absolute index mod ringLength.
-    let inputs: UnsafeMutablePointer<Float>
-    /// ringLength + 8 entries of round(d·scale).
-    let units: UnsafeMutablePointer<Float>
     let blockCount: Int  // ceil(L/8)
     let blockMax: UnsafeMutablePointer<Float>
     var blockPosition = 0
@@ -491,13 +478,14 @@ struct LookAheadLimiter {
     /// d and the window sum of units at the end of the previous block.
     var depth: Float = 0
     var sum: Float = 0
-    let kernel: Kernel
+
+    var lookahead: Int { kernel.lookahead }
+    var ceiling: Float { kernel.ceiling }
+    var ringLength: Int { kernel.ringLength }
 
     init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
-        self.lookahead = lookahead
-        self.window = lookahead + 1
-        self.ceiling = ceiling
         self.channels = channels
+        let window = lookahead + 1
         let q = exp2Double(-1.4426950408889634 / max(1, releaseSamples))
         var powers = SIMD8<Float>.zero
         var qk = 1.0
@@ -505,37 +493,33 @@ struct LookAheadLimiter {
             qk *= q
             powers[k] = Float(qk)
         }
-        release = powers
         var sc = 1.0
         while Double(window + 8) * sc * 2 <= 16_777_216 { sc *= 2 }
-        scale = Float(sc)
-        gainPerUnit = Float(1 / (sc * Double(window)))
         var ring = 16
         while ring < window + 8 { ring *= 2 }
-        ringLength = ring
-        inputs = .allocate(capacity: channels * (ring + 8))
+        let inputs = UnsafeMutablePointer<Float>.allocate(capacity: channels * (ring + 8))
         inputs.initialize(repeating: 0, count: channels * (ring + 8))
-        units = .allocate(capacity: ring + 8)
+        let units = UnsafeMutablePointer<Float>.allocate(capacity: ring + 8)
         units.initialize(repeating: 0, count: ring + 8)
+        kernel = Kernel(
+            lookahead: lookahead, window: window, ringLength: ring, ceiling: ceiling, scale: Float(sc),
+            gainPerUnit: Float(1 / (sc * Double(window))), release: powers, inputs: inputs, units: units)
         blockCount = (lookahead + 7) / 8
         blockMax = .allocate(capacity: blockCount)
         blockMax.initialize(repeating: 0, count: blockCount)
-        kernel = Kernel(
-            lookahead: lookahead, window: window, ringLength: ringLength, ceiling: ceiling, scale: scale,
-            gainPerUnit: gainPerUnit, release: release, inputs: inputs, units: units)
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
     /// state lives in locals/registers without per-access exclusivity checks).
     func deallocate() {
-        inputs.deallocate()
-        units.deallocate()
+        kernel.inputs.deallocate()
+        kernel.units.deallocate()
         blockMax.deallocate()
     }
 
     mutating func copyState(from o: LookAheadLimiter) {
-        inputs.update(from: o.inputs, count: channels * (ringLength + 8))
-        units.update(from: o.units, count: ringLength + 8)
+        kernel.inputs.update(from: o.kernel.inputs, count: channels * (ringLength + 8))
+        kernel.units.update(from: o.kernel.units, count: ringLength + 8)
         blockMax.update(from: o.blockMax, count: blockCount)
         blockPosition = o.blockPosition
         position = o.position
@@ -550,14 +534,21 @@ struct LookAheadLimiter {
     /// The per-block arithmetic with its constants: a small trivial value, copied into the
     /// loop's locals (calling methods of the whole limiter there copies the limiter).
     struct Kernel {
+        /// L, and the window L + 1 that the gain averages over.
         let lookahead: Int
         let window: Int
+        /// Ring length (a power of two >= window + 8); each ring has 8 mirrored entries after
+        /// it, so that any 8 consecutive entries are one unaligned load.
         let ringLength: Int
         let ceiling: Float
+        /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
         let scale: Float
         let gainPerUnit: Float
+        /// q^1 ... q^8 (q: release factor per sample).
         let release: SIMD8<Float>
+        /// channels × (ringLength + 8) input samples, by absolute index mod ringLength.
         let inputs: UnsafeMutablePointer<Float>
+        /// ringLength + 8 entries of round(d·scale).
         let units: UnsafeMutablePointer<Float>
 
         /// Stores 8 values at ring position `at` (a multiple of 8), mirroring the first 8.
@@ -714,7 +705,7 @@ struct LookAheadLimiter {
         // (d only decays, and max(A, d) rounds like A), so the outputs are the same as with
         // d = 0, and the idle path can resume sooner. (The idle path also waits for the block
         // maxima to clear, so no sample over c is still in the delay line when it runs.)
-        d = r.depth * scale < 0.5 ? 0 : r.depth
+        d = r.depth * kernel.scale < 0.5 ? 0 : r.depth
         s = r.sum
         pos = (pos + 8) & (ringLength - 1)
     }
