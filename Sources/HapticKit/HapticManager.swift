@@ -460,32 +460,15 @@ public final class HapticManager: Sendable {
     /// of the engines involved. Never throws or blocks; nil when nothing started.
     @discardableResult
     public func playTracked(cue name: String, atTime requested: Double) -> CuePlayback? {
-        guard let cue = cueSheet[name] else {
-            count { $0.unknownNames += 1 }
-            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
-            return nil
-        }
-        enum Found { case ok(HapticEngine?, PreparedPattern?, HapticEngine?, PreparedPattern?), unavailable, unknown }
-        let found: Found = state.withLock { s in
-            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
-                s.stats.callsWhileUnavailable += 1
-                return .unavailable
-            }
-            guard let hapticPart = s.caches.cueHaptics[name] else {
-                s.stats.unknownNames += 1
-                return .unknown
-            }
-            var sound: (HapticEngine, PreparedPattern)? = nil
-            if let sfx = cue.sfx, let slot = s[soundRole], case .running = slot.status, let soundEngine = slot.engine,
-               let pattern = slot.caches.sounds[sfx.name] {
-                sound = (soundEngine, pattern)
-            }
-            return .ok(hapticPart.eventCount > 0 ? engine : nil, hapticPart, sound?.0, sound?.1)
-        }
-        guard case .ok(let hapticEngine, let hapticPattern, let soundEngine, let soundPattern) = found else {
-            if case .unknown = found { logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored") }
-            return nil
-        }
+        guard let found = resolveCue(name, { s, cue -> (HapticEngine, PreparedPattern)? in
+            guard let sfx = cue.sfx, let slot = s[soundRole], case .running = slot.status, let soundEngine = slot.engine,
+                  let pattern = slot.caches.sounds[sfx.name] else { return nil }
+            return (soundEngine, pattern)
+        }) else { return nil }
+        let cue = found.cue
+        let hapticEngine = found.haptic.eventCount > 0 ? found.engine : nil
+        let hapticPattern: PreparedPattern? = found.haptic
+        let soundEngine = found.extra?.0, soundPattern = found.extra?.1
         var time = requested
         let now = (hapticEngine ?? soundEngine)?.currentTime ?? 0
         if time <= now {
@@ -522,28 +505,9 @@ public final class HapticManager: Sendable {
             }
             return playTracked(cue: name, atTime: engine.time(forFrame: frame))
         }
-        guard let cue = cueSheet[name] else {
-            count { $0.unknownNames += 1 }
-            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
-            return nil
-        }
-        enum Found { case ok(HapticEngine, PreparedPattern?, PreparedPattern?), unavailable, unknown }
-        let found: Found = state.withLock { s in
-            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
-                s.stats.callsWhileUnavailable += 1
-                return .unavailable
-            }
-            guard let hapticPart = s.caches.cueHaptics[name] else {
-                s.stats.unknownNames += 1
-                return .unknown
-            }
-            let sound = cue.sfx.flatMap { s.caches.sounds[$0.name] }
-            return .ok(engine, hapticPart.eventCount > 0 ? hapticPart : nil, sound)
-        }
-        guard case .ok(let engine, let hapticPattern, let soundPattern) = found else {
-            if case .unknown = found { logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored") }
-            return nil
-        }
+        guard let found = resolveCue(name, { s, cue in cue.sfx.flatMap { s.caches.sounds[$0.name] } }) else { return nil }
+        let cue = found.cue, engine = found.engine, soundPattern = found.extra
+        let hapticPattern = found.haptic.eventCount > 0 ? found.haptic : nil
         let fs = Double(engine.configuration.sampleRate)
         func part(_ pattern: PreparedPattern?, at f: Int64) -> CuePart? {
             guard let pattern, let player = start(pattern, on: engine, atFrame: f) else { return nil }
@@ -555,6 +519,43 @@ public final class HapticManager: Sendable {
         let audio = part(soundPattern, at: frame + Int64(((cue.sfx?.offset ?? 0) * fs).rounded()))
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: engine.frameMapping.time(forFrame: frame), haptic: haptic, audio: audio)
+    }
+
+    /// A cue's definition, the running haptic engine and the cue's prepared haptic part, with
+    /// `extra` (the sound part) read under the same lock. Nil — counted and logged — when the
+    /// cue is unknown or not prepared, or the haptic engine is unavailable.
+    private func resolveCue<Extra: Sendable>(
+        _ name: String, _ extra: (inout State, CueSheet.Cue) -> Extra
+    ) -> (cue: CueSheet.Cue, engine: HapticEngine, haptic: PreparedPattern, extra: Extra)? {
+        guard let cue = cueSheet[name] else {
+            count { $0.unknownNames += 1 }
+            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
+            return nil
+        }
+        let found: CueLookup<Extra> = state.withLock { s in
+            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return .unavailable
+            }
+            guard let hapticPart = s.caches.cueHaptics[name] else {
+                s.stats.unknownNames += 1
+                return .unknown
+            }
+            return .ok(engine, hapticPart, extra(&s, cue))
+        }
+        switch found {
+        case .ok(let engine, let haptic, let more): return (cue, engine, haptic, more)
+        case .unavailable: return nil
+        case .unknown:
+            logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored")
+            return nil
+        }
+    }
+
+    private enum CueLookup<Extra: Sendable>: Sendable {
+        case ok(HapticEngine, PreparedPattern, Extra)
+        case unavailable
+        case unknown
     }
 
     /// Plays the sound effect `name` (`Assets/sfx/<name>.wav`) as soon as possible.
