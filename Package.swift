@@ -74,14 +74,14 @@ let package = Package(
         .target(name: "CAllocationCounter"),
 
         // MARK: tests
-        // Shared by the suites that read the public corpus (../shared/corpus).
+        // Shared by the test targets: the public corpus locator (../shared/corpus) and small helpers.
         .target(name: "HapticTestSupport", path: "Tests/Support"),
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
-        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter"]),
-        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter"]),
-        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit"]),
+        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import CAllocationCounter
 import Foundation
 import HapticPattern
@@ -457,16 +458,3 @@ final class UntrackedWrites: OutputDevice {
     func close() { device.close() }
 }
 
-/// Counts calls from any thread.
-final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-    func bump() { value.add(1, ordering: .relaxed) }
-    var count: Int { value.load(ordering: .relaxed) }
-}
-
-/// Collects values from any thread.
-final class Recorder<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
-    func append(_ item: T) { items.withLock { $0.append(item) } }
-    var all: [T] { items.withLock { $0 } }
-}

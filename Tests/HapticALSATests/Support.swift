@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Foundation
 import HapticEngine
 
@@ -31,14 +32,7 @@ enum Rig {
 
     /// Runs `rig.sh <command>` (stop-server / start-server); returns its exit status.
     @discardableResult
-    static func control(_ command: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [control, command]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    static func control(_ command: String) throws -> Int32 { try runRigControl(control, command) }
 }
 
 /// Seconds on CLOCK_MONOTONIC.

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Testing
 @testable import HapticEngine
 import HapticPattern

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Testing
 import Synchronization
 @testable import HapticEngine

@@ -1,4 +1,5 @@
 @testable import HapticEngine
+import HapticTestSupport
 import HapticPattern
 import HapticRender
 import Synchronization
@@ -62,16 +63,3 @@ func renderUntil(_ engine: HapticEngine, limit: Int = 10_000, _ body: () -> Bool
     return body()
 }
 
-/// Counts calls from any thread.
-final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-    func bump() { value.add(1, ordering: .relaxed) }
-    var count: Int { value.load(ordering: .relaxed) }
-}
-
-/// Collects values from any thread.
-final class Recorder<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
-    func append(_ item: T) { items.withLock { $0.append(item) } }
-    var all: [T] { items.withLock { $0 } }
-}

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Foundation
 import HapticEngine
 import HapticPattern
@@ -28,14 +29,7 @@ enum KitRig {
 
     /// Runs `rig.sh <command>` (stop-server / start-server); returns its exit status.
     @discardableResult
-    static func control(_ command: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [control, command]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    static func control(_ command: String) throws -> Int32 { try runRigControl(control, command) }
 }
 
 /// Wall seconds a call takes (CLOCK_MONOTONIC).

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import HapticPattern
 import Testing
 
@@ -90,7 +91,7 @@ struct EncodingTests {
     }
 
     /// A random valid pattern: every value in range, every rule satisfied.
-    static func randomPattern(_ rng: inout SeededGenerator) -> AHAPPattern {
+    static func randomPattern(_ rng: inout SeededRandom) -> AHAPPattern {
         func value(_ range: ClosedRange<Double>) -> Double {
             // Mix short decimals (typical files) with arbitrary doubles (worst case for printing).
             switch Int.random(in: 0..<3, using: &rng) {
@@ -145,7 +146,7 @@ struct EncodingTests {
 
     @Test("round trip: decode(encode(p)) == p for 500 generated patterns, with no warnings")
     func roundTrip() throws {
-        var rng = SeededGenerator(seed: 0xA4A9)
+        var rng = SeededRandom(seed: 0xA4A9)
         for caseIndex in 0..<500 {
             let pattern = Self.randomPattern(&rng)
             let text = pattern.encoded()

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import HapticPattern
 import Testing
 
@@ -112,7 +113,7 @@ struct JSONSyntaxTests {
 
     @Test("numbers parse exactly like the standard library's correctly rounded conversion")
     func numbersExact() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SeededRandom(seed: 42)
         var texts: [String] = ["0", "-0", "0.1", "1e-5", "1E+2", "0.30000001192092896", "123456789012345678901234567890",
                                "9007199254740993", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "1e-400"]
         for _ in 0..<2000 {

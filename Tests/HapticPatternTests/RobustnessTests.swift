@@ -1,3 +1,4 @@
+import HapticTestSupport
 import HapticPattern
 import Testing
 
@@ -20,7 +21,7 @@ struct RobustnessTests {
 
     @Test("binary garbage, 1,000 seeded samples, including a 50 MB one")
     func garbage() {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<1000 {
             let bytes = (0..<Int.random(in: 1...512, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             #expect(throws: AHAPError.self) { try AHAPPattern.decode(from: bytes) }

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import HapticPattern
 import Testing
 
@@ -35,15 +36,3 @@ func doc(event members: String) -> String { doc(element: #"{"Event": {"# + membe
 /// Intensity and sharpness entries, so that haptic events carry no "absent" warnings.
 let hapticParameters = #""EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]"#
 
-/// A small seeded generator (SplitMix64), so that generated cases are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

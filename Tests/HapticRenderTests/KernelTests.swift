@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Foundation
 import Testing
 @testable import HapticRender

@@ -1,3 +1,4 @@
+import HapticTestSupport
 import CAllocationCounter
 import Foundation
 import HapticPattern

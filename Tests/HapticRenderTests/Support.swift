@@ -1,3 +1,4 @@
+import HapticTestSupport
 import Foundation
 import HapticPattern
 @testable import HapticRender
@@ -79,18 +80,6 @@ func rms(_ x: ArraySlice<Float>) -> Double {
     (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot()
 }
 
-/// A small deterministic generator (SplitMix64) so random tests are repeatable.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A random pattern: transients, continuous events, steps and curves.
 func randomPattern(seed: UInt64, events: Int = 60, length: Double = 3) -> [PatternElement] {
