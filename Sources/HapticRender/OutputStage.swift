@@ -129,7 +129,7 @@ final class OutputState {
         return c
     }
 
-    @inline(__always)
+    @_noLocks
     func process(_ bus: MixBus, into output: UnsafeMutablePointer<Float>) {
         let frames = bus.frames
         if frames <= 0 { return }
@@ -152,7 +152,7 @@ final class OutputState {
             let gain = route.gain
             if ch == 1 {
                 if gain == 1 {
-                    output.update(from: source, count: frames)
+                    UnsafeMutableRawPointer(output).copyMemory(from: source, byteCount: frames * MemoryLayout<Float>.stride)
                 } else {
                     for i in 0..<frames { output[i] = source[i] * gain }
                 }
@@ -637,6 +637,7 @@ struct LookAheadLimiter {
         var pos = position, d = depth, s = sum, older = olderMax, f = filled
         var i = 0
         while i < count {
+            let in0: SIMD8<Float>, in1: SIMD8<Float>
             if f == 0 && count - i >= 8 {
                 let v0 = UnsafeRawPointer(x0 + i).loadUnaligned(as: SIMD8<Float>.self)
                 let v1 = stereo ? UnsafeRawPointer(x1 + i).loadUnaligned(as: SIMD8<Float>.self) : v0
@@ -655,17 +656,19 @@ struct LookAheadLimiter {
                     i += 8
                     continue
                 }
-                pending0 = v0
-                pending1 = v1
+                in0 = v0
+                in1 = v1
             } else {
                 for l in 0..<Swift.min(8 - f, count - i) {
                     pending0[f + l] = x0[i + l]
                     if stereo { pending1[f + l] = x1[i + l] }
                 }
+                in0 = pending0
+                in1 = pending1
             }
             // One call site for whole and partial blocks (so the kernel is inlined once).
             let take = Swift.min(8 - f, count - i)
-            let r = k.block(pending0, pending1, pos, d, s, older, stereo: stereo)
+            let r = k.block(in0, in1, pos, d, s, older, stereo: stereo)
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
@@ -679,8 +682,11 @@ struct LookAheadLimiter {
             i += take
             if f == 8 {
                 finishBlock(r, &pos, &d, &s, &older)
-                pending0 = .zero
-                pending1 = .zero
+                // Only a block assembled across calls used (and must now clear) the pending lanes.
+                if take < 8 {
+                    pending0 = .zero
+                    pending1 = .zero
+                }
                 f = 0
             }
         }

@@ -270,11 +270,7 @@ extension PreparedPattern {
     /// The frequency the renderer uses for `sharpness` (the profile's log mapping,
     /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
     public func renderedFrequency(forSharpness sharpness: Double) -> Double {
-        let n = Double(PreparedPattern.tableSize)
-        let x = min(1, max(0, sharpness)) * n
-        let i = min(PreparedPattern.tableSize - 1, Int(x))
-        let f = x - Double(i)
-        return frequencyTable[i] + (frequencyTable[i + 1] - frequencyTable[i]) * f
+        frequencyForSharpness(sharpness, flat.frequencyTable.baseAddress!)
     }
 }
 
