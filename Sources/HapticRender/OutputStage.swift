@@ -211,12 +211,18 @@ struct Biquad {
 /// its block-triangular shape (the first section does not see the second). That is about
 /// 13 instructions a sample for order 2 and 17 for order 4, a third of a plain 8-lane form.
 ///
+/// Silence: every 8th block, a state whose every value is below 2^-36 is set to zero (what it
+/// would still add to the output is below -190 dBFS; this also keeps denormals out). A zero
+/// state with a block of zero inputs gives zero outputs without running the kernel (the
+/// same +0s the kernel would give), so the silence between events costs almost nothing.
+///
 /// Block independence: blocks sit on a fixed grid of the stage's absolute sample index. A
 /// call that ends inside a block emits the block's outputs computed with the unknown inputs
 /// set to 0 — D is lower triangular, so those lanes do not depend on them — and keeps the
 /// inputs; the next call recomputes the block with the same state and the inputs it now has.
-/// The state advances only on complete blocks, so every output is the same function of the
-/// input whatever the call sizes.
+/// The state advances (and is checked for silence) only on complete blocks, counted from the
+/// stage's first sample, so every output is the same function of the input whatever the
+/// call sizes.
 struct BlockHighPass {
     /// State dimension (2 per section).
     let dims: Int
@@ -226,6 +232,12 @@ struct BlockHighPass {
     let a: UnsafeMutablePointer<SIMD2<Double>>
     var s01 = SIMD2<Double>.zero
     var s23 = SIMD2<Double>.zero
+    /// The state is exactly zero (set by the silence check, cleared by the first non-zero input).
+    var quiet = true
+    /// Complete blocks so far (the silence check runs on every 8th).
+    var blocks = 0
+    /// Below this every state value is flushed to zero (see the type's comment).
+    static let silence = 0x1p-36
     /// Inputs of the current grid block; lanes >= `filled` are 0.
     var pendingLow = SIMD4<Float>.zero
     var pendingHigh = SIMD4<Float>.zero
@@ -301,6 +313,8 @@ struct BlockHighPass {
     mutating func copyState(from o: BlockHighPass) {
         s01 = o.s01
         s23 = o.s23
+        quiet = o.quiet
+        blocks = o.blocks
         pendingLow = o.pendingLow
         pendingHigh = o.pendingHigh
         filled = o.filled
@@ -320,6 +334,8 @@ struct BlockHighPass {
     @inline(__always)
     mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
         var s01 = self.s01, s23 = self.s23
+        var quiet = self.quiet
+        var blocks = self.blocks
         var f = filled
         var i = 0
         while i < count {
@@ -327,11 +343,24 @@ struct BlockHighPass {
                 let raw = UnsafeMutableRawPointer(x + i)
                 let xl = raw.loadUnaligned(as: SIMD4<Float>.self)
                 let xh = raw.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
+                if quiet {
+                    if xl == .zero && xh == .zero {
+                        // What the kernel gives for a zero state and zero inputs (+0, never -0).
+                        raw.storeBytes(of: SIMD4<Float>.zero, as: SIMD4<Float>.self)
+                        raw.storeBytes(of: SIMD4<Float>.zero, toByteOffset: 16, as: SIMD4<Float>.self)
+                        blocks &+= 1
+                        i += 8
+                        continue
+                    }
+                    quiet = false
+                }
                 let y = block(s01, s23, xl, xh, four: four)
                 raw.storeBytes(of: y.low, as: SIMD4<Float>.self)
                 raw.storeBytes(of: y.high, toByteOffset: 16, as: SIMD4<Float>.self)
                 s01 = y.s01
                 s23 = y.s23
+                blocks &+= 1
+                if blocks & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
                 i += 8
                 continue
             }
@@ -346,6 +375,8 @@ struct BlockHighPass {
             if f == 8 {
                 s01 = y.s01
                 s23 = y.s23
+                blocks &+= 1
+                quiet = blocks & 7 == 0 ? Self.flushIfSilent(&s01, &s23) : false
                 pendingLow = .zero
                 pendingHigh = .zero
                 f = 0
@@ -353,7 +384,19 @@ struct BlockHighPass {
         }
         self.s01 = s01
         self.s23 = s23
+        self.quiet = quiet
+        self.blocks = blocks
         filled = f
+    }
+
+    /// Sets a negligible state to zero; returns whether the state is now zero.
+    @inline(__always)
+    static func flushIfSilent(_ s01: inout SIMD2<Double>, _ s23: inout SIMD2<Double>) -> Bool {
+        let small = (s01 .< silence) .& (s01 .> -silence) .& (s23 .< silence) .& (s23 .> -silence)
+        if !all(small) { return false }
+        s01 = .zero
+        s23 = .zero
+        return true
     }
 
     /// One grid block: its 8 outputs from the state and the inputs, and the next state.
@@ -399,7 +442,7 @@ struct BlockHighPass {
         let e01 = SIMD4(q0[0], q1[0], q0[1], q1[1]) + SIMD4(q0[2], q1[2], q0[3], q1[3])
         let a = self.a
         let b0 = SIMD2(repeating: s01[0]), b1 = SIMD2(repeating: s01[1])
-        var n01: SIMD2<Double>
+        let n01: SIMD2<Double>
         var n23 = SIMD2<Double>.zero
         if four {
             let q2 = k[24] * xl + k[25] * xh
@@ -413,14 +456,6 @@ struct BlockHighPass {
             n23 = SIMD2<Double>(u.highHalf) + (h01 + h23)
         } else {
             n01 = SIMD2<Double>(e01.lowHalf + e01.highHalf) + (a[0] * b0 + a[1] * b1)
-        }
-        // Flush a decayed state to exact zero (no denormals after long silences); a
-        // predictable branch keeps the compare off the dependency chain.
-        let t01 = (n01 .< 1e-30) .& (n01 .> -1e-30)
-        let t23 = (n23 .< 1e-30) .& (n23 .> -1e-30)
-        if any(t01 .| t23) {
-            n01.replace(with: 0, where: t01)
-            n23.replace(with: 0, where: t23)
         }
         // + 0 makes an exact zero +0 whichever inputs were still unknown (bit-identical splits).
         return (yl + 0, yh + 0, n01, n23)

@@ -68,10 +68,14 @@ struct KernelTests {
     }
 
     @Test func blockHighPassIsTheBiquadCascadeAndSplitIndependent() {
-        let n = 20_000
-        let x = Self.bursts(n, seed: 5)
-        for qs in [[0.7071067811865476], [0.5411961001461970, 1.3065629648763766]] {
-            let sections = qs.map { Biquad.highPass(cutoff: 30, q: $0, sampleRate: 48_000) }
+        // Bursts, then silence long enough for the state to be flushed.
+        let x = Self.bursts(20_000, seed: 5) + [Float](repeating: 0, count: 30_000)
+        let n = x.count
+        let orders: [[Double]] = [[0.7071067811865476], [0.5411961001461970, 1.3065629648763766]]
+        let cases: [(Double, [Double])] = [16.0, 80].flatMap { c in orders.map { (c, $0) } }
+        for (cutoff, qs) in cases {
+            let label = "\(cutoff) Hz order \(2 * qs.count)"
+            let sections = qs.map { Biquad.highPass(cutoff: cutoff, q: $0, sampleRate: 48_000) }
             // The reference: the cascade one sample at a time in double precision.
             var reference = x
             reference.withUnsafeMutableBufferPointer { b in
@@ -94,8 +98,13 @@ struct KernelTests {
             }
             let whole = run([n])
             let error = zip(whole, reference).map { abs($0 - $1) }.max()!
-            #expect(error < 1e-5, "order \(2 * qs.count): max difference \(error)")
-            for blocks in [[1], [7], [3, 64, 5], [513]] { #expect(run(blocks) == whole, "blocks \(blocks)") }
+            #expect(error < 1e-5, "\(label): max difference \(error)")
+            // The tail is cut to exact zeros once what remains is negligible, and not before.
+            let silentFrom = (whole.lastIndex { $0 != 0 } ?? -1) + 1
+            #expect(silentFrom > 20_000 && silentFrom < n, "\(label): silent from \(silentFrom)")
+            let cut = reference[silentFrom...].map { abs($0) }.max() ?? 0
+            #expect(cut < 1e-9, "\(label): the reference still reaches \(cut) after the cut")
+            for blocks in [[1], [7], [3, 64, 5], [513]] { #expect(run(blocks) == whole, "\(label) blocks \(blocks)") }
         }
     }
 }
