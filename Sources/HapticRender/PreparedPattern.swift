@@ -64,8 +64,10 @@ public final class PreparedPattern: Sendable {
     let soundBuffers: [SoundBuffer]
     /// Sharpness 0...1 → Hz on a log scale, `tableSize + 1` entries.
     let frequencyTable: [Double]
-    /// Intensity 0...1 → amplitude for the power law (empty for linear).
+    /// Intensity 0...1 → amplitude for a power law that is not a multiple of 1/2 (else empty).
     let amplitudeTable: [Float]
+    /// See `RenderTables.amplitudeHalfPowers`.
+    let amplitudeHalfPowers: Int
     static var tableSize: Int { renderTableSize }
     /// AudioPitch -1...1 → Hz for AudioContinuous, `tableSize + 1` entries.
     let audioFrequencyTable: [Double]
@@ -253,14 +255,15 @@ public final class PreparedPattern: Sendable {
         let tables = RenderTables.shared(band: profile.band, exponent: profile.intensity.effectiveExponent)
         self.frequencyTable = tables.frequency
         self.amplitudeTable = tables.amplitude
+        self.amplitudeHalfPowers = tables.amplitudeHalfPowers
         self.audioFrequencyTable = RenderTables.audioFrequency
         let grains = TransientGrains.build(
             events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
             frequencyTable: frequencyTable, profile: profile, sampleRate: fs, budget: grainBudget)
         self.flat = FlatPattern(
             events: events, controls: controls, sounds: buffers, frequencyTable: frequencyTable,
-            amplitudeTable: amplitudeTable, audioFrequencyTable: audioFrequencyTable,
-            grains: grains.spans, grainSamples: grains.samples)
+            amplitudeTable: amplitudeTable, amplitudeHalfPowers: amplitudeHalfPowers,
+            audioFrequencyTable: audioFrequencyTable, grains: grains.spans, grainSamples: grains.samples)
     }
 
     deinit { flat.deallocate() }
@@ -323,8 +326,10 @@ struct FlatPattern {
     let soundSamples: UnsafeMutableBufferPointer<Float>
     let sounds: UnsafeMutableBufferPointer<SoundSpan>
     let frequencyTable: UnsafeMutableBufferPointer<Double>
-    /// Empty for the linear law.
+    /// See `RenderTables.amplitude` (empty when `amplitudeHalfPowers` is not 0).
     let amplitudeTable: UnsafeMutableBufferPointer<Float>
+    /// See `RenderTables.amplitudeHalfPowers` (2 for the linear law).
+    let amplitudeHalfPowers: Int
     let audioFrequencyTable: UnsafeMutableBufferPointer<Double>
     /// Precomputed transient bursts (`TransientGrains`), sorted by increment.
     let grains: UnsafeMutableBufferPointer<GrainSpan>
@@ -332,7 +337,7 @@ struct FlatPattern {
 
     init(
         events: [CompiledEvent], controls: [ControlTimeline], sounds: [SoundBuffer],
-        frequencyTable: [Double], amplitudeTable: [Float], audioFrequencyTable: [Double],
+        frequencyTable: [Double], amplitudeTable: [Float], amplitudeHalfPowers: Int, audioFrequencyTable: [Double],
         grains: [GrainSpan], grainSamples: [Float]
     ) {
         func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
@@ -366,6 +371,7 @@ struct FlatPattern {
         self.sounds = copy(spans)
         self.frequencyTable = copy(frequencyTable)
         self.amplitudeTable = copy(amplitudeTable)
+        self.amplitudeHalfPowers = amplitudeHalfPowers
         self.audioFrequencyTable = copy(audioFrequencyTable)
         self.grains = copy(grains)
         self.grainSamples = copy(grainSamples)
@@ -394,13 +400,19 @@ struct FlatPattern {
 final class RenderTables: Sendable {
     /// `renderTableSize + 1` entries: sharpness i/n → Hz on the band's log scale.
     let frequency: [Double]
-    /// intensity i/n → amplitude by the power law (empty for the linear law).
+    /// 2 × the law's exponent when that is a whole number from 1 to 8 (exponents 0.5, 1, 1.5
+    /// ... 4: the amplitude is then computed exactly, by products and one square root, see
+    /// `halfPower`), otherwise 0.
+    let amplitudeHalfPowers: Int
+    /// intensity i/n → amplitude by the power law (empty when `amplitudeHalfPowers` is not 0).
     let amplitude: [Float]
 
     init(band: ActuatorProfile.Band, exponent: Double) {
         let n = renderTableSize
         frequency = (0...n).map { ActuatorProfile.frequency(forSharpness: Double($0) / Double(n), band: band) }
-        amplitude = exponent == 1 ? [] : (0...n).map { Float(powDouble(Double($0) / Double(n), exponent)) }
+        let halves = 2 * exponent
+        amplitudeHalfPowers = halves == halves.rounded() && halves >= 1 && halves <= 8 ? Int(halves) : 0
+        amplitude = amplitudeHalfPowers != 0 ? [] : (0...n).map { Float(powDouble(Double($0) / Double(n), exponent)) }
     }
 
     /// AudioPitch -1...1 → Hz for AudioContinuous (one octave either side of the base).

@@ -67,6 +67,35 @@ struct KernelTests {
         }
     }
 
+    @Test func halfPowersAreAccurateAndTheSameOnEveryLane() {
+        #expect(squareRootFast(0) == 0 && squareRootFast(1) == 1 && squareRootFast(0.25) == 0.5)
+        var g = SeededRandom(seed: 3)
+        // 0, 1, tiny values, and uniform ones.
+        let xs = (0..<4_096).map { i in
+            i < 2 ? Float(i) : i < 64 ? Float.random(in: 0...1, using: &g) * 1e-30 : Float.random(in: 0...1, using: &g)
+        }
+        for halves in 1...8 {
+            for start in stride(from: 0, to: xs.count, by: 8) {
+                var v = SIMD8<Float>()
+                for l in 0..<8 { v[l] = xs[start + l] }
+                let lanes = halfPower(v, halves)
+                for l in 0..<8 {
+                    let x = xs[start + l]
+                    let scalar = halfPower(x, halves)
+                    #expect(lanes[l] == scalar, "x^\(Double(halves) / 2) at \(x): lane \(lanes[l]), scalar \(scalar)")
+                    // The root is within 1 ulp and each product rounds once.
+                    let exact = Foundation.pow(Double(x), Double(halves) / 2)
+                    let ulps = abs(Double(scalar) - exact) / Double(Float(exact).ulp)
+                    #expect(ulps <= Double(halves / 2 + 1), "x^\(Double(halves) / 2) at \(x): \(ulps) ulp")
+                    if halves & 1 == 1 {
+                        let root = abs(Double(squareRootFast(x)) - Double(x).squareRoot())
+                        #expect(root <= Double(Float(Double(x).squareRoot()).ulp), "√\(x): \(squareRootFast(x))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func blockHighPassIsTheBiquadCascadeAndSplitIndependent() {
         // Bursts, then silence long enough for the state to be flushed.
         let x = Self.bursts(20_000, seed: 5) + [Float](repeating: 0, count: 30_000)
