@@ -211,18 +211,22 @@ struct Biquad {
 /// its block-triangular shape (the first section does not see the second). That is about
 /// 13 instructions a sample for order 2 and 17 for order 4, a third of a plain 8-lane form.
 ///
-/// Silence: every 8th block, a state whose every value is below 2^-36 is set to zero (what it
-/// would still add to the output is below -190 dBFS; this also keeps denormals out). A zero
-/// state with a block of zero inputs gives zero outputs without running the kernel (the
-/// same +0s the kernel would give), so the silence between events costs almost nothing.
+/// Silence: a state whose every value is below 2^-46 is set to zero (what it would still add to
+/// the output is below -180 dBFS — the states of a low cutoff can grow some hundredfold on
+/// their way out, hence the margin — and denormals stay out). A zero state with a block of
+/// zero inputs gives zero outputs without running the kernel (the same +0s the kernel would
+/// give), so the silence between events costs almost nothing. The check runs on every 8th
+/// block counted from the end of the last silence (on every block it costs 7 % of a render),
+/// so it depends on the input only: input delayed by a multiple of 8 samples gives the same
+/// output delayed (a cue on an 8-frame boundary renders as it does alone; the rhythm
+/// command's test checks exactly that).
 ///
 /// Block independence: blocks sit on a fixed grid of the stage's absolute sample index. A
 /// call that ends inside a block emits the block's outputs computed with the unknown inputs
 /// set to 0 — D is lower triangular, so those lanes do not depend on them — and keeps the
 /// inputs; the next call recomputes the block with the same state and the inputs it now has.
-/// The state advances (and is checked for silence) only on complete blocks, counted from the
-/// stage's first sample, so every output is the same function of the input whatever the
-/// call sizes.
+/// The state advances (and is checked for silence) only on complete blocks, so every output
+/// is the same function of the input whatever the call sizes.
 struct BlockHighPass {
     /// State dimension (2 per section).
     let dims: Int
@@ -234,10 +238,10 @@ struct BlockHighPass {
     var s23 = SIMD2<Double>.zero
     /// The state is exactly zero (set by the silence check, cleared by the first non-zero input).
     var quiet = true
-    /// Complete blocks so far (the silence check runs on every 8th).
-    var blocks = 0
+    /// Blocks run since the last silence ended (the silence check runs on every 8th).
+    var sounding = 0
     /// Below this every state value is flushed to zero (see the type's comment).
-    static let silence = 0x1p-36
+    static let silence = 0x1p-46
     /// Inputs of the current grid block; lanes >= `filled` are 0.
     var pendingLow = SIMD4<Float>.zero
     var pendingHigh = SIMD4<Float>.zero
@@ -314,7 +318,7 @@ struct BlockHighPass {
         s01 = o.s01
         s23 = o.s23
         quiet = o.quiet
-        blocks = o.blocks
+        sounding = o.sounding
         pendingLow = o.pendingLow
         pendingHigh = o.pendingHigh
         filled = o.filled
@@ -335,7 +339,7 @@ struct BlockHighPass {
     mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
         var s01 = self.s01, s23 = self.s23
         var quiet = self.quiet
-        var blocks = self.blocks
+        var sounding = self.sounding
         var f = filled
         var i = 0
         while i < count {
@@ -348,19 +352,19 @@ struct BlockHighPass {
                         // What the kernel gives for a zero state and zero inputs (+0, never -0).
                         raw.storeBytes(of: SIMD4<Float>.zero, as: SIMD4<Float>.self)
                         raw.storeBytes(of: SIMD4<Float>.zero, toByteOffset: 16, as: SIMD4<Float>.self)
-                        blocks &+= 1
                         i += 8
                         continue
                     }
                     quiet = false
+                    sounding = 0
                 }
                 let y = block(s01, s23, xl, xh, four: four)
                 raw.storeBytes(of: y.low, as: SIMD4<Float>.self)
                 raw.storeBytes(of: y.high, toByteOffset: 16, as: SIMD4<Float>.self)
                 s01 = y.s01
                 s23 = y.s23
-                blocks &+= 1
-                if blocks & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
+                sounding &+= 1
+                if sounding & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
                 i += 8
                 continue
             }
@@ -373,10 +377,15 @@ struct BlockHighPass {
             f += take
             i += take
             if f == 8 {
-                s01 = y.s01
-                s23 = y.s23
-                blocks &+= 1
-                quiet = blocks & 7 == 0 ? Self.flushIfSilent(&s01, &s23) : false
+                // The same steps as a whole block: a silent block leaves a zero state as it is.
+                if !(quiet && pendingLow == .zero && pendingHigh == .zero) {
+                    if quiet { sounding = 0 }
+                    quiet = false
+                    s01 = y.s01
+                    s23 = y.s23
+                    sounding &+= 1
+                    if sounding & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
+                }
                 pendingLow = .zero
                 pendingHigh = .zero
                 f = 0
@@ -385,7 +394,7 @@ struct BlockHighPass {
         self.s01 = s01
         self.s23 = s23
         self.quiet = quiet
-        self.blocks = blocks
+        self.sounding = sounding
         filled = f
     }
 

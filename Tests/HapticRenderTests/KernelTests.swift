@@ -98,7 +98,7 @@ struct KernelTests {
 
     @Test func blockHighPassIsTheBiquadCascadeAndSplitIndependent() {
         // Bursts, then silence long enough for the state to be flushed.
-        let x = Self.bursts(20_000, seed: 5) + [Float](repeating: 0, count: 30_000)
+        let x = Self.bursts(20_000, seed: 5) + [Float](repeating: 0, count: 60_000)
         let n = x.count
         let orders: [[Double]] = [[0.7071067811865476], [0.5411961001461970, 1.3065629648763766]]
         let cases: [(Double, [Double])] = [16.0, 80].flatMap { c in orders.map { (c, $0) } }
@@ -110,14 +110,14 @@ struct KernelTests {
             reference.withUnsafeMutableBufferPointer { b in
                 for var section in sections { section.process(b.baseAddress!, n) }
             }
-            func run(_ blocks: [Int]) -> [Float] {
+            func run(_ blocks: [Int], _ input: [Float] = x) -> [Float] {
                 var filter = BlockHighPass(sections: sections)
                 defer { filter.deallocate() }
-                var y = x
+                var y = input
                 y.withUnsafeMutableBufferPointer { b in
                     var i = 0, k = 0
-                    while i < n {
-                        let length = min(blocks[k % blocks.count], n - i)
+                    while i < b.count {
+                        let length = min(blocks[k % blocks.count], b.count - i)
                         filter.process(b.baseAddress! + i, length)
                         i += length
                         k += 1
@@ -134,6 +134,10 @@ struct KernelTests {
             let cut = reference[silentFrom...].map { abs($0) }.max() ?? 0
             #expect(cut < 1e-9, "\(label): the reference still reaches \(cut) after the cut")
             for blocks in [[1], [7], [3, 64, 5], [513]] { #expect(run(blocks) == whole, "\(label) blocks \(blocks)") }
+            // Delaying the input by a multiple of 8 samples delays the output, sample for sample
+            // (what lets a cue on an 8-frame boundary render as it does alone).
+            let delayed = run([n + 24], [Float](repeating: 0, count: 24) + x)
+            #expect(Array(delayed[24...]) == whole, "\(label): delayed by 24 samples")
         }
     }
 }
