@@ -93,9 +93,15 @@ struct HapticManagerRigTests {
         print("rig lockstep beat 2: SFX at frame \(fitL2.lag), heartbeat at frame \(fitH2.lag)")
         #expect(fitL2.lag == fitH2.lag, "skew \(fitL2.lag - fitH2.lag) samples")
         // Spacing of two separately scheduled beats is the engine's frame/time mapping (its DLL
-        // through the pulse plugin, a few seconds after start); bounded here, reported as a figure.
+        // through the pulse plugin): each time is converted when it falls due, on the schedule
+        // grid of that moment, and the grid may be re-anchored between the two (it follows the
+        // device clock within `scheduleDriftToleranceSeconds`). So the bound is that tolerance;
+        // the figure is reported. (Two clean-clone runs on a busy machine saw 64 frames short.)
+        // Beats that must keep exact spacing go through frames (`start(atFrame:)`, the rhythm
+        // session), which the engine tests check to the frame.
+        let tolerance = Int(m.configuration.engine.scheduleDriftToleranceSeconds * 48_000)
         print("rig spacing: \(fitH2.lag - fitH.lag) frames for 1.5 s (72000 nominal)")
-        #expect(abs(fitH2.lag - fitH.lag - 72_000) <= 48, "spacing \(fitH2.lag - fitH.lag) frames for 1.5 s")
+        #expect(abs(fitH2.lag - fitH.lag - 72_000) <= tolerance, "spacing \(fitH2.lag - fitH.lag) frames for 1.5 s")
     }
 
     @Test("server killed mid-playback: one restart fails -> unavailable, calls never block; a new manager plays after restart")
