@@ -85,12 +85,16 @@ public struct OfflineRenderStream {
         let ch = layout.channels
         while written < maxFrames && framesWritten < totalFrames {
             let want = min(blockSize, maxFrames - written, totalFrames - framesWritten + framesToSkip)
-            haptic.update(repeating: 0, count: want)
+            // Past the look-ahead, a haptic-only mono layout is mixed and processed right in the
+            // caller's buffer (the stage then has nothing to copy).
+            let inPlace = framesToSkip == 0 && stage.passesHapticBusThrough
+            let h = inPlace ? output + written : haptic
+            h.update(repeating: 0, count: want)
             if needsAudioBuses {
                 left.update(repeating: 0, count: want)
                 right.update(repeating: 0, count: want)
             }
-            let bus = MixBus(haptic: haptic, audioLeft: left, audioRight: right, frames: want)
+            let bus = MixBus(haptic: h, audioLeft: left, audioRight: right, frames: want)
             voice.render(into: bus)
             if framesToSkip == 0 {
                 // Past the look-ahead: straight into the caller's buffer (one pass less).

@@ -26,6 +26,10 @@ public struct OutputStage {
     /// The ceiling as a linear sample value.
     public var ceiling: Float { state.hapticLimiter.ceiling }
 
+    /// The output is the processed haptic bus itself (haptic-only mono at gain 1), so the bus
+    /// may be the output buffer: `process` then works in place and copies nothing.
+    var passesHapticBusThrough: Bool { state.passesHapticBusThrough }
+
     /// Processes the mixed buses in place and writes `bus.frames` interleaved frames to `output`.
     public mutating func process(_ bus: MixBus, into output: UnsafeMutablePointer<Float>) {
         // Copy-on-write: only does work when the value was copied, which the render thread
@@ -54,6 +58,8 @@ final class OutputState {
     let channels: Int
     let usesAudio: Bool
     let gain: Float
+    /// See `OutputStage.passesHapticBusThrough`.
+    let passesHapticBusThrough: Bool
     var highPass: BlockHighPass
     var hapticLimiter: LookAheadLimiter
     var audioLimiter: LookAheadLimiter
@@ -78,6 +84,7 @@ final class OutputState {
             }
         }
         self.usesAudio = usesAudio
+        passesHapticBusThrough = channels == 1 && routes[0].source == 0 && routes[0].gain == 1
         gain = Float(decibelsToGain(profile.outputGainDB))
         let qs: [Double] = profile.protection.order == 4 ? [0.5411961001461970, 1.3065629648763766] : [0.7071067811865476]
         highPass = BlockHighPass(sections: qs.map {
@@ -152,6 +159,8 @@ final class OutputState {
             let gain = route.gain
             if ch == 1 {
                 if gain == 1 {
+                    // (Nothing to do when the bus is the output: `passesHapticBusThrough`.)
+                    if source == output { continue }
                     UnsafeMutableRawPointer(output).copyMemory(from: source, byteCount: frames * MemoryLayout<Float>.stride)
                 } else {
                     for i in 0..<frames { output[i] = source[i] * gain }
