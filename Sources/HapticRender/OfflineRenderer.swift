@@ -71,12 +71,7 @@ public struct OfflineRenderStream {
         right = .allocate(capacity: self.blockSize)
         interleaved = .allocate(capacity: self.blockSize * max(1, layout.channels))
         owner = BufferOwner([haptic, left, right, interleaved])
-        needsAudioBuses = pattern.hasAudio || layout.sources.contains { source in
-            switch source {
-            case .audioLeft, .audioRight: return true
-            case .haptic, .silence: return false
-            }
-        }
+        needsAudioBuses = pattern.hasAudio || stage.usesAudioBuses
     }
 
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).
@@ -168,9 +163,7 @@ func peakMagnitude(_ source: UnsafeMutablePointer<Float>, _ count: Int) -> Float
     var i = 0
     let s = UnsafeRawPointer(source)
     while i + 8 <= count {
-        let v = s.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-        let a = unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
-        m.replace(with: a, where: a .> m)
+        m = pointwiseMax8(m, abs8(s.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)))
         i += 8
     }
     let m4 = m.lowHalf.replacing(with: m.highHalf, where: m.highHalf .> m.lowHalf)

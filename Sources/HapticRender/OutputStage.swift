@@ -1,7 +1,8 @@
 // The protection chain after the mix (haptic: gain → Butterworth high-pass →
 // look-ahead limiter; audio: stereo-linked look-ahead limiter) and the writer
-// that interleaves channels for a layout. Per-sample state only, so any block
-// split gives identical output.
+// that interleaves channels for a layout. State advances on a fixed 8-sample grid of the
+// absolute sample index, with partial blocks completed on the next call, so any block split
+// gives identical output.
 
 /// The protection chain after the mix: DC blocking and a high-pass at the
 /// profile's protection cutoff on the haptic bus, then limiters (haptic and audio)
@@ -30,6 +31,9 @@ public struct OutputStage {
     /// may be the output buffer: `process` then works in place and copies nothing.
     var passesHapticBusThrough: Bool { state.passesHapticBusThrough }
 
+    /// The layout routes the audio buses to some channel (their limiter runs).
+    var usesAudioBuses: Bool { state.usesAudio }
+
     /// Processes the mixed buses in place and writes `bus.frames` interleaved frames to `output`.
     public mutating func process(_ bus: MixBus, into output: UnsafeMutablePointer<Float>) {
         // Copy-on-write: only does work when the value was copied, which the render thread
@@ -57,7 +61,6 @@ final class OutputState {
     let routes: UnsafeMutablePointer<ChannelRoute>
     let channels: Int
     let usesAudio: Bool
-    let gain: Float
     /// See `OutputStage.passesHapticBusThrough`.
     let passesHapticBusThrough: Bool
     var highPass: BlockHighPass
@@ -85,7 +88,7 @@ final class OutputState {
         }
         self.usesAudio = usesAudio
         passesHapticBusThrough = channels == 1 && routes[0].source == 0 && routes[0].gain == 1
-        gain = Float(decibelsToGain(profile.outputGainDB))
+        let gain = Float(decibelsToGain(profile.outputGainDB))
         let qs: [Double] = profile.protection.order == 4 ? [0.5411961001461970, 1.3065629648763766] : [0.7071067811865476]
         highPass = BlockHighPass(sections: qs.map {
             Biquad.highPass(cutoff: profile.protection.highPassHz, q: $0, sampleRate: sampleRate)
@@ -372,8 +375,7 @@ struct BlockHighPass {
                 raw.storeBytes(of: y.high, toByteOffset: 16, as: SIMD4<Float>.self)
                 s01 = y.s01
                 s23 = y.s23
-                sounding &+= 1
-                if sounding & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
+                quiet = Self.countBlock(&sounding, &s01, &s23)
                 i += 8
                 continue
             }
@@ -392,8 +394,7 @@ struct BlockHighPass {
                     quiet = false
                     s01 = y.s01
                     s23 = y.s23
-                    sounding &+= 1
-                    if sounding & 7 == 0 { quiet = Self.flushIfSilent(&s01, &s23) }
+                    quiet = Self.countBlock(&sounding, &s01, &s23)
                 }
                 pendingLow = .zero
                 pendingHigh = .zero
@@ -407,9 +408,12 @@ struct BlockHighPass {
         filled = f
     }
 
-    /// Sets a negligible state to zero; returns whether the state is now zero.
+    /// Counts a block that ran the kernel; on every 8th, sets a negligible state to zero.
+    /// Returns whether the state is now zero (`quiet`).
     @inline(__always)
-    static func flushIfSilent(_ s01: inout SIMD2<Double>, _ s23: inout SIMD2<Double>) -> Bool {
+    static func countBlock(_ sounding: inout Int, _ s01: inout SIMD2<Double>, _ s23: inout SIMD2<Double>) -> Bool {
+        sounding &+= 1
+        if sounding & 7 != 0 { return false }
         let small = (s01 .< silence) .& (s01 .> -silence) .& (s23 .< silence) .& (s23 .> -silence)
         if !all(small) { return false }
         s01 = .zero
@@ -423,6 +427,7 @@ struct BlockHighPass {
         _ s01: SIMD2<Double>, _ s23: SIMD2<Double>, _ xl: SIMD4<Float>, _ xh: SIMD4<Float>, four: Bool
     ) -> (low: SIMD4<Float>, high: SIMD4<Float>, s01: SIMD2<Double>, s23: SIMD2<Double>) {
         let k = self.k
+        typealias L = Layout
         let x0 = SIMD4(repeating: xl[0]), x1 = SIMD4(repeating: xl[1])
         let x2 = SIMD4(repeating: xl[2]), x3 = SIMD4(repeating: xl[3])
         let x4 = SIMD4(repeating: xh[0]), x5 = SIMD4(repeating: xh[1])
@@ -430,41 +435,41 @@ struct BlockHighPass {
         let sLow = SIMD2<Float>(s01)
         let c0 = SIMD4(repeating: sLow[0]), c1 = SIMD4(repeating: sLow[1])
         // Outputs: C·s + D·x, lanes 0-3 and 4-7 (D is zero above its diagonal).
-        var yl = k[0] * c0
-        yl += k[1] * c1
-        var yh = k[4] * c0
-        yh += k[5] * c1
+        var yl = k[L.cLow] * c0
+        yl += k[L.cLow + 1] * c1
+        var yh = k[L.cHigh] * c0
+        yh += k[L.cHigh + 1] * c1
         if four {
             let sHigh = SIMD2<Float>(s23)
             let c2 = SIMD4(repeating: sHigh[0]), c3 = SIMD4(repeating: sHigh[1])
-            yl += k[2] * c2
-            yl += k[3] * c3
-            yh += k[6] * c2
-            yh += k[7] * c3
+            yl += k[L.cLow + 2] * c2
+            yl += k[L.cLow + 3] * c3
+            yh += k[L.cHigh + 2] * c2
+            yh += k[L.cHigh + 3] * c3
         }
-        yl += k[8] * x0
-        yl += k[9] * x1
-        yl += k[10] * x2
-        yl += k[11] * x3
-        yh += k[12] * x0
-        yh += k[13] * x1
-        yh += k[14] * x2
-        yh += k[15] * x3
-        yh += k[16] * x4
-        yh += k[17] * x5
-        yh += k[18] * x6
-        yh += k[19] * x7
+        yl += k[L.dLow] * x0
+        yl += k[L.dLow + 1] * x1
+        yl += k[L.dLow + 2] * x2
+        yl += k[L.dLow + 3] * x3
+        yh += k[L.dHigh] * x0
+        yh += k[L.dHigh + 1] * x1
+        yh += k[L.dHigh + 2] * x2
+        yh += k[L.dHigh + 3] * x3
+        yh += k[L.dHigh + 4] * x4
+        yh += k[L.dHigh + 5] * x5
+        yh += k[L.dHigh + 6] * x6
+        yh += k[L.dHigh + 7] * x7
         // B·x: one 8-long dot product per state, summed as a 4×4 transpose.
-        let q0 = k[20] * xl + k[21] * xh
-        let q1 = k[22] * xl + k[23] * xh
+        let q0 = k[L.b] * xl + k[L.b + 1] * xh
+        let q1 = k[L.b + 2] * xl + k[L.b + 3] * xh
         let e01 = SIMD4(q0[0], q1[0], q0[1], q1[1]) + SIMD4(q0[2], q1[2], q0[3], q1[3])
         let a = self.a
         let b0 = SIMD2(repeating: s01[0]), b1 = SIMD2(repeating: s01[1])
         let n01: SIMD2<Double>
         var n23 = SIMD2<Double>.zero
         if four {
-            let q2 = k[24] * xl + k[25] * xh
-            let q3 = k[26] * xl + k[27] * xh
+            let q2 = k[L.b + 4] * xl + k[L.b + 5] * xh
+            let q3 = k[L.b + 6] * xl + k[L.b + 7] * xh
             let e23 = SIMD4(q2[0], q3[0], q2[1], q3[1]) + SIMD4(q2[2], q3[2], q2[3], q3[3])
             let u = SIMD4(lowHalf: e01.lowHalf, highHalf: e23.lowHalf) + SIMD4(lowHalf: e01.highHalf, highHalf: e23.highHalf)
             n01 = SIMD2<Double>(u.lowHalf) + (a[0] * b0 + a[1] * b1)
@@ -691,6 +696,7 @@ struct LookAheadLimiter {
         var i = 0
         while i < count {
             let in0: SIMD8<Float>, in1: SIMD8<Float>
+            let take = Swift.min(8 - f, count - i)
             if f == 0 && count - i >= 8 {
                 let v0 = UnsafeRawPointer(x0 + i).loadUnaligned(as: SIMD8<Float>.self)
                 let v1 = stereo ? UnsafeRawPointer(x1 + i).loadUnaligned(as: SIMD8<Float>.self) : v0
@@ -712,7 +718,7 @@ struct LookAheadLimiter {
                 in0 = v0
                 in1 = v1
             } else {
-                for l in 0..<Swift.min(8 - f, count - i) {
+                for l in 0..<take {
                     pending0[f + l] = x0[i + l]
                     if stereo { pending1[f + l] = x1[i + l] }
                 }
@@ -720,7 +726,6 @@ struct LookAheadLimiter {
                 in1 = pending1
             }
             // One call site for whole and partial blocks (so the kernel is inlined once).
-            let take = Swift.min(8 - f, count - i)
             let r = k.block(in0, in1, pos, d, s, older, stereo: stereo)
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)

@@ -120,8 +120,9 @@ struct ActiveEvent {
     /// Transient: where its precomputed burst starts in `FlatPattern.grainSamples` (-1: none,
     /// computed as it plays).
     var grain: Int
-    /// Continuous oscillators: the phase is phaseAnchor + (n - anchorSample)·inc, re-anchored
-    /// whenever inc changes, so that a constant frequency never accumulates rounding error.
+    /// Continuous oscillators: the phase is phaseAnchor + (n - anchorSample)·inc (evaluated by
+    /// `gridPhase`), re-anchored whenever inc changes, so that a constant frequency never
+    /// accumulates rounding error.
     var phaseAnchor: Double
     var anchorSample: Int64
     /// Envelope, in pattern samples.
@@ -848,7 +849,7 @@ final class VoiceState {
         if sharpConstant {
             reanchor(slot, n0 &+ Int64(from), frequency(sharpness: colour + Double(sharpness[from])) / fs)
             // Fast path: a sustained event inside its hold segment for the whole range has an
-            // envelope of exactly 1, so these loops compute the same samples as the general one.
+            // envelope of exactly 1, so `addOscillator` computes the same samples as the loop below.
             let a = slot.pointee
             let tauFirst = unwrapped(at: n0 &+ Int64(from)) - a.onsetU
             let tauLast = unwrapped(at: n0 &+ Int64(count - 1)) - a.onsetU
@@ -913,10 +914,13 @@ final class VoiceState {
         if !(amplitudeRowLevel == level) {
             let intensity = controls
             let row = amplitudeRowValues
+            // A constant control: one value (what every lane below would compute).
+            let constant = controlConstant[0]
+            if constant { row.update(repeating: amplitude(intensity: level * intensity[0]), count: count) }
             // 8 lanes at a time, each lane the scalar `amplitude(intensity:)` (same operations).
             let table = flat.amplitudeTable.baseAddress!
             let halves = flat.amplitudeHalfPowers
-            var j = 0
+            var j = constant ? count : 0
             while j + 8 <= count {
                 var v = SIMD8(repeating: level) * UnsafeRawPointer(intensity + j).loadUnaligned(as: SIMD8<Float>.self)
                 v.replace(with: 0, where: v .< 0)

@@ -62,15 +62,6 @@ public final class PreparedPattern: Sendable {
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
     let controls: [ControlTimeline]
     let soundBuffers: [SoundBuffer]
-    /// Sharpness 0...1 → Hz on a log scale, `tableSize + 1` entries.
-    let frequencyTable: [Double]
-    /// Intensity 0...1 → amplitude for a power law that is not a multiple of 1/2 (else empty).
-    let amplitudeTable: [Float]
-    /// See `RenderTables.amplitudeHalfPowers`.
-    let amplitudeHalfPowers: Int
-    static var tableSize: Int { renderTableSize }
-    /// AudioPitch -1...1 → Hz for AudioContinuous, `tableSize + 1` entries.
-    let audioFrequencyTable: [Double]
 
     // Flat, immutable copies for the render thread (read through pointers, so that
     // rendering does no reference counting or bounds-checked array access).
@@ -253,17 +244,12 @@ public final class PreparedPattern: Sendable {
         self.sampleRate = fs
         self.profile = profile
         let tables = RenderTables.shared(band: profile.band, exponent: profile.intensity.effectiveExponent)
-        self.frequencyTable = tables.frequency
-        self.amplitudeTable = tables.amplitude
-        self.amplitudeHalfPowers = tables.amplitudeHalfPowers
-        self.audioFrequencyTable = RenderTables.audioFrequency
         let grains = TransientGrains.build(
             events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
-            frequencyTable: frequencyTable, profile: profile, sampleRate: fs, budget: grainBudget)
+            frequencyTable: tables.frequency, profile: profile, sampleRate: fs, budget: grainBudget)
         self.flat = FlatPattern(
-            events: events, controls: controls, sounds: buffers, frequencyTable: frequencyTable,
-            amplitudeTable: amplitudeTable, amplitudeHalfPowers: amplitudeHalfPowers,
-            audioFrequencyTable: audioFrequencyTable, grains: grains.spans, grainSamples: grains.samples)
+            events: events, controls: controls, sounds: buffers, tables: tables,
+            grains: grains.spans, grainSamples: grains.samples)
     }
 
     deinit { flat.deallocate() }
@@ -291,8 +277,8 @@ extension ActuatorProfile {
 
     /// Length of a transient burst at `frequency`, in seconds.
     public func transientSeconds(frequency: Double) -> Double {
-        if let cycles = transient.cycles { return cycles / frequency }
-        return (transient.milliseconds ?? 0) / 1000
+        let rule = transientLength(sampleRate: 1)  // at 1 Hz, samples are seconds
+        return rule.cycles > 0 ? rule.cycles / frequency : rule.fixedSamples
     }
 
     /// The amplitude for a (controlled) intensity in 0...1 by this profile's law.
@@ -337,8 +323,7 @@ struct FlatPattern {
 
     init(
         events: [CompiledEvent], controls: [ControlTimeline], sounds: [SoundBuffer],
-        frequencyTable: [Double], amplitudeTable: [Float], amplitudeHalfPowers: Int, audioFrequencyTable: [Double],
-        grains: [GrainSpan], grainSamples: [Float]
+        tables: RenderTables, grains: [GrainSpan], grainSamples: [Float]
     ) {
         func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
@@ -369,10 +354,10 @@ struct FlatPattern {
         }
         self.soundSamples = copy(samples)
         self.sounds = copy(spans)
-        self.frequencyTable = copy(frequencyTable)
-        self.amplitudeTable = copy(amplitudeTable)
-        self.amplitudeHalfPowers = amplitudeHalfPowers
-        self.audioFrequencyTable = copy(audioFrequencyTable)
+        self.frequencyTable = copy(tables.frequency)
+        self.amplitudeTable = copy(tables.amplitude)
+        self.amplitudeHalfPowers = tables.amplitudeHalfPowers
+        self.audioFrequencyTable = copy(RenderTables.audioFrequency)
         self.grains = copy(grains)
         self.grainSamples = copy(grainSamples)
     }
@@ -401,7 +386,7 @@ final class RenderTables: Sendable {
     /// `renderTableSize + 1` entries: sharpness i/n → Hz on the band's log scale.
     let frequency: [Double]
     /// 2 × the law's exponent when that is a whole number from 1 to 8 (exponents 0.5, 1, 1.5
-    /// ... 4: the amplitude is then computed exactly, by products and one square root, see
+    /// ... 4: the amplitude is then computed, by products and one square root, see
     /// `halfPower`), otherwise 0.
     let amplitudeHalfPowers: Int
     /// intensity i/n → amplitude by the power law (empty when `amplitudeHalfPowers` is not 0).
