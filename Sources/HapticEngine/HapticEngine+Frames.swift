@@ -5,14 +5,16 @@
 
 import HapticRender
 
-/// A snapshot of an engine's frame ↔ CLOCK_MONOTONIC mapping (its filter's state when
-/// the last period was written).
+/// A snapshot of an engine's frame ↔ CLOCK_MONOTONIC mapping when the last period was written:
+/// the schedule grid the render side converts times with (``ScheduleGrid``), latency
+/// compensation included. Its rate is the nominal one; the filter's measured rate is
+/// ``HapticEngine/measuredRateRatio``.
 public struct FrameMapping: Sendable, Equatable {
     /// Frame at the anchor point.
     public var anchorFrame: Int64
     /// Monotonic nanoseconds at which `anchorFrame` plays.
     public var anchorNanos: Double
-    /// Nanoseconds per device frame as measured on the monotonic clock.
+    /// Nanoseconds per device frame on the grid (1e9 / nominal rate).
     public var nanosPerFrame: Double
     /// The next frame the render side will render.
     public var nextFrame: Int64

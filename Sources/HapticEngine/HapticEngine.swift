@@ -305,10 +305,8 @@ public final class HapticEngine: Sendable {
     /// device output: the next block to render, delayed by the output stage's look-ahead
     /// (`OutputStage.latencyFrames`), on the schedule mapping (latency compensation included).
     public var outputLatency: Double {
-        let m = core.mappingSnapshot()
-        let frame = m.nextFrame + core.scheduleAdvanceFrames
-        let at = m.anchorNanos + Double(frame - m.anchorFrame) * m.nanosPerFrame
-        return max(0, (at - Double(clock.nanos())) / 1e9)
+        let m = frameMapping
+        return max(0, m.time(forFrame: m.nextFrame + core.scheduleAdvanceFrames) - Double(clock.nanos()) / 1e9)
     }
 
     /// Test support: starves the render thread once, for `seconds`, before its next period
@@ -323,10 +321,7 @@ public final class HapticEngine: Sendable {
     /// Monotonic seconds at which device frame `frame` plays (the schedule mapping). A start
     /// at T is rendered `outputStageLatencyFrames` before the frame that plays at T, so the
     /// device frame that plays at T carries the onset.
-    public func time(forFrame frame: Int64) -> Double {
-        let m = core.mappingSnapshot()
-        return (m.anchorNanos + Double(frame - m.anchorFrame) * m.nanosPerFrame) / 1e9
-    }
+    public func time(forFrame frame: Int64) -> Double { frameMapping.time(forFrame: frame) }
 
     /// The device's rate relative to nominal as measured against the monotonic clock (1 + drift).
     public var measuredRateRatio: Double {

@@ -276,8 +276,7 @@ final class RenderCore: @unchecked Sendable {
 
     /// Sizes the buffers for a granted format and builds the output stage.
     func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
-                   latencyCompensationSeconds: Double = 0, gridThresholdSeconds: Double = 0.002,
-                   gridSettleSeconds: Double = 0.5) {
+                   latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double) {
         if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
             freeBuffers()
             let n = format.periodFrames

@@ -34,10 +34,10 @@ extension HapticManager {
 
     // MARK: - engines
 
-    /// A new engine of `role` on its output, with both handlers registered.
     /// Each engine's schedule-grid tolerance in two-device mode (see `makeEngine`).
     public static let twoDeviceDriftToleranceSeconds = 0.0002
 
+    /// A new engine of `role` on its output, with both handlers registered.
     func makeEngine(_ role: EngineRole, id: Int) -> HapticEngine {
         var config = role == .haptic ? configuration.engine : configuration.audioEngine
         config.sounds = sounds

@@ -55,7 +55,8 @@ public final class HapticManager: Sendable {
         /// speakers while `output` drives the shaker amplifier). nil: one stream carries both.
         public var audioOutput: Output? = nil
         /// The audio engine's settings in two-device mode (the manager fills in `sounds`).
-        /// Defaults to `engine`'s settings with a stereo layout.
+        /// Defaults to a default engine configuration with a stereo layout and `engine`'s profile
+        /// (set period and buffer here too when `engine`'s are changed).
         public var audioEngine: HapticEngine.Configuration
 
         /// - Parameters:
@@ -157,7 +158,8 @@ public final class HapticManager: Sendable {
         var loops: [ObjectIdentifier: LoopingPattern] = [:]
         var stats = Statistics()
 
-        /// The haptic engine's caches.
+        /// The haptic engine's caches (read through this; write through `haptic.caches`, which
+        /// mutates in place: a write through a computed property copies the whole value first).
         var caches: Caches {
             get { haptic.caches }
             set { haptic.caches = newValue }
@@ -325,9 +327,9 @@ public final class HapticManager: Sendable {
             if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
         }
         for (name, cue) in cueSheet.cues {
-            guard let pattern = cuePattern(cue) else { continue }
-            if let prepared = prepare(pattern, on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
-            if let haptic = cueHapticPattern(cue), let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") {
+            guard let haptic = cueHapticPattern(cue) else { continue }
+            if let prepared = prepare(cuePattern(cue, haptic: haptic), on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
+            if let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") {
                 caches.cueHaptics[name] = prepared
             }
         }
@@ -346,8 +348,8 @@ public final class HapticManager: Sendable {
 
     /// A sound effect as a one-event pattern: the WAV from the start, at full volume,
     /// without the volume envelope's fade-in (so its first sample is the scheduled frame).
-    static func soundEffectPattern(_ name: String, at time: Double = 0) -> AHAPPattern {
-        AHAPPattern(elements: [.event(soundEffectEvent(name, at: time))])
+    static func soundEffectPattern(_ name: String) -> AHAPPattern {
+        AHAPPattern(elements: [.event(soundEffectEvent(name, at: 0))])
     }
 
     static func soundEffectEvent(_ name: String, at time: Double) -> Event {
@@ -355,10 +357,10 @@ public final class HapticManager: Sendable {
               waveformPath: "sfx/\(name).wav", useVolumeEnvelope: false)
     }
 
-    /// A cue as one pattern: its haptic part and its sound at the sound's offset, so
-    /// that one voice plays both (same frame by construction).
-    func cuePattern(_ cue: CueSheet.Cue) -> AHAPPattern? {
-        guard var elements = cueHapticPattern(cue)?.elements else { return nil }
+    /// A cue as one pattern: its haptic part (`cueHapticPattern`) and its sound at the
+    /// sound's offset, so that one voice plays both (same frame by construction).
+    func cuePattern(_ cue: CueSheet.Cue, haptic: AHAPPattern) -> AHAPPattern {
+        var elements = haptic.elements
         if let sfx = cue.sfx {
             elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
         }
@@ -597,7 +599,7 @@ public final class HapticManager: Sendable {
             let ahap = AHAPPattern(elements: [.event(.transient(at: 0, intensity: i, sharpness: sh))])
             pattern = prepare(ahap, on: engine, what: "transient")
             if let pattern {
-                state.withLock { s in if s.caches.engineID == id && s.haptic.engineID == id { s.caches.transients[key] = pattern } }
+                state.withLock { s in if s.haptic.caches.engineID == id && s.haptic.engineID == id { s.haptic.caches.transients[key] = pattern } }
             }
         }
         guard let pattern, let player = start(pattern, on: engine, at: time) else { return }

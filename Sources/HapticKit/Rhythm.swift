@@ -147,7 +147,7 @@ public final class RhythmSession {
     public let map: BeatMap
     /// Seconds ahead of a beat at which it is scheduled.
     public let lead: Double
-    /// Monotonic seconds of the map's time 0 (set by ``run(startingAt:wait:shouldStop:)``).
+    /// Monotonic seconds of the map's time 0 (set by ``run(startingAt:settle:tail:wait:shouldStop:)``).
     public private(set) var origin: Double = 0
     /// Beats scheduled so far.
     public private(set) var beats: [Beat] = []
@@ -234,24 +234,35 @@ public final class RhythmSession {
     }
 
     /// The first snapshot of `engine`'s mapping taken at least 50 ms after `time` (else the last).
+    /// Snapshots are in time order: a binary search finds the first candidate (a report asks
+    /// once per part, so a linear search made long sessions quadratic).
     func mapping(of engine: HapticEngine, after time: Double) -> FrameMapping? {
         let id = ObjectIdentifier(engine)
-        return snapshots.first { $0.time >= time + 0.05 && $0.mappings[id] != nil }?.mappings[id]
+        var low = 0, high = snapshots.count
+        while low < high {
+            let mid = (low + high) / 2
+            if snapshots[mid].time >= time + 0.05 { high = mid } else { low = mid + 1 }
+        }
+        return snapshots[low...].first { $0.mappings[id] != nil }?.mappings[id]
             ?? snapshots.last { $0.mappings[id] != nil }?.mappings[id]
     }
 
     /// Where every beat's parts landed, from the engines' applied-start traces (read them
     /// only once the engines are stopped, or from a manual-drive thread).
     public func report(sampleRate: Int) -> RhythmReport {
-        var starts: [ObjectIdentifier: [AppliedStart]] = [:]
-        for engine in engines { starts[ObjectIdentifier(engine)] = engine.appliedStarts() }
+        // Per engine, once: its applied starts by slot, and the output stage's look-ahead (a
+        // voice starts that many frames before the frame it is heard at: the engine renders it
+        // that much early so that the frame playing at T carries the onset).
+        var starts: [ObjectIdentifier: (bySlot: [Int32: [AppliedStart]], lookahead: Int64)] = [:]
+        for engine in engines {
+            starts[ObjectIdentifier(engine)] = (Dictionary(grouping: engine.appliedStarts(), by: \.slot),
+                                                Int64(engine.outputStageLatencyFrames))
+        }
         let fs = Double(sampleRate)
         func landed(_ part: HapticManager.CuePart?) -> RhythmReport.Onset? {
-            guard let part, let slot = part.slot else { return nil }
-            let candidates = starts[ObjectIdentifier(part.engine)]?.filter { $0.slot == slot } ?? []
-            // A voice starts the output stage's look-ahead before the frame it is heard at (the
-            // engine renders it that much early so that the frame playing at T carries the onset).
-            let lookahead = Int64(part.engine.outputStageLatencyFrames)
+            guard let part, let slot = part.slot, let engine = starts[ObjectIdentifier(part.engine)] else { return nil }
+            let candidates = engine.bySlot[slot] ?? []
+            let lookahead = engine.lookahead
             guard let hit = candidates.min(by: { abs($0.frame + lookahead - part.predictedFrame) < abs($1.frame + lookahead - part.predictedFrame) }),
                   abs(hit.frame + lookahead - part.predictedFrame) < Int64(fs * 0.1) else { return nil }
             let out = hit.frame + lookahead
