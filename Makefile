@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   installs what is missing, builds, renders Haptics/heartbeat.ahap (and plays it when a device is there)
-#   make test   installs what is missing (sound server included), builds, runs every test through the sound-server rig
+#   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
+#               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
 
 SWIFT ?= swift
@@ -28,7 +29,7 @@ test:
 	SWIFT=$(SWIFT) scripts/test.sh
 
 bench: deps
-	bench/run.sh
+	SWIFT=$(SWIFT) bench/run.sh
 
 clean:
 	rm -rf .build $(OUT)

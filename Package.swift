@@ -20,7 +20,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
@@ -87,22 +86,22 @@ let package = Package(
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
             name: "parse-bench",
-            dependencies: ["HapticPattern", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["HapticPattern"],
             path: "bench/parse-bench"
         ),
         .executableTarget(
             name: "render-bench",
-            dependencies: ["HapticRender", "HapticPattern", "HapticSoundFile", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["HapticRender", "HapticPattern", "HapticSoundFile"],
             path: "bench/render-bench"
         ),
         .executableTarget(
             name: "latency-bench",
-            dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern"],
             path: "bench/latency-bench"
         ),
         .executableTarget(
             name: "rhythm-bench",
-            dependencies: ["HapticKit", "HapticEngine", "HapticALSA", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
             path: "bench/rhythm-bench"
         ),
     ],

@@ -3,8 +3,9 @@
 # Figures print to the terminal; bench/RESULTS.md holds the recorded ones with these commands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
 scripts/install-deps.sh --jack
-swift build -c release
+$SWIFT build -c release
 
 echo "== parse throughput and Haptics/ load time"
 .build/release/parse-bench Haptics

@@ -207,8 +207,7 @@ struct EngineRigTests {
         let rec = capture.stop()
         let applied = engine.appliedStarts().map(\.frame).sorted()
         #expect(applied.count == 1000, "voices the render side started: \(applied.count)")
-        guard let origin = applied.first, let last = applied.last else { return }
-        _ = last
+        guard let origin = applied.first else { return }
         // One pattern holding the 1000 events at the applied frames (onset round(t·fs) = the frame).
         let reference = offline(try engine.prepare(AHAPPattern(elements: applied.map {
             .event(.transient(at: Double($0 - origin) / Double(Self.rate), intensity: 0.01, sharpness: 0.5))
@@ -350,19 +349,16 @@ struct EngineRigTests {
             let killedAt = now()
             #expect(try Rig.control("stop-server") == 0)
             #expect(wait(seconds: 2) { reasons.all.count == 1 }, "stoppedHandler called")
-            print("fds after kill \(fdCount())")
             print("engine rig kill: stoppedHandler \(reasons.all) after \(Int((now() - killedAt) * 1000)) ms; state \(engine.state)")
             // Calls while the server is down answer at once.
             #expect(timed { engine.state } == .degraded)
             #expect(throws: HapticEngineError.self) { try timed { try engine.makePlayer(with: long).start(atTime: 0) } }
             usleep(300_000)
-            print("fds while down \(fdCount()) state \(engine.state)")
             #expect(try Rig.control("start-server") == 0)
             let restartedAt = now()
             #expect(wait(seconds: 8) { engine.state == .running }, "recovered after the restart")
             print("engine rig restart: running again after \(Int((now() - restartedAt) * 1000)) ms; history \(engine.stateHistory), resets \(resets.count)")
             #expect(resets.count == (engine.stateHistory.contains(.reset) ? 1 : 0))
-            print("fds after restart \(fdCount())")
             let capture = try recorder(seconds: 3)
             let pattern = try engine.prepare(Self.transient)
             try timed { try engine.makePlayer(with: pattern).start(atTime: engine.currentTime + 0.3) }
@@ -374,9 +370,6 @@ struct EngineRigTests {
         }
         // The engine is gone: its service thread ends within a poll.
         #expect(wait(seconds: 2) { threadCount() <= threadsBefore }, "threads \(threadsBefore) -> \(threadCount())")
-        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            print("fd \(fd) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) ?? "?")")
-        }
         #expect(fdCount() <= fdsBefore, "descriptors \(fdsBefore) -> \(fdCount())")
         print("engine rig kill: threads \(threadsBefore) -> \(threadCount()), fds \(fdsBefore) -> \(fdCount()), slowest call \(Int(worstCall * 1000)) ms")
         #expect(worstCall < 1.5, "a call blocked for \(worstCall) s")

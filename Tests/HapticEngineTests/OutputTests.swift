@@ -81,7 +81,6 @@ import Synchronization
         let completions = Counter()
         let startedAll = Counter()
         let threads = 4, perThread = 250
-        let stop = Atomic<Bool>(false)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for k in 0..<threads {
                 group.addTask {
@@ -99,7 +98,6 @@ import Synchronization
             while startedAll.count < threads * perThread { engine.renderOnePeriod(); await Task.yield() }
             try await group.waitForAll()
         }
-        stop.store(true, ordering: .relaxed)
         renderUntil(engine, limit: 5000) { completions.count == threads * perThread }
         #expect(completions.count == threads * perThread)
         #expect(engine.core.appliedCommands().filter { $0.kind == .start }.count == threads * perThread)
@@ -108,7 +106,8 @@ import Synchronization
     }
 }
 
-/// The render thread itself (thread drive). Serialized: the allocation counter is process-wide.
+/// The render thread itself (thread drive). Serialized: each test runs a render thread flat out
+/// (allocations are counted per thread, by the tallies, so they could not mix).
 @Suite(.serialized) struct RenderThreadTests {
     @Test func allocationCounterSeesAllocations() {
         #expect(allocation_counter_is_active() == 1)

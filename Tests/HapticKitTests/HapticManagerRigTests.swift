@@ -26,28 +26,6 @@ struct HapticManagerRigTests {
         return capture
     }
 
-    /// The lag (recording frame of reference frame 0) that best matches `reference` in
-    /// `recording` by least squares, searched ±`radius` around `guess`.
-    static func bestLag(_ recording: [Float], _ reference: [Float], guess: Int, radius: Int = 64) -> (lag: Int, residual: Double, energy: Double) {
-        var best = (lag: guess, residual: Double.infinity, energy: 0.0)
-        let energy = reference.reduce(0.0) { $0 + Double($1) * Double($1) }
-        for lag in (guess - radius)...(guess + radius) {
-            var ssd = 0.0
-            for (i, r) in reference.enumerated() {
-                let j = lag + i
-                let x = j >= 0 && j < recording.count ? Double(recording[j]) : 0
-                ssd += (x - Double(r)) * (x - Double(r))
-            }
-            if ssd < best.residual { best = (lag, ssd, energy) }
-        }
-        return best
-    }
-
-    /// S16 as the sink stores it: the float sample ×32768, rounded, clipped.
-    static func s16(_ x: [Float]) -> [Float] {
-        x.map { Float(min(32767, max(-32768, ($0 * 32768).rounded()))) / 32768 }
-    }
-
     @Test("play(cue: beat_hit): SFX (L/R) and heartbeat (H) on the same frame in the sink's monitor")
     func beatHitLandsOnOneFrame() throws {
         let m = Self.manager()
@@ -71,15 +49,15 @@ struct HapticManagerRigTests {
         let rec = capture.stop()
         print("rig lockstep: engine xruns \(xruns), capture overruns \(rec.overruns)")
         #expect(rec.overruns == 0 && xruns == 0, "the recording must be whole for a sample comparison")
-        let l = channel(rec.floatSamples, channels: 3, 0), h = channel(rec.floatSamples, channels: 3, 2)
+        let l = RecordingAlignment.channel(rec.floatSamples, channels: 3, 0), h = RecordingAlignment.channel(rec.floatSamples, channels: 3, 2)
         let layout = ChannelLayout.stereoPlusHaptic
         let cue = OfflineRenderer.render(m.state.withLock { $0.caches.cues["beat_hit"]! }, layout: layout)
-        let refL = Self.s16(channel(cue.samples, channels: 3, 0)), refH = Self.s16(channel(cue.samples, channels: 3, 2))
+        let refL = RecordingAlignment.s16(RecordingAlignment.channel(cue.samples, channels: 3, 0)), refH = RecordingAlignment.s16(RecordingAlignment.channel(cue.samples, channels: 3, 2))
         // Coarse position: first sample over ~3 LSB in the recording, minus the same in the reference.
         let threshold: Float = 3.0 / 32768
-        let guessL = try #require(firstAbove(l, threshold)) - (firstAbove(refL, threshold) ?? 0)
-        let guessH = try #require(firstAbove(h, threshold)) - (firstAbove(refH, threshold) ?? 0)
-        let fitL = Self.bestLag(l, refL, guess: guessL), fitH = Self.bestLag(h, refH, guess: guessH)
+        let guessL = try #require(RecordingAlignment.firstAbove(l, threshold)) - (RecordingAlignment.firstAbove(refL, threshold) ?? 0)
+        let guessH = try #require(RecordingAlignment.firstAbove(h, threshold)) - (RecordingAlignment.firstAbove(refH, threshold) ?? 0)
+        let fitL = RecordingAlignment.bestLag(l, refL, guess: guessL, radius: 64), fitH = RecordingAlignment.bestLag(h, refH, guess: guessH, radius: 64)
         print("rig lockstep beat 1: SFX at frame \(fitL.lag) (residual/energy \(String(format: "%.2e", fitL.residual / fitL.energy))), heartbeat at frame \(fitH.lag) (\(String(format: "%.2e", fitH.residual / fitH.energy))); first-above-threshold guesses \(guessL), \(guessH)")
         #expect(fitL.lag == fitH.lag, "skew \(fitL.lag - fitH.lag) samples")
         // The match is real: what is left after alignment is quantisation-level.
@@ -88,8 +66,8 @@ struct HapticManagerRigTests {
         // Beat 2 (separate calls): the same, and 1.5 s after beat 1 to the sample.
         let hb = OfflineRenderer.render(m.state.withLock { $0.caches.patterns["heartbeat"]! }, layout: layout)
         let sfx = OfflineRenderer.render(m.state.withLock { $0.caches.sounds["sfx_shield_impact"]! }, layout: layout)
-        let refL2 = Self.s16(channel(sfx.samples, channels: 3, 0)), refH2 = Self.s16(channel(hb.samples, channels: 3, 2))
-        let fitL2 = Self.bestLag(l, refL2, guess: fitL.lag + 72_000), fitH2 = Self.bestLag(h, refH2, guess: fitH.lag + 72_000)
+        let refL2 = RecordingAlignment.s16(RecordingAlignment.channel(sfx.samples, channels: 3, 0)), refH2 = RecordingAlignment.s16(RecordingAlignment.channel(hb.samples, channels: 3, 2))
+        let fitL2 = RecordingAlignment.bestLag(l, refL2, guess: fitL.lag + 72_000, radius: 64), fitH2 = RecordingAlignment.bestLag(h, refH2, guess: fitH.lag + 72_000, radius: 64)
         print("rig lockstep beat 2: SFX at frame \(fitL2.lag), heartbeat at frame \(fitH2.lag)")
         #expect(fitL2.lag == fitH2.lag, "skew \(fitL2.lag - fitH2.lag) samples")
         // Spacing of two separately scheduled beats is the engine's frame/time mapping (its DLL
@@ -147,7 +125,7 @@ struct HapticManagerRigTests {
         usleep(1_000_000)
         fresh.shutDown()
         let rec = capture.stop()
-        let h = channel(rec.floatSamples, channels: 3, 2), l = channel(rec.floatSamples, channels: 3, 0)
+        let h = RecordingAlignment.channel(rec.floatSamples, channels: 3, 2), l = RecordingAlignment.channel(rec.floatSamples, channels: 3, 0)
         #expect(h.contains { abs($0) > 0.01 } && l.contains { abs($0) > 0.01 }, "the new manager's cue reached the sink")
     }
 

@@ -335,19 +335,19 @@ struct HapticManagerVirtualTests {
         // offline render alike (exact zero would do for the first beat, but the haptic
         // high-pass leaves a tail far below 1e-4 that never returns to exact zero).
         let threshold: Float = 1e-4
-        let hOffset = try #require(firstAbove(channel(heartbeat.samples, channels: 3, 2), threshold))
-        let lOffset = try #require(firstAbove(channel(sfx.samples, channels: 3, 0), threshold))
+        let hOffset = try #require(RecordingAlignment.firstAbove(RecordingAlignment.channel(heartbeat.samples, channels: 3, 2), threshold))
+        let lOffset = try #require(RecordingAlignment.firstAbove(RecordingAlignment.channel(sfx.samples, channels: 3, 0), threshold))
         let scheduled = try #require(device.recordedFrame(playingAt: t * 1e9))
-        let hStart = try #require(firstAbove(h, threshold)) - hOffset
-        let lStart = try #require(firstAbove(l, threshold)) - lOffset
+        let hStart = try #require(RecordingAlignment.firstAbove(h, threshold)) - hOffset
+        let lStart = try #require(RecordingAlignment.firstAbove(l, threshold)) - lOffset
         let lookahead = OutputStage(profile: m.configuration.engine.profile, sampleRate: 48_000, layout: layout).latencyFrames
         print("lockstep (virtual): scheduled frame \(scheduled), haptic starts \(hStart), sfx starts \(lStart) (onsets inside the parts: H \(hOffset), L \(lOffset)); limiter look-ahead \(lookahead)")
         #expect(hStart == lStart, "skew \(lStart - hStart) samples")
         // The engine's business, bounded here only: on the scheduled frame, or late by the limiter's look-ahead.
         #expect(hStart - scheduled >= 0 && hStart - scheduled <= lookahead)
         let scheduled2 = try #require(device.recordedFrame(playingAt: t2 * 1e9))
-        let h2 = try #require(firstAbove(h, threshold, from: scheduled2 - 200)) - hOffset
-        let l2 = try #require(firstAbove(l, threshold, from: scheduled2 - 200)) - lOffset
+        let h2 = try #require(RecordingAlignment.firstAbove(h, threshold, from: scheduled2 - 200)) - hOffset
+        let l2 = try #require(RecordingAlignment.firstAbove(l, threshold, from: scheduled2 - 200)) - lOffset
         print("lockstep (virtual, cue beat_hit): haptic starts \(h2), sfx starts \(l2)")
         #expect(h2 == l2, "cue skew \(l2 - h2) samples")
         #expect(h2 - hStart == Int((1.5 * 48_000).rounded()), "spacing exact to the sample")

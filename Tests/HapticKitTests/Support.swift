@@ -46,26 +46,11 @@ func bundledPattern(_ name: String) throws -> AHAPPattern {
     return try AHAPPattern.decode(from: bytes, options: AHAPDecodeOptions(strict: true)).pattern
 }
 
-/// One channel of interleaved samples.
-func channel(_ samples: [Float], channels: Int, _ c: Int) -> [Float] {
-    stride(from: c, to: samples.count, by: channels).map { samples[$0] }
-}
-
 /// First index whose sample departs from exact zero.
 func firstNonZero(_ x: [Float], from start: Int = 0) -> Int? {
     var i = max(0, start)
     while i < x.count {
         if x[i] != 0 { return i }
-        i += 1
-    }
-    return nil
-}
-
-/// First index from `start` whose magnitude exceeds `threshold`.
-func firstAbove(_ x: [Float], _ threshold: Float, from start: Int = 0) -> Int? {
-    var i = max(0, start)
-    while i < x.count {
-        if abs(x[i]) > threshold { return i }
         i += 1
     }
     return nil

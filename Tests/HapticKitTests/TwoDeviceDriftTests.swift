@@ -135,7 +135,7 @@ struct TwoDeviceDriftTests {
     /// Frames from a part's start to its first sample over the onset threshold (offline render).
     static func onsetOffset(_ pattern: PreparedPattern, layout: ChannelLayout, channel: Int) -> Int? {
         let r = OfflineRenderer.render(pattern, layout: layout)
-        return firstAbove(kitChannel(r.samples, r.channels, channel), 0.01)
+        return RecordingAlignment.firstAbove(RecordingAlignment.channel(r.samples, channels: r.channels, channel), 0.01)
     }
 
     @Test("layouts and roles: haptic mono on one device, stereo SFX on the other; a cue starts both at one time")
@@ -235,8 +235,4 @@ struct TwoDeviceDriftTests {
         // Each engine measured its own device's rate (to within the ±50 µs timestamp jitter's effect).
         #expect(abs(audio.measuredRateRatio - 1.0001) < 2e-5 && abs(haptic.measuredRateRatio - 0.9999) < 2e-5)
     }
-}
-
-func kitChannel(_ samples: [Float], _ channels: Int, _ c: Int) -> [Float] {
-    stride(from: c, to: samples.count, by: channels).map { samples[$0] }
 }

@@ -57,7 +57,7 @@ struct CorpusTests {
                 } catch {
                     refused += 1
                     guard let kind = CorpusExpectations.expectedKind(expect) else {
-                        Issue.record("\(name): no error kind known for the expectation '\(expect)' (extend Corpus.expectedKind); got \(error)")
+                        Issue.record("\(name): no error kind known for the expectation '\(expect)' (extend CorpusExpectations); got \(error)")
                         continue
                     }
                     #expect(error.kind == kind, "\(name): \(error)")

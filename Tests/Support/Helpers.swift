@@ -1,6 +1,5 @@
 // Small helpers shared by several test targets (one copy, not one per target).
 
-import HapticTestSupport
 import Foundation
 import Synchronization
 

@@ -164,15 +164,13 @@ func jackBench(period: Int, trials: Int) throws {
         return HapticEngine(configuration: configuration) { ALSAOutputDevice(name: pcm) }
     }
     let transient = AHAPPattern(elements: [.event(.transient(at: 0, intensity: 1, sharpness: 0.5))])
-    var offlineEngine = makeEngine(compensation: 0)
-    let prepared = try offlineEngine.prepare(transient)
+    let prepared = try makeEngine(compensation: 0).prepare(transient)
     var stream = OfflineRenderStream(pattern: prepared, layout: layout)
     var rendered = [Float](repeating: 0, count: stream.totalFrames * 3)
     let n = rendered.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: stream.totalFrames) }
     // Frames from the onset to the first sample the recorder sees (> 0.05 on channel 0).
     guard let k0 = (0..<n).first(where: { rendered[$0 * 3] > 0.05 }) else { print("transient never exceeds 0.05"); exit(3) }
     let k0Nanos = Double(k0) / rate * 1e9
-    offlineEngine = makeEngine(compensation: 0)
 
     func run(_ engine: HapticEngine, label: String, scheduled: Bool) throws {
         let pattern = try engine.prepare(transient)

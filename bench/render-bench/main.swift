@@ -3,7 +3,10 @@
 // rendering a plain sine of the same length to a WAV file, for comparison.
 //
 //   swift build -c release --product render-bench
-//   .build/release/render-bench [--heartbeat PATH] [--corpus DIR] [--runs N]
+//   .build/release/render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000]
+//                               [--profiles NAMES] [--no-sox] [--wall]
+// The corpus is ../shared/corpus/ahap, or $HAPTICSYNTH_CORPUS/ahap, or --corpus DIR (read only
+// when warmth is measured).
 
 import Foundation
 import HapticPattern
@@ -11,7 +14,7 @@ import HapticRender
 
 let rate = 48_000.0
 var heartbeatPath: String? = nil
-var corpusDir = "../shared/corpus/ahap"
+var corpusDir = ProcessInfo.processInfo.environment["HAPTICSYNTH_CORPUS"].map { $0 + "/ahap" } ?? "../shared/corpus/ahap"
 var runs = 9
 var only: Set<String> = []  // --only heartbeat,warmth,stress1000 (default: all)
 var skipSox = false  // --no-sox
@@ -56,7 +59,7 @@ func builtInHeartbeat() -> AHAPPattern {
 }
 
 /// 1,000 continuous voices sounding together for 10 s, sharpness spread over the band,
-/// with an intensity curve, plus 1,000 transients in the same span.
+/// with an intensity curve.
 func stressPattern() -> AHAPPattern {
     var e: [PatternElement] = []
     for i in 0..<1_000 {
@@ -79,8 +82,6 @@ struct ThreadCPUClock {
     }
 }
 
-func seconds(_ d: Double) -> Double { d }
-
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
@@ -97,7 +98,8 @@ struct Figure {
     var setup: [Double]  // creating an OfflineRenderStream (voice + output stage + buffers)
 }
 
-/// Times a full offline render (voice + output stage) and the voice alone.
+/// Times the preparation, the stream set-up, the streamed chain, the in-memory render, and
+/// the voice and the output stage alone (see `Figure`).
 func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile, runs: Int) -> Figure {
     let p = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
     let clock = ThreadCPUClock(wall: useWall)
@@ -134,12 +136,12 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         let again = try! PreparedPattern(pattern, profile: profile, sampleRate: rate)
         let tp1 = clock.now
         sink += Float(again.eventCount)
-        if run > 0 { prepare.append(seconds(tp1 - tp0)) }
+        if run > 0 { prepare.append(tp1 - tp0) }
         let ts0 = clock.now
         let probe = OfflineRenderStream(pattern: p, layout: .hapticMono, blockSize: block)
         let ts1 = clock.now
         sink += Float(probe.totalFrames)
-        if run > 0 { setup.append(seconds(ts1 - ts0)) }
+        if run > 0 { setup.append(ts1 - ts0) }
         let t0 = clock.now
         var stream = OfflineRenderStream(pattern: p, layout: .hapticMono)
         while !stream.isFinished {
@@ -153,7 +155,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
         let tm1 = clock.now
         sink += out.peak
-        if run > 0 { memory.append(seconds(tm1 - tm0)) }
+        if run > 0 { memory.append(tm1 - tm0) }
         var voice = PatternVoice(pattern: p)
         let t2 = clock.now
         var done = 0
@@ -177,9 +179,9 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         }
         let t5 = clock.now
         if run > 0 {  // the first run warms caches
-            chain.append(seconds(t1 - t0))
-            voiceOnly.append(seconds(t3 - t2))
-            stageOnly.append(seconds(t5 - t4))
+            chain.append(t1 - t0)
+            voiceOnly.append(t3 - t2)
+            stageOnly.append(t5 - t4)
         }
     }
     if sink.isNaN { print("") }
@@ -212,10 +214,11 @@ func soxTime(seconds length: Double) -> [Double] {
     return times
 }
 
-let heartbeat = heartbeatPath.map(load) ?? builtInHeartbeat()
-let warmthPath = corpusDir + "/imedboumalek__haptify__example_app__assets__haptics__ahap__warmth.ahap"
-let warmth = load(warmthPath)
-let stress = stressPattern()
+let patterns: [(name: String, make: () -> AHAPPattern)] = [
+    ("heartbeat", { heartbeatPath.map(load) ?? builtInHeartbeat() }),
+    ("warmth", { load(corpusDir + "/imedboumalek__haptify__example_app__assets__haptics__ahap__warmth.ahap") }),
+    ("stress1000", stressPattern),
+]
 
 print("render-bench: \(runs) runs each (after one warm-up), 48 kHz, haptic mono, release build, \(useWall ? "wall-clock time" : "thread CPU time (sox: its CPU time)")")
 print("heartbeat: \(heartbeatPath ?? "built-in lub-dub (4 beats, 2 s)"); largest corpus file: warmth.ahap; stress: 1,000 overlapping continuous voices, 10 s")
@@ -226,7 +229,8 @@ print(String(format: "%-10@ %-12@ %7@  %9@ %-15@ %8@ %8@ %9@ %-15@ %9@ %-15@", "
              "chain ×RT" as NSString, " (min..max)" as NSString, "+prep" as NSString, "memory" as NSString, "voice ×RT" as NSString, " (min..max)" as NSString,
              "stage ×RT" as NSString, " (min..max)" as NSString) + "  prepare µs  setup µs")
 var figures: [Figure] = []
-for (name, pattern) in [("heartbeat", heartbeat), ("warmth", warmth), ("stress1000", stress)] where only.isEmpty || only.contains(name) {
+for (name, make) in patterns where only.isEmpty || only.contains(name) {
+    let pattern = make()
     for profile in [ActuatorProfile.bassShaker, .voiceCoil, .lra] where onlyProfiles.isEmpty || onlyProfiles.contains(profile.name) {
         let f = measure(name, pattern, profile, runs: runs)
         figures.append(f)
