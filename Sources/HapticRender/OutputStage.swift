@@ -211,21 +211,30 @@ struct Biquad {
 /// time in state-space form, so that the recursion's latency is paid once per 8 samples
 /// instead of once per sample per section:
 ///
-///     y[8m ..< 8m+8] = C·s_m + D·x[8m ..< 8m+8],   s_{m+1} = A·s_m + B·x[8m ..< 8m+8]
+///     y[8m ..< 8m+8] = C·s_m + D·x[8m ..< 8m+8],   s_{m+1} = s_m + (B·x[8m ..< 8m+8] + E·s_m)
 ///
-/// where s is the cascade's state (2 values per section) and A, B, C, D come from running
-/// the double-precision cascade on unit states and unit impulses (so the filter is the same
-/// one; only the rounding differs: outputs in Float, the state in Double — a Float state
-/// drifts by 1e-3 at these cutoffs).
+/// where s is the cascade's state (2 values per section), E = A - I, and A, B, C, D come from
+/// running the double-precision cascade on unit states and unit impulses (so the filter is
+/// the same one; only the rounding differs).
 ///
-/// The kernel is written for baseline x86-64 (4-lane SSE): every product is a 4-lane vector
-/// times a broadcast, B·x is four 8-long dot products summed as a transposed 4×4, and A uses
-/// its block-triangular shape (the first section does not see the second). That is about
-/// 13 instructions a sample for order 2 and 17 for order 4, a third of a plain 8-lane form.
+/// The state is Float, in each section's modal basis: there A's diagonal blocks are scaled
+/// rotations, which neither amplify rounding nor let a coordinate grow on its way out (in the
+/// biquads' own basis A^8 is close to a non-normal identity, and a Float state drifts by
+/// 1e-3), and the update adds the small increment B·x + E·s to s, rounding s once a block.
+/// Each coordinate reaches the output with a gain of at most 1. Against the double cascade
+/// the outputs differ by about 1e-6 of full scale (the test bounds it at 1e-5).
 ///
-/// Silence: a state whose every value is below 2^-46 is set to zero (what it would still add to
-/// the output is below -180 dBFS — the states of a low cutoff can grow some hundredfold on
-/// their way out, hence the margin — and denormals stay out). A zero state with a block of
+/// The kernel is written for baseline x86-64 (4-lane SSE): every product is a 4-lane column
+/// times a broadcast of one input or state value, and the same 12 broadcasts feed the outputs
+/// and the next state (order 4: 12 shuffles, 32 multiplies, 32 adds a block). The state's
+/// terms come last in each sum, so the recursion's path through a block is one broadcast, a
+/// multiply and a few adds. Swift lowers Float SIMD arithmetic lane by lane and leaves it to
+/// LLVM's SLP vectoriser to rebuild vectors; without `pinned` (an integer AND with all ones,
+/// which Swift emits as one vector instruction) the vectoriser pairs products across lanes
+/// into dot products with transposes, and the kernel runs 1.9 times slower.
+///
+/// Silence: a state whose every coordinate is below 2^-46 is set to zero (what it would still
+/// add to the output is below -260 dBFS, and denormals stay out). A zero state with a block of
 /// zero inputs gives zero outputs without running the kernel (the same +0s the kernel would
 /// give), so the silence between events costs almost nothing. The check runs on every 8th
 /// block counted from the end of the last silence (on every block it costs 7 % of a render),
@@ -244,30 +253,32 @@ struct BlockHighPass {
     let dims: Int
     /// Float matrices as 4-lane columns (see `Layout`).
     let k: UnsafeMutablePointer<SIMD4<Float>>
-    /// A by 2-lane columns: [0] [1]: rows 0-1 from states 0, 1; [2]...[5]: rows 2-3 from states 0...3.
-    let a: UnsafeMutablePointer<SIMD2<Double>>
-    var s01 = SIMD2<Double>.zero
-    var s23 = SIMD2<Double>.zero
+    /// The state in the modal basis (lanes >= `dims` stay 0).
+    var s = SIMD4<Float>.zero
     /// The state is exactly zero (set by the silence check, cleared by the first non-zero input).
     var quiet = true
     /// Blocks run since the last silence ended (the silence check runs on every 8th).
     var sounding = 0
-    /// Below this every state value is flushed to zero (see the type's comment).
-    static let silence = 0x1p-46
+    /// Below this every state coordinate is flushed to zero (see the type's comment).
+    static let silence: Float = 0x1p-46
     /// Inputs of the current grid block; lanes >= `filled` are 0.
     var pendingLow = SIMD4<Float>.zero
     var pendingHigh = SIMD4<Float>.zero
     var filled = 0
 
-    /// Where each matrix lives in `k`.
+    /// Where each matrix lives in `k` (columns: lane r is row r).
     enum Layout {
-        /// C, output lanes 0-3 for state i: k[i]; lanes 4-7: k[4 + i].
+        /// C, output lanes 0-3 from state i: k[i]; lanes 4-7: k[4 + i].
         static let cLow = 0, cHigh = 4
-        /// D, output lanes 0-3 for input lane l < 4: k[8 + l]; lanes 4-7 for input l < 8: k[12 + l].
+        /// D, output lanes 0-3 from input lane l < 4: k[8 + l]; lanes 4-7 from input l < 8: k[12 + l].
         static let dLow = 8, dHigh = 12
-        /// B, row j (next state j) over input lanes 0-3: k[20 + 2j]; over lanes 4-7: k[21 + 2j].
+        /// B (next-state increment) from input lane l: k[20 + l].
         static let b = 20
-        static let count = 28
+        /// E = A - I (next-state increment) from state i: k[28 + i].
+        static let e = 28
+        /// All bits set (see `pinned`).
+        static let ones = 32
+        static let count = 33
     }
 
     /// `inputGain` multiplies the input (folded into D and B: one pass less).
@@ -276,8 +287,7 @@ struct BlockHighPass {
         dims = 2 * sections.count
         k = .allocate(capacity: Layout.count)
         k.initialize(repeating: .zero, count: Layout.count)
-        a = .allocate(capacity: 6)
-        a.initialize(repeating: .zero, count: 6)
+        k[Layout.ones] = unsafeBitCast(SIMD4<UInt32>(repeating: .max), to: SIMD4<Float>.self)
         // Runs the cascade for 8 samples from `start` with one input impulse (or none).
         // Fixed-size values only: constructing a stage stays cheap (no array allocations).
         let q0 = sections[0], q1 = sections.count > 1 ? sections[1] : sections[0]
@@ -300,16 +310,75 @@ struct BlockHighPass {
             }
             return (ys, st)
         }
+        // The block matrices in the biquads' basis: a[4i + row] (next state from state i) and
+        // c[8i + lane] (outputs from state i).
+        var a = SIMD16<Double>.zero
+        var c = SIMD32<Double>.zero
         for i in 0..<dims {
             var unit = SIMD4<Double>.zero
             unit[i] = 1
             let r = simulate(unit, impulseAt: -1)
-            for lane in 0..<4 {
-                k[Layout.cLow + i][lane] = Float(r.outputs[lane])
-                k[Layout.cHigh + i][lane] = Float(r.outputs[4 + lane])
+            for row in 0..<4 { a[4 * i + row] = r.state[row] }
+            for lane in 0..<8 { c[8 * i + lane] = r.outputs[lane] }
+        }
+        // The modal basis: s_biquad = T·s, T block diagonal; per section T = [v_re v_im] for
+        // A's eigenvector v = (q, λ - p) of the section's block [[p, q], [r, s]], λ = α + iβ,
+        // which turns the block into [[α, β], [-β, α]]. Real eigenvalues (only for cutoffs near
+        // fs/16) keep the biquads' basis, where a Float state is accurate at such cutoffs.
+        // Each section's columns are then scaled so that C·T's largest entry is 1.
+        // t[2j ..< 2j+2]: column j of its section's T; inverse[2j ..< 2j+2]: row j of T⁻¹.
+        var t = SIMD8<Double>.zero
+        var inverse = SIMD8<Double>.zero
+        for section in 0..<(dims / 2) {
+            let i = 2 * section
+            let p = a[4 * i + i], q = a[4 * (i + 1) + i], r = a[4 * i + i + 1], s = a[4 * (i + 1) + i + 1]
+            let alpha = (p + s) / 2
+            let discriminant = (p * s - q * r) - alpha * alpha
+            var t0 = SIMD2<Double>(1, 0), t1 = SIMD2<Double>(0, 1)
+            if discriminant > 1e-24 {
+                t0 = SIMD2(q, alpha - p)
+                t1 = SIMD2(0, discriminant.squareRoot())
             }
-            if i < 2 { a[i] = SIMD2(r.state[0], r.state[1]) }
-            if twoSections { a[2 + i] = SIMD2(r.state[2], r.state[3]) }
+            var largest = 1e-300
+            for column in 0..<2 {
+                let v = column == 0 ? t0 : t1
+                for lane in 0..<8 {
+                    largest = max(largest, abs(c[8 * i + lane] * v[0] + c[8 * (i + 1) + lane] * v[1]))
+                }
+            }
+            t0 /= largest
+            t1 /= largest
+            let determinant = t0[0] * t1[1] - t1[0] * t0[1]
+            t[2 * i] = t0[0]
+            t[2 * i + 1] = t0[1]
+            t[2 * i + 2] = t1[0]
+            t[2 * i + 3] = t1[1]
+            inverse[2 * i] = t1[1] / determinant
+            inverse[2 * i + 1] = -t1[0] / determinant
+            inverse[2 * i + 2] = -t0[1] / determinant
+            inverse[2 * i + 3] = t0[0] / determinant
+        }
+        // Modal coordinate j of a biquad-basis state v (row j of T⁻¹ times v).
+        func toModal(_ v: SIMD4<Double>, _ j: Int) -> Double {
+            let first = j & ~1
+            return inverse[2 * j] * v[first] + inverse[2 * j + 1] * v[first + 1]
+        }
+        for j in 0..<dims {
+            // The biquad-basis state T·e_j lives in its section's two rows; follow it 8 samples.
+            let first = j & ~1
+            var state = SIMD4<Double>.zero, out = SIMD8<Double>.zero
+            for m in 0..<2 {
+                let i = first + m, weight = t[2 * j + m]
+                for row in 0..<4 { state[row] += a[4 * i + row] * weight }
+                for lane in 0..<8 { out[lane] += c[8 * i + lane] * weight }
+            }
+            for lane in 0..<4 {
+                k[Layout.cLow + j][lane] = Float(out[lane])
+                k[Layout.cHigh + j][lane] = Float(out[4 + lane])
+            }
+            for row in 0..<dims {
+                k[Layout.e + j][row] = Float(toModal(state, row) - (row == j ? 1 : 0))
+            }
         }
         for l in 0..<8 {
             let r = simulate(.zero, impulseAt: l)
@@ -317,18 +386,16 @@ struct BlockHighPass {
                 if l < 4 { k[Layout.dLow + l][lane] = lane < l ? 0 : Float(inputGain * r.outputs[lane]) }
                 k[Layout.dHigh + l][lane] = 4 + lane < l ? 0 : Float(inputGain * r.outputs[4 + lane])
             }
-            for j in 0..<dims { k[Layout.b + 2 * j + l / 4][l % 4] = Float(inputGain * r.state[j]) }
+            for row in 0..<dims { k[Layout.b + l][row] = Float(inputGain * toModal(r.state, row)) }
         }
     }
 
     func deallocate() {
         k.deallocate()
-        a.deallocate()
     }
 
     mutating func copyState(from o: BlockHighPass) {
-        s01 = o.s01
-        s23 = o.s23
+        s = o.s
         quiet = o.quiet
         sounding = o.sounding
         pendingLow = o.pendingLow
@@ -349,7 +416,7 @@ struct BlockHighPass {
 
     @inline(__always)
     mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
-        var s01 = self.s01, s23 = self.s23
+        var s = self.s
         var quiet = self.quiet
         var sounding = self.sounding
         var f = filled
@@ -370,12 +437,11 @@ struct BlockHighPass {
                     quiet = false
                     sounding = 0
                 }
-                let y = block(s01, s23, xl, xh, four: four)
+                let y = block(s, xl, xh, four: four)
                 raw.storeBytes(of: y.low, as: SIMD4<Float>.self)
                 raw.storeBytes(of: y.high, toByteOffset: 16, as: SIMD4<Float>.self)
-                s01 = y.s01
-                s23 = y.s23
-                quiet = Self.countBlock(&sounding, &s01, &s23)
+                s = y.s
+                quiet = Self.countBlock(&sounding, &s)
                 i += 8
                 continue
             }
@@ -383,7 +449,7 @@ struct BlockHighPass {
             for l in 0..<take {
                 if f + l < 4 { pendingLow[f + l] = x[i + l] } else { pendingHigh[f + l - 4] = x[i + l] }
             }
-            let y = block(s01, s23, pendingLow, pendingHigh, four: four)
+            let y = block(s, pendingLow, pendingHigh, four: four)
             for l in 0..<take { x[i + l] = f + l < 4 ? y.low[f + l] : y.high[f + l - 4] }
             f += take
             i += take
@@ -391,18 +457,15 @@ struct BlockHighPass {
                 // The same steps as a whole block: a silent block leaves a zero state as it is.
                 if !(quiet && pendingLow == .zero && pendingHigh == .zero) {
                     if quiet { sounding = 0 }
-                    quiet = false
-                    s01 = y.s01
-                    s23 = y.s23
-                    quiet = Self.countBlock(&sounding, &s01, &s23)
+                    s = y.s
+                    quiet = Self.countBlock(&sounding, &s)
                 }
                 pendingLow = .zero
                 pendingHigh = .zero
                 f = 0
             }
         }
-        self.s01 = s01
-        self.s23 = s23
+        self.s = s
         self.quiet = quiet
         self.sounding = sounding
         filled = f
@@ -411,77 +474,73 @@ struct BlockHighPass {
     /// Counts a block that ran the kernel; on every 8th, sets a negligible state to zero.
     /// Returns whether the state is now zero (`quiet`).
     @inline(__always)
-    static func countBlock(_ sounding: inout Int, _ s01: inout SIMD2<Double>, _ s23: inout SIMD2<Double>) -> Bool {
+    static func countBlock(_ sounding: inout Int, _ s: inout SIMD4<Float>) -> Bool {
         sounding &+= 1
         if sounding & 7 != 0 { return false }
-        let small = (s01 .< silence) .& (s01 .> -silence) .& (s23 .< silence) .& (s23 .> -silence)
-        if !all(small) { return false }
-        s01 = .zero
-        s23 = .zero
+        if !all((s .< silence) .& (s .> -silence)) { return false }
+        s = .zero
         return true
     }
 
     /// One grid block: its 8 outputs from the state and the inputs, and the next state.
     @inline(__always)
     func block(
-        _ s01: SIMD2<Double>, _ s23: SIMD2<Double>, _ xl: SIMD4<Float>, _ xh: SIMD4<Float>, four: Bool
-    ) -> (low: SIMD4<Float>, high: SIMD4<Float>, s01: SIMD2<Double>, s23: SIMD2<Double>) {
+        _ s: SIMD4<Float>, _ xl: SIMD4<Float>, _ xh: SIMD4<Float>, four: Bool
+    ) -> (low: SIMD4<Float>, high: SIMD4<Float>, s: SIMD4<Float>) {
         let k = self.k
         typealias L = Layout
+        // Outputs: D·x + C·s, lanes 0-3 and 4-7 (D is zero above its diagonal); B·x for the
+        // state. Running sums of column × broadcast products, inputs first.
         let x0 = SIMD4(repeating: xl[0]), x1 = SIMD4(repeating: xl[1])
         let x2 = SIMD4(repeating: xl[2]), x3 = SIMD4(repeating: xl[3])
+        var yl = k[L.dLow] * x0
+        var yh = k[L.dHigh] * x0
+        var bx = k[L.b] * x0
+        yl += k[L.dLow + 1] * x1
+        yh += k[L.dHigh + 1] * x1
+        bx += k[L.b + 1] * x1
+        yl += k[L.dLow + 2] * x2
+        yh += k[L.dHigh + 2] * x2
+        bx += k[L.b + 2] * x2
+        yl += k[L.dLow + 3] * x3
+        yh += k[L.dHigh + 3] * x3
+        bx += k[L.b + 3] * x3
         let x4 = SIMD4(repeating: xh[0]), x5 = SIMD4(repeating: xh[1])
         let x6 = SIMD4(repeating: xh[2]), x7 = SIMD4(repeating: xh[3])
-        let sLow = SIMD2<Float>(s01)
-        let c0 = SIMD4(repeating: sLow[0]), c1 = SIMD4(repeating: sLow[1])
-        // Outputs: C·s + D·x, lanes 0-3 and 4-7 (D is zero above its diagonal).
-        var yl = k[L.cLow] * c0
-        yl += k[L.cLow + 1] * c1
-        var yh = k[L.cHigh] * c0
-        yh += k[L.cHigh + 1] * c1
-        if four {
-            let sHigh = SIMD2<Float>(s23)
-            let c2 = SIMD4(repeating: sHigh[0]), c3 = SIMD4(repeating: sHigh[1])
-            yl += k[L.cLow + 2] * c2
-            yl += k[L.cLow + 3] * c3
-            yh += k[L.cHigh + 2] * c2
-            yh += k[L.cHigh + 3] * c3
-        }
-        yl += k[L.dLow] * x0
-        yl += k[L.dLow + 1] * x1
-        yl += k[L.dLow + 2] * x2
-        yl += k[L.dLow + 3] * x3
-        yh += k[L.dHigh] * x0
-        yh += k[L.dHigh + 1] * x1
-        yh += k[L.dHigh + 2] * x2
-        yh += k[L.dHigh + 3] * x3
         yh += k[L.dHigh + 4] * x4
+        bx += k[L.b + 4] * x4
         yh += k[L.dHigh + 5] * x5
+        bx += k[L.b + 5] * x5
         yh += k[L.dHigh + 6] * x6
+        bx += k[L.b + 6] * x6
         yh += k[L.dHigh + 7] * x7
-        // B·x: one 8-long dot product per state, summed as a 4×4 transpose.
-        let q0 = k[L.b] * xl + k[L.b + 1] * xh
-        let q1 = k[L.b + 2] * xl + k[L.b + 3] * xh
-        let e01 = SIMD4(q0[0], q1[0], q0[1], q1[1]) + SIMD4(q0[2], q1[2], q0[3], q1[3])
-        let a = self.a
-        let b0 = SIMD2(repeating: s01[0]), b1 = SIMD2(repeating: s01[1])
-        let n01: SIMD2<Double>
-        var n23 = SIMD2<Double>.zero
+        bx += k[L.b + 7] * x7
+        let s0 = SIMD4(repeating: s[0]), s1 = SIMD4(repeating: s[1])
+        var es = k[L.e] * s0 + k[L.e + 1] * s1
+        yl += k[L.cLow] * s0
+        yh += k[L.cHigh] * s0
+        yl += k[L.cLow + 1] * s1
+        yh += k[L.cHigh + 1] * s1
         if four {
-            let q2 = k[L.b + 4] * xl + k[L.b + 5] * xh
-            let q3 = k[L.b + 6] * xl + k[L.b + 7] * xh
-            let e23 = SIMD4(q2[0], q3[0], q2[1], q3[1]) + SIMD4(q2[2], q3[2], q2[3], q3[3])
-            let u = SIMD4(lowHalf: e01.lowHalf, highHalf: e23.lowHalf) + SIMD4(lowHalf: e01.highHalf, highHalf: e23.highHalf)
-            n01 = SIMD2<Double>(u.lowHalf) + (a[0] * b0 + a[1] * b1)
-            let b2 = SIMD2(repeating: s23[0]), b3 = SIMD2(repeating: s23[1])
-            let h01 = a[2] * b0 + a[3] * b1
-            let h23 = a[4] * b2 + a[5] * b3
-            n23 = SIMD2<Double>(u.highHalf) + (h01 + h23)
-        } else {
-            n01 = SIMD2<Double>(e01.lowHalf + e01.highHalf) + (a[0] * b0 + a[1] * b1)
+            let s2 = SIMD4(repeating: s[2]), s3 = SIMD4(repeating: s[3])
+            es += k[L.e + 2] * s2 + k[L.e + 3] * s3
+            yl += k[L.cLow + 2] * s2
+            yh += k[L.cHigh + 2] * s2
+            yl += k[L.cLow + 3] * s3
+            yh += k[L.cHigh + 3] * s3
         }
+        // Next state: s + (B·x + E·s), rounded once at the state's scale.
+        let next = s + (bx + es)
         // + 0 makes an exact zero +0 whichever inputs were still unknown (bit-identical splits).
-        return (yl + 0, yh + 0, n01, n23)
+        return (yl + 0, yh + 0, pinned(next))
+    }
+
+    /// `v` unchanged, through one integer vector instruction (see the type's comment: it keeps
+    /// the vectoriser on the column form).
+    @inline(__always)
+    func pinned(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        let ones = unsafeBitCast(k[Layout.ones], to: SIMD4<UInt32>.self)
+        return unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & ones, to: SIMD4<Float>.self)
     }
 }
 
