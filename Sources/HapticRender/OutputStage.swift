@@ -221,7 +221,7 @@ struct Biquad {
 /// rotations, which neither amplify rounding nor let a coordinate grow on its way out (in the
 /// biquads' own basis A^8 is close to a non-normal identity, and a Float state drifts by
 /// 1e-3), and the update adds the small increment B·x + E·s to s, rounding s once a block.
-/// Each coordinate reaches the output with a gain of at most 1. Against the double cascade
+/// Each coordinate reaches a block's outputs with a gain of at most 1. Against the double cascade
 /// the outputs differ by about 1e-6 of full scale (the test bounds it at 1e-5).
 ///
 /// The kernel is written for baseline x86-64 (4-lane SSE): every product is a 4-lane column
@@ -234,7 +234,8 @@ struct Biquad {
 /// into dot products with transposes, and the kernel runs 1.9 times slower.
 ///
 /// Silence: a state whose every coordinate is below 2^-46 is set to zero (what it would still
-/// add to the output is below -260 dBFS, and denormals stay out). A zero state with a block of
+/// add to the output is far below -180 dBFS — the kernel test bounds it at 1e-9 — and
+/// denormals stay out). A zero state with a block of
 /// zero inputs gives zero outputs without running the kernel (the same +0s the kernel would
 /// give), so the silence between events costs almost nothing. The check runs on every 8th
 /// block counted from the end of the last silence (on every block it costs 7 % of a render),
