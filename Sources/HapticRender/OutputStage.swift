@@ -491,44 +491,24 @@ struct BlockHighPass {
         let k = self.k
         typealias L = Layout
         // Outputs: D·x + C·s, lanes 0-3 and 4-7 (D is zero above its diagonal); B·x for the
-        // state. Running sums of column × broadcast products, inputs first.
-        let x0 = SIMD4(repeating: xl[0]), x1 = SIMD4(repeating: xl[1])
-        let x2 = SIMD4(repeating: xl[2]), x3 = SIMD4(repeating: xl[3])
+        // state. Running sums of column × broadcast products, inputs first (the loops unroll).
+        let x0 = SIMD4(repeating: xl[0])
         var yl = k[L.dLow] * x0
         var yh = k[L.dHigh] * x0
         var bx = k[L.b] * x0
-        yl += k[L.dLow + 1] * x1
-        yh += k[L.dHigh + 1] * x1
-        bx += k[L.b + 1] * x1
-        yl += k[L.dLow + 2] * x2
-        yh += k[L.dHigh + 2] * x2
-        bx += k[L.b + 2] * x2
-        yl += k[L.dLow + 3] * x3
-        yh += k[L.dHigh + 3] * x3
-        bx += k[L.b + 3] * x3
-        let x4 = SIMD4(repeating: xh[0]), x5 = SIMD4(repeating: xh[1])
-        let x6 = SIMD4(repeating: xh[2]), x7 = SIMD4(repeating: xh[3])
-        yh += k[L.dHigh + 4] * x4
-        bx += k[L.b + 4] * x4
-        yh += k[L.dHigh + 5] * x5
-        bx += k[L.b + 5] * x5
-        yh += k[L.dHigh + 6] * x6
-        bx += k[L.b + 6] * x6
-        yh += k[L.dHigh + 7] * x7
-        bx += k[L.b + 7] * x7
-        let s0 = SIMD4(repeating: s[0]), s1 = SIMD4(repeating: s[1])
-        var es = k[L.e] * s0 + k[L.e + 1] * s1
-        yl += k[L.cLow] * s0
-        yh += k[L.cHigh] * s0
-        yl += k[L.cLow + 1] * s1
-        yh += k[L.cHigh + 1] * s1
-        if four {
-            let s2 = SIMD4(repeating: s[2]), s3 = SIMD4(repeating: s[3])
-            es += k[L.e + 2] * s2 + k[L.e + 3] * s3
-            yl += k[L.cLow + 2] * s2
-            yh += k[L.cHigh + 2] * s2
-            yl += k[L.cLow + 3] * s3
-            yh += k[L.cHigh + 3] * s3
+        for l in 1..<8 {
+            let xb = SIMD4(repeating: l < 4 ? xl[l] : xh[l - 4])
+            if l < 4 { yl += k[L.dLow + l] * xb }
+            yh += k[L.dHigh + l] * xb
+            bx += k[L.b + l] * xb
+        }
+        // E·s in pairs, so the state's path through the block stays one multiply and a few adds.
+        var es = k[L.e] * SIMD4(repeating: s[0]) + k[L.e + 1] * SIMD4(repeating: s[1])
+        if four { es += k[L.e + 2] * SIMD4(repeating: s[2]) + k[L.e + 3] * SIMD4(repeating: s[3]) }
+        for i in 0..<(four ? 4 : 2) {
+            let sb = SIMD4(repeating: s[i])
+            yl += k[L.cLow + i] * sb
+            yh += k[L.cHigh + i] * sb
         }
         // Next state: s + (B·x + E·s), rounded once at the state's scale.
         let next = s + (bx + es)
@@ -537,7 +517,8 @@ struct BlockHighPass {
     }
 
     /// `v` unchanged, through one integer vector instruction (see the type's comment: it keeps
-    /// the vectoriser on the column form).
+    /// the vectoriser on the column form). The mask is read from `k`, not written as a
+    /// constant: the optimiser would fold an AND with a constant all-ones away.
     @inline(__always)
     func pinned(_ v: SIMD4<Float>) -> SIMD4<Float> {
         let ones = unsafeBitCast(k[Layout.ones], to: SIMD4<UInt32>.self)
