@@ -1,0 +1,140 @@
+import Foundation
+import HapticEngine
+import Logging
+import Synchronization
+
+/// The OSC server of `hapticsynth serve`: a UDP socket (loopback unless asked otherwise),
+/// a receiver thread that reads datagrams and decodes them through liblo, a bounded queue,
+/// and a player thread that hands the commands to the target (the HapticManager).
+///
+/// Nothing a client sends can stop it: a datagram liblo cannot parse, one over the size
+/// limit, an unknown address or a value out of range is counted and logged (rate-limited);
+/// when the queue is full the newest command is dropped and counted. The engine's render
+/// thread is never waited on (its command queue is lock-free).
+public final class OSCServer: Sendable {
+    /// How the server is set up.
+    public struct Configuration: Sendable {
+        /// The address to listen on (`127.0.0.1`: this machine only).
+        public var host = "127.0.0.1"
+        /// The UDP port (0: any free port; see ``OSCServer/port``).
+        public var port = 9000
+        /// Commands that may wait to be played; more are dropped (the newest).
+        public var queueCapacity = 1024
+        /// The largest datagram parsed (bytes); larger ones are counted as oversized.
+        public var maxDatagramBytes = 8192
+        public var logger = Logger(label: "hapticsynth.osc")
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    /// What the server saw so far.
+    public let counters = OSCServerCounters()
+    /// The bound socket.
+    public let socket: UDPSocket
+    private let target: Mutex<any OSCCommandTarget>
+    private let queue: CommandQueue<Queued>
+    private let log: RateLimitedLog
+    private let decoder: OSCDecoder
+    private let running = Atomic<Bool>(true)
+    private let threadsDone = Atomic<Int>(0)
+
+    struct Queued: Sendable {
+        var command: OSCCommand
+        var from: SocketAddress
+    }
+
+    /// Binds the socket and starts the two threads.
+    public init(configuration: Configuration, target: any OSCCommandTarget) throws(OSCSocketError) {
+        self.configuration = configuration
+        socket = try UDPSocket(host: configuration.host, port: configuration.port)
+        decoder = try OSCDecoder()
+        self.target = Mutex(target)
+        queue = CommandQueue(capacity: configuration.queueCapacity)
+        log = RateLimitedLog(logger: configuration.logger)
+        let receiver = Thread { [self] in receiveLoop() }
+        receiver.name = "osc receive"
+        receiver.start()
+        let player = Thread { [self] in playLoop() }
+        player.name = "osc play"
+        player.start()
+    }
+
+    /// The UDP port the server listens on.
+    public var port: Int { socket.port }
+
+    /// Replaces what plays the commands (a new manager after the old one gave up).
+    public func setTarget(_ newTarget: any OSCCommandTarget) { target.withLock { $0 = newTarget } }
+
+    /// Commands waiting to be played.
+    public var queuedCommands: Int { queue.count }
+
+    /// Stops both threads (each notices within 0.1 s) and waits for them.
+    public func stop() {
+        guard running.exchange(false, ordering: .relaxed) else { return }
+        let deadline = MonotonicClock.now() + 2
+        while threadsDone.load(ordering: .acquiring) < 2 && MonotonicClock.now() < deadline { usleep(5_000) }
+    }
+
+    // MARK: - threads
+
+    private func receiveLoop() {
+        defer { threadsDone.add(1, ordering: .releasing) }
+        let limit = configuration.maxDatagramBytes
+        // One byte more than the limit: MSG_TRUNC gives the real length of a longer datagram.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 8)
+        defer { buffer.deallocate() }
+        while running.load(ordering: .relaxed) {
+            guard let (length, from) = socket.receive(into: buffer, timeout: 0.1) else { continue }
+            counters.datagrams.bump()
+            guard length <= limit else {
+                counters.oversized.bump()
+                log.warning("oversized", "a \(length)-byte datagram from \(from.description) (limit \(limit)); ignored")
+                continue
+            }
+            let (outcome, problems) = decoder.decode(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
+            for problem in problems {
+                switch problem {
+                case .unknownAddress(let what):
+                    counters.unknownAddress.bump()
+                    log.warning("unknown", "unknown address or arguments from \(from.description): \(what); ignored")
+                case .badArgument(let what):
+                    counters.badArguments.bump()
+                    log.warning("bad argument", "from \(from.description): \(what); ignored")
+                }
+            }
+            let commands: [OSCCommand]
+            switch outcome {
+            case .malformed(let why):
+                counters.malformed.bump()
+                log.warning("malformed", "a malformed datagram (\(length) bytes) from \(from.description): \(why); ignored")
+                continue
+            case .commands(let list): commands = list
+            }
+            for command in commands {
+                if queue.push(Queued(command: command, from: from)) {
+                    counters.accepted.bump()
+                } else {
+                    counters.dropped.bump()
+                    log.warning("dropped", "the command queue is full (\(queue.capacity)); the newest command was dropped")
+                }
+            }
+        }
+    }
+
+    private func playLoop() {
+        defer { threadsDone.add(1, ordering: .releasing) }
+        while running.load(ordering: .relaxed) {
+            guard let item = queue.pop(timeout: 0.1) else { continue }
+            let target = target.withLock { $0 }
+            let reply = target.perform(item.command, counters: counters.snapshot)
+            counters.executed.bump()
+            if let reply {
+                let sent = reply.serialised().map { bytes in bytes.withUnsafeBytes { socket.send($0, to: item.from) } } ?? false
+                if !sent {
+                    counters.replyFailures.bump()
+                    log.warning("reply", "the reply to \(item.from.description) could not be sent")
+                }
+            }
+        }
+    }
+}
