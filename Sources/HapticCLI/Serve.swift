@@ -50,7 +50,7 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("osc-port"), help: ArgumentHelp("UDP port for OSC (0: any free port, printed).", valueName: "port"))
     public var oscPort = 9000
 
-    @Option(name: .long, help: ArgumentHelp("Address to listen on (default 127.0.0.1: this machine only).", valueName: "addr"))
+    @Option(name: .long, help: ArgumentHelp("Address to listen on: 127.0.0.1 is this machine only; another one must be asked for (OSC has no authentication).", valueName: "addr"))
     public var listen = "127.0.0.1"
 
     @Option(name: .customLong("queue"), help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
