@@ -143,6 +143,8 @@ public struct Serve: AsyncParsableCommand {
                 }
                 fresh.preloadPatterns()
                 let control = HapticRemoteControl(manager: fresh)
+                // The clients' loops go on where they were (their ids, patterns and intensities).
+                for loop in current.loopRequests { control.startLoop(id: loop.id, pattern: loop.pattern, intensity: loop.intensity) }
                 remote.withLock { $0 = control }
                 server.setTarget(ManagerCommandTarget(remote: control))
                 logger.notice("serve: the device is back; a new engine plays")

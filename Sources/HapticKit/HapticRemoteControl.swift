@@ -47,6 +47,13 @@ public final class HapticRemoteControl: Sendable {
     /// The ids of the loops running now, sorted.
     public var loopIDs: [String] { state.withLock { $0.loops.filter { $0.value.isPlaying }.keys.sorted() } }
 
+    /// Every loop started under an id and not stopped by a client, with its pattern and last
+    /// intensity, whether or not it still plays (after the manager gave up, its loops end:
+    /// a new control can start them again on a new manager).
+    public var loopRequests: [(id: String, pattern: String, intensity: Double)] {
+        state.withLock { s in s.loops.map { ($0.key, $0.value.name, $0.value.intensity) }.sorted { $0.id < $1.id } }
+    }
+
     // MARK: - one-shot voices
 
     /// Plays the library pattern `name` at `time` (0: now), remembered for ``stopAll(atTime:)``.

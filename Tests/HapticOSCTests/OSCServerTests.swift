@@ -24,7 +24,8 @@ struct OSCServerTests {
         client.send("/hapticsynth/loop/curve", [.string("slider"), .string("intensity"), .float(0), .float(1), .double(0.5), .int32(0)])
         client.send("/hapticsynth/loop/stop", [.string("slider")])
         client.send("/hapticsynth/stop")
-        let got = target.wait(for: 11)
+        client.send("/hapticsynth/loop/start", [.string("s2"), .string("thud"), .double(0.5), .double(t)])  // as `send` types it
+        let got = target.wait(for: 12)
         #expect(got == [
             .play(pattern: "heartbeat", time: 0),
             .play(pattern: "heartbeat", time: t),
@@ -37,8 +38,9 @@ struct OSCServerTests {
             .loopCurve(id: "slider", parameter: .hapticIntensityControl, points: [.init(time: 0, value: 1), .init(time: 0.5, value: 0)], time: 0),
             .loopStop(id: "slider", time: 0),
             .stopAll(time: 0),
+            .loopStart(id: "s2", pattern: "thud", intensity: 0.5, time: t),
         ])
-        #expect(server.counters.snapshot.executed == 11)
+        #expect(server.counters.snapshot.executed == 12)
     }
 
     @Test("a bundle's timetag (wall clock) becomes the monotonic time it means")
