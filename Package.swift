@@ -108,6 +108,11 @@ let package = Package(
             path: "bench/latency-bench"
         ),
         .executableTarget(
+            name: "osc-bench",
+            dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern"],
+            path: "bench/osc-bench"
+        ),
+        .executableTarget(
             name: "rhythm-bench",
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
             path: "bench/rhythm-bench"

@@ -22,6 +22,10 @@ public final class OSCServer: Sendable {
         public var queueCapacity = 1024
         /// The largest datagram parsed (bytes); larger ones are counted as oversized.
         public var maxDatagramBytes = 8192
+        /// SCHED_FIFO priority of the receiving and playing threads (below the engine's render
+        /// thread, 70): a command is not kept waiting behind ordinary work on a busy machine.
+        /// nil, or not permitted: ordinary scheduling.
+        public var realtimePriority: Int32? = 20
         public var logger = Logger(label: "hapticsynth.osc")
         public init() {}
     }
@@ -77,8 +81,17 @@ public final class OSCServer: Sendable {
 
     // MARK: - threads
 
+    /// Raises the calling thread to `realtimePriority` (best effort).
+    private func raisePriority() {
+        guard let priority = configuration.realtimePriority else { return }
+        var parameters = sched_param(sched_priority: priority)
+        let rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+        if rc != 0 { configuration.logger.debug("osc: no real-time priority for \(Thread.current.name ?? "a thread") (error \(rc))") }
+    }
+
     private func receiveLoop() {
         defer { threadsDone.add(1, ordering: .releasing) }
+        raisePriority()
         let limit = configuration.maxDatagramBytes
         // One byte more than the limit: MSG_TRUNC gives the real length of a longer datagram.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 8)
@@ -123,6 +136,7 @@ public final class OSCServer: Sendable {
 
     private func playLoop() {
         defer { threadsDone.add(1, ordering: .releasing) }
+        raisePriority()
         while running.load(ordering: .relaxed) {
             guard let item = queue.pop(timeout: 0.1) else { continue }
             let target = target.withLock { $0 }
