@@ -85,6 +85,12 @@ public struct Serve: AsyncParsableCommand {
                 return 1
             }
         }
+        // The address first: a bad one is reported before any device opens.
+        let socket: UDPSocket
+        do { socket = try UDPSocket(host: listen, port: oscPort) } catch {
+            out.printError("serve: \(error)")
+            return 1
+        }
         let config = managerConfiguration(haptics: hapticsFolder, assets: assetsFolder)
         let manager = HapticManager(configuration: config)
         guard manager.engineAvailable else {
@@ -96,14 +102,12 @@ public struct Serve: AsyncParsableCommand {
         for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
 
         var osc = OSCServer.Configuration()
-        osc.host = listen
-        osc.port = oscPort
         osc.queueCapacity = queueCapacity
         osc.logger.logLevel = live.verbose ? .info : .warning
         let remote = Mutex(HapticRemoteControl(manager: manager))
         let server: OSCServer
         do {
-            server = try OSCServer(configuration: osc, target: ManagerCommandTarget(remote: remote.withLock { $0 }))
+            server = try OSCServer(socket: socket, configuration: osc, target: ManagerCommandTarget(remote: remote.withLock { $0 }))
         } catch {
             manager.shutDown()
             out.printError("serve: \(error)")

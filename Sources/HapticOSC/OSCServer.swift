@@ -47,10 +47,15 @@ public final class OSCServer: Sendable {
         var from: SocketAddress
     }
 
-    /// Binds the socket and starts the two threads.
-    public init(configuration: Configuration, target: any OSCCommandTarget) throws(OSCSocketError) {
+    /// Binds the socket (`configuration.host`, `.port`) and starts the two threads.
+    public convenience init(configuration: Configuration, target: any OSCCommandTarget) throws(OSCSocketError) {
+        try self.init(socket: UDPSocket(host: configuration.host, port: configuration.port), configuration: configuration, target: target)
+    }
+
+    /// Serves on a socket already bound (so that a bad address is known before a device opens).
+    public init(socket: UDPSocket, configuration: Configuration, target: any OSCCommandTarget) throws(OSCSocketError) {
         self.configuration = configuration
-        socket = try UDPSocket(host: configuration.host, port: configuration.port)
+        self.socket = socket
         decoder = try OSCDecoder()
         self.target = Mutex(target)
         queue = CommandQueue(capacity: configuration.queueCapacity)
