@@ -197,31 +197,47 @@ struct ServeRigTests {
         #expect(peakAfter > 1.5 * peakBed, "hum2 played after the reload")
     }
 
-    @Test("the server survives a sound-server restart (as play does): a transient sent after it is recorded")
+    @Test("the server survives a sound-server restart (as play does): the client's loop resumes, a transient sent after it is recorded")
     func soundServerRestart() throws {
-        let serve = try ServeProcess(Self.serveOptions)
+        let folder = try Self.hapticsWithHum()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = try ServeProcess(Self.serveOptions, haptics: folder)
         defer { serve.stop() }
         usleep(500_000)
-        serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("heartbeat"), .float(0.5)])
+        serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(0.5)])
         usleep(500_000)
         #expect(try runRigControl(OSCRig.control, "stop-server") == 0)
         usleep(1_000_000)
         #expect(try runRigControl(OSCRig.control, "start-server") == 0)
-        // Up to 20 s for the engine (or the server's supervisor) to come back.
+        // Up to 20 s for the engine (or the server's supervisor) to come back: the loop is heard again.
         let end = MonotonicClock.now() + 20
-        var heard = false
+        var resumed = false
         var attempts = 0
-        while !heard && MonotonicClock.now() < end && serve.isRunning {
+        while !resumed && MonotonicClock.now() < end && serve.isRunning {
             attempts += 1
             guard let capture = try? Self.recorder(seconds: 1.5) else { usleep(500_000); continue }
-            serve.client.send("/hapticsynth/transient", [.float(1), .float(0.5)])
             usleep(1_000_000)
-            let rec = capture.stop()
-            heard = Self.channel(rec, 2).contains { abs($0) > 0.05 }
+            let h = Self.channel(capture.stop(), 2)
+            resumed = h.count > 24_000 && (h.suffix(24_000).reduce(0.0) { $0 + Double($1) * Double($1) } / 24_000).squareRoot() > 0.01
         }
-        print("serve rig restart: heard after \(attempts) attempts; status \(String(describing: serve.status())); log: \(serve.standardError.suffix(600))")
+        print("serve rig restart: loop heard again after \(attempts) recordings; log: \(serve.standardError.suffix(400))")
         #expect(serve.isRunning)
-        #expect(heard, "a transient sent after the sound server restarted reached the new server")
+        #expect(resumed, "the client's loop plays again after the sound server restarted")
+        // Then, alone, a transient sent now: recorded whole (its shape matches the reference).
+        serve.client.send("/hapticsynth/loop/stop", [.string("bed")])
+        usleep(300_000)
+        let capture = try Self.recorder(seconds: 2)
+        serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5)])
+        usleep(1_000_000)
+        let rec = capture.stop()
+        let m = Self.reference()
+        m.playTransientEvent(intensity: 0.8, sharpness: 0.5)
+        let pattern = try #require(m.state.withLock { $0.caches.transients.values.first })
+        let ref = RecordingAlignment.s16(RecordingAlignment.channel(OfflineRenderer.render(pattern, layout: .stereoPlusHaptic).samples, channels: 3, 2))
+        m.shutDown()
+        let found = Self.locate(Self.channel(rec, 2), ref)
+        print("serve rig restart: transient at frame \(found.map { String($0.lag) } ?? "-"), fit \(found.map { String($0.fit) } ?? "-")")
+        #expect(found.map { $0.fit < 1e-3 } == true, "the transient after the restart reached the new server, whole")
     }
 
     // MARK: - helpers
