@@ -94,6 +94,11 @@ struct OSCServerTests {
         #expect(c.executed == 1)
     }
 
+    @Test("log lines show a client's control characters as ?")
+    func printableLog() {
+        #expect(RateLimitedLog.printable("/a\nfake line\u{1B}[2J") == "/a?fake line?[2J")
+    }
+
     @Test("status and clock are replied to the sender")
     func replies() throws {
         let (server, _, client) = try makeServer()
