@@ -12,6 +12,8 @@ enum OSCRig {
     static let out = env["HAPTICSYNTH_RIG_OUT"] ?? "hs_out"
     static let input = env["HAPTICSYNTH_RIG_IN"] ?? "hs_in"
     static let control = env["HAPTICSYNTH_RIG_CTL"] ?? "scripts/rig.sh"
+    static let outB = env["HAPTICSYNTH_RIG_OUT_B"] ?? "hs_out_b", inputB = env["HAPTICSYNTH_RIG_IN_B"] ?? "hs_in_b"
+    static let outMono = env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono", inputMono = env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
 }
 
 /// `hapticsynth serve` as its own process (the built tool next to the test binary), on a
@@ -34,9 +36,9 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// Starts the server with `arguments` after `serve -D <rig> --osc-port 0`; waits for its "listening" line.
-    init(_ arguments: [String] = [], haptics: String = oscRepoRoot + "/Haptics") throws {
+    init(_ arguments: [String] = [], haptics: String = oscRepoRoot + "/Haptics", device: String = OSCRig.out) throws {
         process.executableURL = URL(fileURLWithPath: Self.tool)
-        process.arguments = ["serve", "-D", OSCRig.out, "--osc-port", "0", "--haptics", haptics, "--assets", oscRepoRoot + "/Assets"] + arguments
+        process.arguments = ["serve", "-D", device, "--osc-port", "0", "--haptics", haptics, "--assets", oscRepoRoot + "/Assets"] + arguments
         process.standardOutput = output
         process.standardError = errors
         let collected = self.collected

@@ -240,6 +240,27 @@ struct ServeRigTests {
         #expect(found.map { $0.fit < 1e-3 } == true, "the transient after the restart reached the new server, whole")
     }
 
+    @Test("two devices (-D for the sound, --haptic-device for the haptic): a cue plays on both")
+    func twoDevices() throws {
+        let serve = try ServeProcess(Self.serveOptions + ["--haptic-device", OSCRig.outMono], device: OSCRig.outB)
+        defer { serve.stop() }
+        usleep(1_000_000)
+        let sound = ALSACaptureDevice(name: OSCRig.inputB, channels: 2, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
+        let haptic = ALSACaptureDevice(name: OSCRig.inputMono, channels: 1, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
+        try sound.start()
+        try haptic.start()
+        usleep(100_000)
+        serve.client.send("/hapticsynth/cue", [.string("beat_hit")])
+        serve.client.send("/hapticsynth/play", [.string("thud"), .double(MonotonicClock.now() + 0.5)])
+        usleep(1_500_000)
+        let s = sound.stop(), h = haptic.stop()
+        let soundPeak = s.floatSamples.map(abs).max() ?? 0, hapticPeak = h.floatSamples.map(abs).max() ?? 0
+        print("serve rig two devices: sound peak \(soundPeak), haptic peak \(hapticPeak)")
+        #expect(soundPeak > 0.05, "the cue's sound reached -D")
+        #expect(hapticPeak > 0.05, "the haptic reached --haptic-device")
+        #expect(serve.status()?.first == .string("running"))
+    }
+
     // MARK: - helpers
 
     /// A continuous 1 s event (a loop of it is a steady level).
