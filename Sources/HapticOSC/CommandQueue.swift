@@ -34,8 +34,16 @@ final class CommandQueue<Element: Sendable>: Sendable {
 
     /// The oldest item, waiting up to `timeout` seconds; nil when none came.
     func pop(timeout: Double) -> Element? {
-        guard ready.wait(timeout: .now() + timeout) == .success else { return nil }
-        return ring.withLock { r -> Element? in
+        guard waitForItem(timeout: timeout) else { return nil }
+        return take()
+    }
+
+    /// Waits up to `timeout` seconds until an item was pushed (then `take()` has it).
+    func waitForItem(timeout: Double) -> Bool { ready.wait(timeout: .now() + timeout) == .success }
+
+    /// The oldest item, without waiting (after `waitForItem`).
+    func take() -> Element? {
+        ring.withLock { r -> Element? in
             guard r.count > 0 else { return nil }
             defer {
                 r.items[r.head] = nil

@@ -5,7 +5,9 @@ import Synchronization
 
 /// The OSC server of `hapticsynth serve`: a UDP socket (loopback unless asked otherwise),
 /// a receiver thread that reads datagrams and decodes them through liblo, a bounded queue,
-/// and a player thread that hands the commands to the target (the HapticManager).
+/// and a player thread that hands the commands to the target (the HapticManager). When
+/// nothing waits and nothing is being played, the receiver plays a command itself: the
+/// immediate path has no thread hand-off (order is kept: see `receiveLoop`).
 ///
 /// Nothing a client sends can stop it: a datagram liblo cannot parse, one over the size
 /// limit, an unknown address or a value out of range is counted and logged (rate-limited);
@@ -40,6 +42,13 @@ public final class OSCServer: Sendable {
     private let log: RateLimitedLog
     private let decoder: OSCDecoder
     private let running = Atomic<Bool>(true)
+    /// Held while a command is played (by either thread): commands play one at a time, in order.
+    private let playing = Mutex<Void>(())
+    /// How long the last command took to play (ns): the receiver plays one itself only while
+    /// that is short, so a slow target never holds up reading the socket.
+    private let lastPlayNanos = Atomic<Int>(0)
+    /// The longest last play for which the receiver still plays a command itself.
+    static let inlinePlayLimitNanos = 200_000
     private let threadsDone = Atomic<Int>(0)
 
     struct Queued: Sendable {
@@ -129,7 +138,18 @@ public final class OSCServer: Sendable {
             case .commands(let list): commands = list
             }
             for command in commands {
-                if queue.push(Queued(command: command, from: from)) {
+                // Played here when the queue is empty and the player is not playing: the player
+                // takes a queued command only while holding `playing`, so nothing older can be
+                // pending (this thread is the only producer) and the order is that of arrival.
+                let quick = lastPlayNanos.load(ordering: .relaxed) <= Self.inlinePlayLimitNanos
+                let played = !quick ? false : playing.withLockIfAvailable { _ -> Bool in
+                    guard queue.count == 0 else { return false }
+                    perform(Queued(command: command, from: from))
+                    return true
+                } ?? false
+                if played {
+                    counters.accepted.bump()
+                } else if queue.push(Queued(command: command, from: from)) {
                     counters.accepted.bump()
                 } else {
                     counters.dropped.bump()
@@ -143,16 +163,25 @@ public final class OSCServer: Sendable {
         defer { threadsDone.add(1, ordering: .releasing) }
         raisePriority()
         while running.load(ordering: .relaxed) {
-            guard let item = queue.pop(timeout: 0.1) else { continue }
-            let target = target.withLock { $0 }
-            let reply = target.perform(item.command, counters: counters.snapshot)
-            counters.executed.bump()
-            if let reply {
-                let sent = reply.serialised().map { bytes in bytes.withUnsafeBytes { socket.send($0, to: item.from) } } ?? false
-                if !sent {
-                    counters.replyFailures.bump()
-                    log.warning("reply", "the reply to \(item.from.description) could not be sent")
-                }
+            guard queue.waitForItem(timeout: 0.1) else { continue }
+            playing.withLock { _ in
+                if let item = queue.take() { perform(item) }
+            }
+        }
+    }
+
+    /// Plays one command and sends its reply, if it has one.
+    private func perform(_ item: Queued) {
+        let target = target.withLock { $0 }
+        let t0 = MonotonicClock.now()
+        let reply = target.perform(item.command, counters: counters.snapshot)
+        lastPlayNanos.store(Int((MonotonicClock.now() - t0) * 1e9), ordering: .relaxed)
+        counters.executed.bump()
+        if let reply {
+            let sent = reply.serialised().map { bytes in bytes.withUnsafeBytes { socket.send($0, to: item.from) } } ?? false
+            if !sent {
+                counters.replyFailures.bump()
+                log.warning("reply", "the reply to \(item.from.description) could not be sent")
             }
         }
     }
