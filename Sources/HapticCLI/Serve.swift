@@ -97,6 +97,9 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: no playback device: \(manager.status)")
             return 1
         }
+        if manager.isTwoDevice && !manager.audioAvailable {
+            out.printError("serve: warning: audio device \(live.device): \(manager.audioStatus.map { "\($0)" } ?? "unavailable"); sound effects will not play")
+        }
         let report = manager.preloadPatterns()
         if let error = manager.cueSheetError { out.printError("serve: warning: \(error); cues will be unknown") }
         for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
@@ -155,14 +158,15 @@ public struct Serve: AsyncParsableCommand {
             }
         }
         _ = await finished.wait()
-        supervisor.cancel()
         server.stop()
+        _ = await supervisor.value  // it sees `finished` within 0.5 s; no manager is made after this
         let last = remote.withLock { $0 }
+        let engine = last.manager.currentEngine
         last.stopAll()
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
-        if live.verbose, let engine = last.manager.currentEngine { live.report(engine, into: &out) }
+        if live.verbose, let engine { live.report(engine, into: &out) }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
         return 0
     }
