@@ -69,9 +69,12 @@ public final class OSCClient: Sendable {
     /// (strings, doubles, 64- and 32-bit integers, floats), nil when none came or it was no message.
     public func receive(timeout: Double) -> (address: String, arguments: [Argument])? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
-        defer { buffer.deallocate() }
-        let end = timeout
-        guard let (length, _) = socket.receive(into: buffer, timeout: end), length <= buffer.count else { return nil }
+        let control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer {
+            buffer.deallocate()
+            control.deallocate()
+        }
+        guard let (length, _, _) = socket.receive(into: buffer, control: control, timeout: timeout), length <= buffer.count else { return nil }
         var result: Int32 = 0
         guard let message = lo_message_deserialise(buffer.baseAddress, length, &result) else { return nil }
         defer { lo_message_free(message) }

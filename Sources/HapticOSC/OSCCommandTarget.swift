@@ -58,12 +58,13 @@ public final class ManagerCommandTarget: OSCCommandTarget {
         return nil
     }
 
-    /// `/hapticsynth/status ,sddhhhhhhhhhhh` (README lists the fields).
+    /// `/hapticsynth/status ,sddhhhhhhhhhhhh` (README lists the fields).
     func status(_ c: OSCServerCounters.Snapshot) -> OSCReply {
         let manager = remote.manager
         let stats = manager.statistics, remoteStats = remote.statistics
         let values: [Int] = [c.datagrams, c.executed, c.malformed, c.oversized, c.unknownAddress, c.badArguments, c.dropped,
-                             stats.unknownNames, remoteStats.unknownLoopIDs, stats.voicesStarted, manager.engineGeneration]
+                             stats.unknownNames, remoteStats.unknownLoopIDs, stats.voicesStarted, manager.engineGeneration,
+                             c.socketDrops]
         return OSCReply(address: "/hapticsynth/status", arguments:
             [.string(manager.status.description), .double(MonotonicClock.now()), .double(manager.currentEngine?.outputLatency ?? 0)]
             + values.map { .int64(Int64($0)) })

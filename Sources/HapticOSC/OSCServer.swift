@@ -65,6 +65,7 @@ public final class OSCServer: Sendable {
     public init(socket: UDPSocket, configuration: Configuration, target: any OSCCommandTarget) throws(OSCSocketError) {
         self.configuration = configuration
         self.socket = socket
+        socket.prepareForServing()
         decoder = try OSCDecoder()
         self.target = Mutex(target)
         queue = CommandQueue(capacity: configuration.queueCapacity)
@@ -109,10 +110,18 @@ public final class OSCServer: Sendable {
         let limit = configuration.maxDatagramBytes
         // One byte more than the limit: MSG_TRUNC gives the real length of a longer datagram.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 8)
-        defer { buffer.deallocate() }
+        let control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer {
+            buffer.deallocate()
+            control.deallocate()
+        }
         while running.load(ordering: .relaxed) {
-            guard let (length, from) = socket.receive(into: buffer, timeout: 0.1) else { continue }
+            guard let (length, from, kernelDrops) = socket.receive(into: buffer, control: control, timeout: 0.1) else { continue }
             counters.datagrams.bump()
+            if let kernelDrops, Int(kernelDrops) > counters.socketDrops.load(ordering: .relaxed) {
+                counters.socketDrops.store(Int(kernelDrops), ordering: .relaxed)
+                log.warning("socket drops", "the socket's buffer overflowed: \(kernelDrops) datagrams lost so far (sent faster than they are read)")
+            }
             guard length <= limit else {
                 counters.oversized.bump()
                 log.warning("oversized", "a \(length)-byte datagram from \(from.description) (limit \(limit)); ignored")

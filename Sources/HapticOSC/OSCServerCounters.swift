@@ -20,6 +20,8 @@ public final class OSCServerCounters: Sendable {
         public var badArguments = 0
         /// Commands dropped because the queue was full (overload drops the newest).
         public var dropped = 0
+        /// Datagrams the kernel dropped because the socket's buffer was full (they were never read).
+        public var socketDrops = 0
         /// Replies that could not be sent.
         public var replyFailures = 0
         public init() {}
@@ -34,6 +36,7 @@ public final class OSCServerCounters: Sendable {
     let badArguments = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
     let replyFailures = Atomic<Int>(0)
+    let socketDrops = Atomic<Int>(0)
 
     init() {}
 
@@ -49,6 +52,7 @@ public final class OSCServerCounters: Sendable {
         s.badArguments = badArguments.load(ordering: .relaxed)
         s.dropped = dropped.load(ordering: .relaxed)
         s.replyFailures = replyFailures.load(ordering: .relaxed)
+        s.socketDrops = socketDrops.load(ordering: .relaxed)
         return s
     }
 }

@@ -82,20 +82,50 @@ public final class UDPSocket: @unchecked Sendable {
         }
     }
 
+    /// Asks the kernel for a larger receive buffer (bursts wait there while a command plays)
+    /// and for its count of datagrams dropped when the buffer was full (SO_RXQ_OVFL).
+    func prepareForServing(receiveBufferBytes: Int32 = 1 << 20) {
+        var size = receiveBufferBytes, on: Int32 = 1
+        let length = socklen_t(MemoryLayout<Int32>.size)
+        // FORCE passes the system's cap (root, as the engine's real-time priority needs); else the capped request.
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, length) != 0 { _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, length) }
+        _ = setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, length)
+    }
+
     /// Waits up to `timeout` seconds for a datagram and reads it into `buffer`. Returns the
-    /// datagram's real length (larger than the buffer when it was cut) and its sender; nil
-    /// when none came.
-    func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Double) -> (length: Int, from: SocketAddress)? {
+    /// datagram's real length (larger than the buffer when it was cut), its sender, and the
+    /// kernel's count of datagrams dropped on this socket so far (nil when it did not say);
+    /// nil when none came. `control` is scratch space for that count (64 bytes).
+    func receive(into buffer: UnsafeMutableRawBufferPointer, control: UnsafeMutableRawBufferPointer, timeout: Double)
+        -> (length: Int, from: SocketAddress, kernelDrops: UInt32?)?
+    {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(max(0, timeout) * 1000)) > 0 else { return nil }
         var from = SocketAddress()
-        let n = withUnsafeMutablePointer(to: &from.storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT), $0, &from.length)
+        var drops: UInt32? = nil
+        let n = withUnsafeMutablePointer(to: &from.storage) { name -> Int in
+            var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+            return withUnsafeMutablePointer(to: &vector) { iov -> Int in
+                var header = msghdr()
+                header.msg_name = UnsafeMutableRawPointer(name)
+                header.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                header.msg_iov = iov
+                header.msg_iovlen = 1
+                header.msg_control = control.baseAddress
+                header.msg_controllen = control.count
+                let n = recvmsg(fd, &header, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+                from.length = header.msg_namelen
+                // One kind of control message is asked for: the first header is it, or none came.
+                let headerSize = MemoryLayout<cmsghdr>.size
+                if n >= 0, header.msg_controllen >= headerSize + 4, let base = control.baseAddress {
+                    let c = base.loadUnaligned(as: cmsghdr.self)
+                    if c.cmsg_level == SOL_SOCKET && c.cmsg_type == SO_RXQ_OVFL { drops = base.loadUnaligned(fromByteOffset: headerSize, as: UInt32.self) }
+                }
+                return n
             }
         }
         guard n >= 0 else { return nil }
-        return (n, from)
+        return (n, from, drops)
     }
 
     /// Sends one datagram to `to`; false when the kernel refused it.

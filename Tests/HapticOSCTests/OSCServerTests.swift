@@ -94,6 +94,35 @@ struct OSCServerTests {
         #expect(c.executed == 1)
     }
 
+    @Test("datagrams the kernel drops when the socket's buffer is full are counted (SO_RXQ_OVFL)")
+    func kernelDrops() throws {
+        let socket = try UDPSocket(host: "127.0.0.1", port: 0)
+        socket.prepareForServing(receiveBufferBytes: 4096)  // tiny: a burst must overflow it
+        let client = try OSCClient(port: socket.port)
+        let sent = 500
+        for _ in 0..<sent { client.send("/hapticsynth/transient", [.float(1), .float(0.5)]) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
+        let control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer {
+            buffer.deallocate()
+            control.deallocate()
+        }
+        var read = 0, drops: UInt32 = 0
+        func drain() {
+            while let got = socket.receive(into: buffer, control: control, timeout: 0.1) {
+                read += 1
+                drops = max(drops, got.kernelDrops ?? 0)
+            }
+        }
+        drain()
+        // The kernel stamps each datagram with the drops so far when it queues it: the count
+        // arrives with the first datagram queued after the overflow.
+        client.send("/hapticsynth/transient", [.float(1), .float(0.5)])
+        drain()
+        #expect(drops > 0)
+        #expect(read + Int(drops) == sent + 1, "read \(read) + dropped \(drops)")
+    }
+
     @Test("log lines show a client's control characters as ?")
     func printableLog() {
         #expect(RateLimitedLog.printable("/a\nfake line\u{1B}[2J") == "/a?fake line?[2J")
@@ -131,6 +160,7 @@ struct OSCServerTests {
         let c = server.counters.snapshot
         #expect(c.datagrams == 200)
         #expect(c.accepted + c.dropped == 200)
+        #expect(c.socketDrops == 0, "the burst fits the enlarged socket buffer")
         #expect(c.dropped >= 150, "dropped \(c.dropped)")
         #expect(received < 1, "reading 200 datagrams took \(received) s")
         // What was kept is the oldest: the first commands, in order.

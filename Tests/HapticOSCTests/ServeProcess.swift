@@ -109,7 +109,8 @@ final class ServeProcess: @unchecked Sendable {
 }
 
 /// Status counters by position (README "status"): datagrams, executed, malformed, oversized,
-/// unknown addresses, bad arguments, dropped, unknown names, unknown loop ids, voices started, engine.
+/// unknown addresses, bad arguments, dropped, unknown names, unknown loop ids, voices started, engine,
+/// socket drops.
 enum StatusField: Int {
-    case datagrams = 0, executed, malformed, oversized, unknownAddress, badArguments, dropped, unknownNames, unknownLoopIDs, voicesStarted, engine
+    case datagrams = 0, executed, malformed, oversized, unknownAddress, badArguments, dropped, unknownNames, unknownLoopIDs, voicesStarted, engine, socketDrops
 }

@@ -149,6 +149,7 @@ struct ServeRigTests {
         #expect(serve.isRunning)
         let malformed = serve.counter(StatusField.malformed.rawValue)
         #expect(malformed == 10_000, "malformed counted: \(String(describing: malformed))")
+        #expect(serve.counter(StatusField.socketDrops.rawValue) == 0)
         let capture = try Self.recorder(seconds: 3)
         serve.client.send("/hapticsynth/transient", [.float(1), .float(0.5)])
         usleep(1_000_000)
