@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
         .target(name: "CALSASupport", dependencies: ["CALSA"], linkerSettings: [.linkedLibrary("asound")]),
 
@@ -57,11 +58,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // OSC over UDP through liblo: the `serve` verb's server and the `send` verb's client.
+        .target(
+            name: "HapticOSC",
+            dependencies: ["CLiblo", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // The CLI is a library (so help and parsing are testable) plus a one-line main.
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit",
+                "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit", "HapticOSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,6 +89,7 @@ let package = Package(
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
+        .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticRender", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
@@ -98,6 +106,11 @@ let package = Package(
             name: "latency-bench",
             dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern"],
             path: "bench/latency-bench"
+        ),
+        .executableTarget(
+            name: "osc-bench",
+            dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern"],
+            path: "bench/osc-bench"
         ),
         .executableTarget(
             name: "rhythm-bench",

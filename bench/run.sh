@@ -18,5 +18,10 @@ for p in 128 256 1024; do
     scripts/jack-rig.sh --period "$p" .build/release/latency-bench jack --period "$p" --trials 200
 done
 
+echo "== OSC (serve): message to first sample next to play's immediate start, messages per second (periods 128, 256)"
+for p in 128 256; do
+    scripts/jack-rig.sh --period "$p" .build/release/osc-bench --period "$p" --trials 200
+done
+
 echo "== rhythm lockstep: skew and onset error, one stream and two devices, through PulseAudio"
 scripts/rig.sh .build/release/rhythm-bench --period 1024 --loads 51

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs what hapticsynth needs on Debian/Ubuntu, only when missing.
-#   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, pkg-config) + test rig
+#   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, liblo + its tools, pkg-config) + test rig
 #                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox)
 #   scripts/install-deps.sh --jack    also jackd2 + libjack-jackd2-dev (latency benchmarks)
 # Idempotent and quiet; when everything is present it only asks dpkg (well under a second).
 set -euo pipefail
 
-pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
+pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
 for arg in "$@"; do
     case "$arg" in
     --jack) pkgs+=(jackd2 libjack-jackd2-dev) ;;

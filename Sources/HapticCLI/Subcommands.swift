@@ -10,5 +10,7 @@ public enum HapticsynthSubcommands {
         Play.self,
         Devices.self,
         Rhythm.self,
+        Serve.self,
+        Send.self,
     ]
 }

@@ -168,12 +168,15 @@ public final class HapticManager: Sendable {
 
     /// What the manager was made with.
     public let configuration: Configuration
-    /// The pattern library (parsed once, shared by every engine the manager builds).
-    public let library: PatternLibrary
+    /// The pattern library (parsed once, shared by every engine the manager builds;
+    /// `reloadLibrary()` replaces it).
+    public var library: PatternLibrary { content.withLock { $0.library } }
     /// The cue sheet (empty when `Assets/cues.json` is missing or broken; see `cueSheetError`).
-    public let cueSheet: CueSheet
+    public var cueSheet: CueSheet { content.withLock { $0.cueSheet } }
     /// Why the cue sheet could not be read (nil when it was).
-    public let cueSheetError: CueSheetError?
+    public var cueSheetError: CueSheetError? { content.withLock { $0.cueSheetError } }
+    /// The library and cue sheet in use (see HapticManager+Reload.swift).
+    let content: Mutex<Content>
     /// The sound-effect files found in `Assets/sfx/` (names without `.wav`).
     public let soundEffectNames: [String]
     let sounds: SoundLibrary
@@ -186,17 +189,8 @@ public final class HapticManager: Sendable {
     /// manager unavailable (`engineAvailable` false); nothing throws.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        library = PatternLibrary(folder: configuration.hapticsFolder, strict: true, logger: configuration.logger)
+        content = Mutex(Content.load(configuration))
         sounds = SoundLibrary(assetsFolder: configuration.assetsFolder)
-        let cuePath = configuration.assetsFolder + "/cues.json"
-        do {
-            cueSheet = try CueSheet.load(path: cuePath)
-            cueSheetError = nil
-        } catch {
-            cueSheet = CueSheet()
-            cueSheetError = error
-            configuration.logger.debug("haptic manager: no cue sheet: \(error)")
-        }
         switch listFiles(configuration.assetsFolder + "/sfx", suffix: ".wav") {
         case .success(let files): soundEffectNames = files.map { String($0.dropLast(4)) }
         case .failure: soundEffectNames = []
@@ -768,6 +762,19 @@ public final class LoopingPattern: Sendable {
             return s.stopped ? nil : s.player
         }
         send(player, [DynamicParameter(.hapticSharpnessControl, time: 0, value: v)])
+    }
+
+    /// Schedules a parameter curve (intensity or sharpness control, ...) on the loop from
+    /// `time` (0: now). The values the handle restarts with after a reset stay those of
+    /// the last `setIntensity`/`setSharpness`.
+    public func schedule(_ curve: ParameterCurve, atTime time: Double = 0) {
+        guard let player = state.withLock({ $0.stopped ? nil : $0.player }) else { return }
+        do {
+            try player.scheduleParameterCurve(curve, atTime: time)
+            manager.manager?.count { $0.loopUpdates += 1 }
+        } catch {
+            // An old engine's player after a reset: the manager restarts the loop on the new one.
+        }
     }
 
     /// Stops the loop at `time` (0: now) with the engine's short fade.

@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import HapticEngine
+import HapticKit
+import HapticOSC
+import HapticRender
+import Logging
+import Synchronization
+
+/// `hapticsynth serve [-D DEVICE] [--haptic-device D2] [--osc-port 9000] [--listen ADDR] ...`
+public struct Serve: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Run the live engine and take commands over OSC (UDP) from games and tools.",
+        discussion: """
+            Opens the device (or two devices with --haptic-device), loads the pattern library, \
+            the cue sheet and the sound effects, and plays what OSC clients ask: patterns, cues, \
+            transients, looping players under client ids with live intensity, sharpness and \
+            curves, at once or at a CLOCK_MONOTONIC time (or a bundle's timetag). The address \
+            space is in the README ("Driving the engine over OSC"). It prints "listening on \
+            ADDR:PORT" when ready.
+
+            It listens on 127.0.0.1 only unless --listen names another address: OSC has no \
+            authentication, so anyone who can reach the port can drive the actuator (and read \
+            the status). Give a LAN address only on a network you trust.
+
+            Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
+            a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
+            pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
+            fade out, close the device and exit 0.
+
+            Examples:
+              hapticsynth serve
+              hapticsynth serve -D hw:1,0 --profile voice-coil --period 128 --osc-port 9001
+              hapticsynth serve -D speakers --haptic-device shaker --listen 192.168.1.20
+            """
+    )
+
+    @Option(name: .customLong("haptic-device"), help: ArgumentHelp("Two-device mode: the haptic goes to this ALSA device, the sound to -D.", valueName: "device"))
+    public var hapticDevice: String?
+
+    @Option(name: .long, help: ArgumentHelp("The patterns folder (default $HAPTICSYNTH_HAPTICS or ./Haptics).", valueName: "dir"))
+    public var haptics: String?
+
+    @Option(name: .long, help: ArgumentHelp("The assets folder: sfx/, cues.json (default $HAPTICSYNTH_ASSETS or ./Assets).", valueName: "dir"))
+    public var assets: String?
+
+    @Option(name: .long, help: ArgumentHelp("Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))).", valueName: "name"))
+    public var profile = ActuatorProfile.builtInNames[0]
+
+    @Option(name: .customLong("osc-port"), help: ArgumentHelp("UDP port for OSC (0: any free port, printed).", valueName: "port"))
+    public var oscPort = 9000
+
+    @Option(name: .long, help: ArgumentHelp("Address to listen on: 127.0.0.1 is this machine only; another one must be asked for (OSC has no authentication).", valueName: "addr"))
+    public var listen = "127.0.0.1"
+
+    @Option(name: .customLong("queue"), help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
+    public var queueCapacity = 1024
+
+    @OptionGroup public var live: LiveOutputOptions
+
+    public init() {}
+
+    public func validate() throws {
+        guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port \(oscPort): expected 0...65535") }
+        guard (1...1_000_000).contains(queueCapacity) else { throw ValidationError("--queue \(queueCapacity): expected 1...1000000") }
+        guard ActuatorProfile.builtIn(named: profile) != nil else {
+            throw ValidationError("--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", ")))")
+        }
+    }
+
+    public func run() async throws {
+        var out = StandardStreams()
+        let status = await execute(into: &out)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Serves until SIGINT/SIGTERM, writing to `out`; returns the exit status.
+    public func execute(into out: inout some CommandOutput) async -> Int32 {
+        let hapticsFolder = haptics ?? ProcessInfo.processInfo.environment["HAPTICSYNTH_HAPTICS"] ?? "Haptics"
+        let assetsFolder = assets ?? SynthesisOptions.assetsFolder() ?? "Assets"
+        for (flag, folder) in [("--haptics", hapticsFolder), ("--assets", assetsFolder)] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                out.printError("serve: \(folder): no such folder (\(flag))")
+                return 1
+            }
+        }
+        // The address first: a bad one is reported before any device opens.
+        let socket: UDPSocket
+        do { socket = try UDPSocket(host: listen, port: oscPort) } catch {
+            out.printError("serve: \(error)")
+            return 1
+        }
+        let config = managerConfiguration(haptics: hapticsFolder, assets: assetsFolder)
+        let manager = HapticManager(configuration: config)
+        guard manager.engineAvailable else {
+            out.printError("serve: no playback device: \(manager.status)")
+            return 1
+        }
+        if manager.isTwoDevice && !manager.audioAvailable {
+            out.printError("serve: warning: audio device \(live.device): \(manager.audioStatus.map { "\($0)" } ?? "unavailable"); sound effects will not play")
+        }
+        let report = manager.preloadPatterns()
+        if let error = manager.cueSheetError { out.printError("serve: warning: \(error); cues will be unknown") }
+        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
+
+        var osc = OSCServer.Configuration()
+        osc.queueCapacity = queueCapacity
+        osc.logger.logLevel = live.verbose ? .info : .warning
+        let remote = Mutex(HapticRemoteControl(manager: manager))
+        let server: OSCServer
+        do {
+            server = try OSCServer(socket: socket, configuration: osc, target: ManagerCommandTarget(remote: remote.withLock { $0 }))
+        } catch {
+            manager.shutDown()
+            out.printError("serve: \(error)")
+            return 1
+        }
+        if !server.socket.isLoopback {
+            out.printError("serve: warning: listening on \(listen), reachable from other machines: OSC has no authentication")
+        }
+        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
+
+        let finished = Finish()
+        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
+        let logger = { () -> Logger in
+            var logger = Logger(label: "hapticsynth.serve")
+            logger.logLevel = .notice
+            return logger
+        }()
+        let hangup = SignalWatch(signals: [SIGHUP]) {
+            let report = remote.withLock { $0 }.manager.reloadLibrary()
+            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
+        }
+        defer {
+            signals.cancel()
+            hangup.cancel()
+        }
+        // A manager that gave up (its device gone past the engine's own retries) is replaced
+        // by a new one as soon as the device opens again; clients keep the same port.
+        let supervisor = Task.detached {
+            while !finished.isDone {
+                try? await Task.sleep(for: .milliseconds(500))
+                let current = remote.withLock { $0 }
+                guard !current.manager.engineAvailable, !finished.isDone else { continue }
+                let fresh = HapticManager(configuration: config)
+                guard fresh.engineAvailable else {
+                    fresh.shutDown()
+                    continue
+                }
+                fresh.preloadPatterns()
+                let control = HapticRemoteControl(manager: fresh)
+                // The clients' loops go on where they were (their ids, patterns and intensities).
+                for loop in current.loopRequests { control.startLoop(id: loop.id, pattern: loop.pattern, intensity: loop.intensity) }
+                remote.withLock { $0 = control }
+                server.setTarget(ManagerCommandTarget(remote: control))
+                logger.notice("serve: the device is back; a new engine plays")
+            }
+        }
+        _ = await finished.wait()
+        server.stop()
+        _ = await supervisor.value  // it sees `finished` within 0.5 s; no manager is made after this
+        let last = remote.withLock { $0 }
+        let engine = last.manager.currentEngine
+        last.stopAll()
+        last.manager.shutDown()
+        if manager !== last.manager { manager.shutDown() }
+        let c = server.counters.snapshot
+        if live.verbose, let engine { live.report(engine, into: &out) }
+        out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
+        return 0
+    }
+
+    func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {
+        let audioDevice = live.device
+        var config = HapticManager.Configuration(
+            hapticsFolder: haptics, assetsFolder: assets, output: .alsa(hapticDevice ?? audioDevice),
+            profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker,
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice))
+        config.logger.logLevel = live.verbose ? .info : .warning
+        config.engine.logger.logLevel = live.verbose ? .info : .error
+        config.audioEngine.logger.logLevel = live.verbose ? .info : .error
+        for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
+            config[keyPath: engine].periodFrames = live.period
+            config[keyPath: engine].bufferPeriods = live.bufferPeriods
+            config[keyPath: engine].maxRestartAttempts = 5
+        }
+        return config
+    }
+}

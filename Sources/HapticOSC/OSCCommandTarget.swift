@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLiblo
+import HapticEngine
+import HapticKit
+
+/// What plays the server's commands (the HapticManager in `serve`; a recorder in tests).
+public protocol OSCCommandTarget: Sendable {
+    /// Plays `command` (never blocks for long, never throws: unknown names are the target's
+    /// to count). For a command that `wantsReply`, returns the reply: an address and arguments.
+    func perform(_ command: OSCCommand, counters: OSCServerCounters.Snapshot) -> OSCReply?
+}
+
+/// A reply message to a client.
+public struct OSCReply: Sendable, Equatable {
+    public enum Argument: Sendable, Equatable {
+        case string(String)
+        case double(Double)
+        case int64(Int64)
+    }
+    public var address: String
+    public var arguments: [Argument]
+    public init(address: String, arguments: [Argument]) {
+        self.address = address
+        self.arguments = arguments
+    }
+
+    /// The clock reply (same for every target): monotonic now, wall clock now.
+    public static func clock() -> OSCReply {
+        OSCReply(address: "/hapticsynth/clock", arguments: [.double(MonotonicClock.now()), .double(OSCTimetag.wallNow())])
+    }
+}
+
+/// Plays the commands on a ``HapticRemoteControl`` (its manager's engine or engines).
+public final class ManagerCommandTarget: OSCCommandTarget {
+    public let remote: HapticRemoteControl
+    public init(remote: HapticRemoteControl) { self.remote = remote }
+
+    public func perform(_ command: OSCCommand, counters: OSCServerCounters.Snapshot) -> OSCReply? {
+        let manager = remote.manager
+        switch command {
+        case .play(let name, let time): remote.play(name, atTime: time)
+        case .cue(let name, let time): remote.play(cue: name, atTime: time)
+        case .transient(let intensity, let sharpness, let time):
+            manager.playTransientEvent(intensity: intensity, sharpness: sharpness, atTime: time)
+        case .loopStart(let id, let pattern, let intensity, let time):
+            remote.startLoop(id: id, pattern: pattern, intensity: intensity, atTime: time)
+        case .loopIntensity(let id, let value): remote.setIntensity(id: id, value)
+        case .loopSharpness(let id, let value): remote.setSharpness(id: id, value)
+        case .loopCurve(let id, let parameter, let points, let time):
+            remote.sendCurve(id: id, parameter: parameter, points: points.map { ($0.time, $0.value) }, atTime: time)
+        case .loopStop(let id, let time): remote.stopLoop(id: id, atTime: time)
+        case .stopAll(let time): remote.stopAll(atTime: time)
+        case .clock: return .clock()
+        case .status: return status(counters)
+        }
+        return nil
+    }
+
+    /// `/hapticsynth/status ,sddhhhhhhhhhhhh` (README lists the fields).
+    func status(_ c: OSCServerCounters.Snapshot) -> OSCReply {
+        let manager = remote.manager
+        let stats = manager.statistics, remoteStats = remote.statistics
+        let values: [Int] = [c.datagrams, c.executed, c.malformed, c.oversized, c.unknownAddress, c.badArguments, c.dropped,
+                             stats.unknownNames, remoteStats.unknownLoopIDs, stats.voicesStarted, manager.engineGeneration,
+                             c.socketDrops]
+        return OSCReply(address: "/hapticsynth/status", arguments:
+            [.string(manager.status.description), .double(MonotonicClock.now()), .double(manager.currentEngine?.outputLatency ?? 0)]
+            + values.map { .int64(Int64($0)) })
+    }
+}
+
+extension OSCReply {
+    /// The reply as an OSC datagram (built by liblo).
+    func serialised() -> [UInt8]? {
+        guard let message = lo_message_new() else { return nil }
+        defer { lo_message_free(message) }
+        for argument in arguments {
+            switch argument {
+            case .string(let s): lo_message_add_string(message, s)
+            case .double(let d): lo_message_add_double(message, d)
+            case .int64(let h): lo_message_add_int64(message, h)
+            }
+        }
+        var size = 0
+        guard let bytes = lo_message_serialise(message, address, nil, &size) else { return nil }
+        defer { free(bytes) }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: size))
+    }
+}

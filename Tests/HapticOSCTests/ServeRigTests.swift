@@ -1,0 +1,286 @@
+import Foundation
+import HapticALSA
+import HapticEngine
+import HapticRender
+import Testing
+
+@testable import HapticKit
+import HapticTestSupport
+@testable import HapticOSC
+
+/// `hapticsynth serve` as a process, driven over OSC by this test, recorded by the rig's sink
+/// monitor (scripts/rig.sh: PulseAudio null sink through the ALSA pulse plugin).
+@Suite("hapticsynth serve through the sound-server rig", .serialized, .enabled(if: OSCRig.isRunning, "needs scripts/rig.sh"))
+struct ServeRigTests {
+    static let rate = 48_000
+    /// Large periods: the machine is shared and noisy; timing on the frame grid does not depend on them.
+    static let serveOptions = ["--period", "1024", "--buffer-periods", "4"]
+
+    static func recorder(seconds: Double) throws -> ALSACaptureDevice {
+        let capture = ALSACaptureDevice(name: OSCRig.input, channels: 3, sampleRate: rate, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
+        try capture.start()
+        usleep(100_000)
+        return capture
+    }
+
+    /// The manager's own preparation of what the server plays (for sample-exact references).
+    static func reference() -> HapticManager {
+        let clock = ManualClock()
+        var config = HapticManager.Configuration(
+            hapticsFolder: oscRepoRoot + "/Haptics", assetsFolder: oscRepoRoot + "/Assets",
+            output: .device({ VirtualOutputDevice(name: "virtual", clock: .manual(clock)) }))
+        config.engine.drive = .manual
+        config.engine.clock = .manual(clock)
+        config.engine.realtimePriority = nil
+        config.engine.lockMemory = false
+        let m = HapticManager(configuration: config)
+        m.preloadPatterns()
+        return m
+    }
+
+    static func channel(_ rec: ALSARecording, _ c: Int) -> [Float] { RecordingAlignment.channel(rec.floatSamples, channels: 3, c) }
+
+    /// The frame where `reference` best matches `x` near its first sample over 3 LSB.
+    static func locate(_ x: [Float], _ reference: [Float], from: Int = 0) -> (lag: Int, fit: Double)? {
+        let threshold: Float = 3.0 / 32768
+        guard let seen = RecordingAlignment.firstAbove(x, threshold, from: from) else { return nil }
+        let guess = seen - (RecordingAlignment.firstAbove(reference, threshold) ?? 0)
+        let best = RecordingAlignment.bestLag(x, reference, guess: guess, radius: 64)
+        return (best.lag, best.residual / max(best.energy, 1e-30))
+    }
+
+    @Test("two transients sent 0.5 s apart on the monotonic clock are recorded 24,000 frames apart")
+    func transientSpacing() throws {
+        let serve = try ServeProcess(Self.serveOptions)
+        defer { serve.stop() }
+        // Past the schedule grid's settling (as the engine and manager rig tests do).
+        usleep(2_500_000)
+        let capture = try Self.recorder(seconds: 4)
+        let t1 = MonotonicClock.now() + 0.3, t2 = t1 + 0.5
+        serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5), .double(t1)])
+        serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5), .double(t2)])
+        usleep(1_500_000)
+        let rec = capture.stop()
+        #expect(rec.overruns == 0, "the recording must be whole")
+        let m = Self.reference()
+        m.playTransientEvent(intensity: 0.8, sharpness: 0.5)
+        let pattern = try #require(m.state.withLock { $0.caches.transients.values.first })
+        let ref = RecordingAlignment.s16(RecordingAlignment.channel(OfflineRenderer.render(pattern, layout: .stereoPlusHaptic).samples, channels: 3, 2))
+        m.shutDown()
+        let h = Self.channel(rec, 2)
+        let first = try #require(Self.locate(h, ref))
+        let second = RecordingAlignment.bestLag(h, ref, guess: first.lag + 24_000, radius: 200)
+        let spacing = second.lag - first.lag
+        print("serve rig: transients at frames \(first.lag) and \(second.lag): \(spacing) frames for 0.5 s (24000 nominal); fits \(first.fit), \(second.residual / second.energy)")
+        #expect(first.fit < 1e-3 && second.residual / second.energy < 1e-3, "both transients are in the recording, whole")
+        // The rig's null sink runs on the system clock: its drift over 0.5 s is well under a frame.
+        #expect(abs(spacing - 24_000) <= 1, "spacing \(spacing)")
+    }
+
+    @Test("a cue sent over OSC: its sound (L) and haptic (H) land on one frame")
+    func cueLockstep() throws {
+        let serve = try ServeProcess(Self.serveOptions)
+        defer { serve.stop() }
+        usleep(1_500_000)
+        let capture = try Self.recorder(seconds: 4)
+        serve.client.send("/hapticsynth/cue", [.string("beat_hit"), .double(MonotonicClock.now() + 0.3)])
+        usleep(2_000_000)
+        let rec = capture.stop()
+        #expect(rec.overruns == 0)
+        let m = Self.reference()
+        let cue = OfflineRenderer.render(try #require(m.state.withLock { $0.caches.cues["beat_hit"] }), layout: .stereoPlusHaptic)
+        m.shutDown()
+        let refL = RecordingAlignment.s16(RecordingAlignment.channel(cue.samples, channels: 3, 0))
+        let refH = RecordingAlignment.s16(RecordingAlignment.channel(cue.samples, channels: 3, 2))
+        let l = try #require(Self.locate(Self.channel(rec, 0), refL)), h = try #require(Self.locate(Self.channel(rec, 2), refH))
+        print("serve rig cue: sound at frame \(l.lag), haptic at frame \(h.lag) (fits \(l.fit), \(h.fit))")
+        #expect(l.lag == h.lag, "skew \(l.lag - h.lag) samples")
+        #expect(l.fit < 1e-3 && h.fit < 1e-3)
+    }
+
+    @Test("a looping player's intensity follows the control messages")
+    func loopIntensity() throws {
+        let folder = try Self.hapticsWithHum()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = try ServeProcess(Self.serveOptions, haptics: folder)
+        defer { serve.stop() }
+        usleep(1_000_000)
+        let capture = try Self.recorder(seconds: 6)
+        // Phases of 0.8 s: full, 0.2, full again, then stopped.
+        serve.client.send("/hapticsynth/loop/start", [.string("slider"), .string("hum"), .float(1)])
+        usleep(800_000)
+        serve.client.send("/hapticsynth/loop/intensity", [.string("slider"), .float(0.2)])
+        usleep(800_000)
+        serve.client.send("/hapticsynth/loop/intensity", [.string("slider"), .float(1)])
+        usleep(800_000)
+        serve.client.send("/hapticsynth/loop/stop", [.string("slider")])
+        usleep(800_000)
+        let rec = capture.stop()
+        #expect(rec.overruns == 0)
+        let h = Self.channel(rec, 2)
+        let onset = try #require(RecordingAlignment.firstAbove(h, 0.01))
+        func rms(_ phase: Int) -> Double {
+            // The middle of each phase (0.2...0.6 s into it): away from the moment a message lands.
+            let from = onset + Int((Double(phase) * 0.8 + 0.2) * 48_000), to = from + Int(0.4 * 48_000)
+            guard to <= h.count else { return .nan }
+            return (h[from..<to].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(to - from)).squareRoot()
+        }
+        let levels = (0..<4).map(rms)
+        print("serve rig loop: rms per phase (1, 0.2, 1, stopped): \(levels)")
+        #expect(levels[0] > 0.01, "the loop plays")
+        #expect(levels[1] < 0.5 * levels[0] && levels[1] > 0.005 * levels[0], "0.2 is quieter, and still playing")
+        #expect(abs(levels[2] / levels[0] - 1) < 0.2, "back to full")
+        #expect(levels[3] < 0.01 * levels[0], "stopped")
+    }
+
+    @Test("10,000 malformed datagrams do not stop the server; a valid message still plays after them")
+    func malformedFlood() throws {
+        let serve = try ServeProcess(Self.serveOptions)
+        defer { serve.stop() }
+        var random = SeededRandom(seed: 14)
+        for i in 0..<10_000 {
+            var junk = (0..<(1 + i % 97)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            if junk.first == UInt8(ascii: "/") || junk.first == UInt8(ascii: "#") { junk[0] = 0 }
+            serve.client.sendRaw(junk)
+            // Paced a little so that the kernel's socket buffer never overflows (every one is counted).
+            if i % 100 == 99 { usleep(2_000) }
+        }
+        usleep(300_000)
+        #expect(serve.isRunning)
+        let malformed = serve.counter(StatusField.malformed.rawValue)
+        #expect(malformed == 10_000, "malformed counted: \(String(describing: malformed))")
+        #expect(serve.counter(StatusField.socketDrops.rawValue) == 0)
+        let capture = try Self.recorder(seconds: 3)
+        serve.client.send("/hapticsynth/transient", [.float(1), .float(0.5)])
+        usleep(1_000_000)
+        let rec = capture.stop()
+        let h = Self.channel(rec, 2)
+        #expect(h.contains { abs($0) > 0.05 }, "the transient after the flood reached the sink")
+        let log = serve.standardError
+        let lines = log.split(separator: "\n").filter { $0.contains("malformed") }.count
+        print("serve rig flood: \(lines) log lines about malformed datagrams for 10,000")
+        #expect(lines <= 20, "the log is rate-limited")
+    }
+
+    @Test("SIGHUP reloads the library: a pattern added to the folder plays after it, the stream goes on")
+    func sighupReloads() throws {
+        let folder = try Self.hapticsWithHum()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = try ServeProcess(Self.serveOptions, haptics: folder)
+        defer { serve.stop() }
+        usleep(500_000)
+        let capture = try Self.recorder(seconds: 5)
+        // A loop plays through the reload: the stream is not dropped.
+        serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(0.3)])
+        serve.client.send("/hapticsynth/play", [.string("hum2")])
+        usleep(300_000)
+        #expect(serve.counter(StatusField.unknownNames.rawValue) == 1, "hum2 is not there yet")
+        try Self.humAHAP(intensity: 1).write(toFile: folder + "/hum2.ahap", atomically: true, encoding: .utf8)
+        let engineBefore = serve.counter(StatusField.engine.rawValue)
+        serve.signal(SIGHUP)
+        usleep(700_000)
+        serve.client.send("/hapticsynth/loop/stop", [.string("bed")])
+        serve.client.send("/hapticsynth/play", [.string("hum2")])
+        usleep(1_500_000)
+        let rec = capture.stop()
+        #expect(serve.isRunning)
+        #expect(serve.counter(StatusField.unknownNames.rawValue) == 1, "hum2 is known after SIGHUP")
+        #expect(serve.counter(StatusField.engine.rawValue) == engineBefore, "the same engine: no reset")
+        #expect(rec.overruns == 0)
+        let h = Self.channel(rec, 2)
+        // The bed (0.3) plays from the start without a gap until it is stopped, then hum2 (1.0) is louder.
+        let onset = try #require(RecordingAlignment.firstAbove(h, 0.005))
+        let bedEnd = onset + Int(0.9 * 48_000)
+        let quiet = stride(from: onset, to: bedEnd - 480, by: 480).filter { i in !h[i..<(i + 480)].contains { abs($0) > 0.001 } }.count
+        #expect(quiet == 0, "\(quiet) silent 10 ms windows in the bed across the reload")
+        let peakAfter = h[(bedEnd + 24_000)...].map(abs).max() ?? 0, peakBed = h[onset..<bedEnd].map(abs).max() ?? 0
+        print("serve rig SIGHUP: bed peak \(peakBed), hum2 peak \(peakAfter)")
+        #expect(peakAfter > 1.5 * peakBed, "hum2 played after the reload")
+    }
+
+    @Test("the server survives a sound-server restart (as play does): the client's loop resumes, a transient sent after it is recorded")
+    func soundServerRestart() throws {
+        let folder = try Self.hapticsWithHum()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = try ServeProcess(Self.serveOptions, haptics: folder)
+        defer { serve.stop() }
+        usleep(500_000)
+        serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(0.5)])
+        usleep(500_000)
+        #expect(try runRigControl(OSCRig.control, "stop-server") == 0)
+        usleep(1_000_000)
+        #expect(try runRigControl(OSCRig.control, "start-server") == 0)
+        // Up to 20 s for the engine (or the server's supervisor) to come back: the loop is heard again.
+        let end = MonotonicClock.now() + 20
+        var resumed = false
+        var attempts = 0
+        while !resumed && MonotonicClock.now() < end && serve.isRunning {
+            attempts += 1
+            guard let capture = try? Self.recorder(seconds: 1.5) else { usleep(500_000); continue }
+            usleep(1_000_000)
+            let h = Self.channel(capture.stop(), 2)
+            resumed = h.count > 24_000 && (h.suffix(24_000).reduce(0.0) { $0 + Double($1) * Double($1) } / 24_000).squareRoot() > 0.01
+        }
+        print("serve rig restart: loop heard again after \(attempts) recordings; log: \(serve.standardError.suffix(400))")
+        #expect(serve.isRunning)
+        #expect(resumed, "the client's loop plays again after the sound server restarted")
+        // Then, alone, a transient sent now: recorded whole (its shape matches the reference).
+        serve.client.send("/hapticsynth/loop/stop", [.string("bed")])
+        usleep(300_000)
+        let capture = try Self.recorder(seconds: 2)
+        serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5)])
+        usleep(1_000_000)
+        let rec = capture.stop()
+        let m = Self.reference()
+        m.playTransientEvent(intensity: 0.8, sharpness: 0.5)
+        let pattern = try #require(m.state.withLock { $0.caches.transients.values.first })
+        let ref = RecordingAlignment.s16(RecordingAlignment.channel(OfflineRenderer.render(pattern, layout: .stereoPlusHaptic).samples, channels: 3, 2))
+        m.shutDown()
+        let found = Self.locate(Self.channel(rec, 2), ref)
+        print("serve rig restart: transient at frame \(found.map { String($0.lag) } ?? "-"), fit \(found.map { String($0.fit) } ?? "-")")
+        #expect(found.map { $0.fit < 1e-3 } == true, "the transient after the restart reached the new server, whole")
+    }
+
+    @Test("two devices (-D for the sound, --haptic-device for the haptic): a cue plays on both")
+    func twoDevices() throws {
+        let serve = try ServeProcess(Self.serveOptions + ["--haptic-device", OSCRig.outMono], device: OSCRig.outB)
+        defer { serve.stop() }
+        usleep(1_000_000)
+        let sound = ALSACaptureDevice(name: OSCRig.inputB, channels: 2, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
+        let haptic = ALSACaptureDevice(name: OSCRig.inputMono, channels: 1, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
+        try sound.start()
+        try haptic.start()
+        usleep(100_000)
+        serve.client.send("/hapticsynth/cue", [.string("beat_hit")])
+        serve.client.send("/hapticsynth/play", [.string("thud"), .double(MonotonicClock.now() + 0.5)])
+        usleep(1_500_000)
+        let s = sound.stop(), h = haptic.stop()
+        let soundPeak = s.floatSamples.map(abs).max() ?? 0, hapticPeak = h.floatSamples.map(abs).max() ?? 0
+        print("serve rig two devices: sound peak \(soundPeak), haptic peak \(hapticPeak)")
+        #expect(soundPeak > 0.05, "the cue's sound reached -D")
+        #expect(hapticPeak > 0.05, "the haptic reached --haptic-device")
+        #expect(serve.status()?.first == .string("running"))
+    }
+
+    // MARK: - helpers
+
+    /// A continuous 1 s event (a loop of it is a steady level).
+    static func humAHAP(intensity: Double) -> String {
+        """
+        {"Version": 1.0, "Pattern": [{"Event": {"Time": 0.0, "EventType": "HapticContinuous", "EventDuration": 1.0,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \(intensity)},
+                              {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}]}
+        """
+    }
+
+    /// A copy of Haptics/ with hum.ahap added, in a temporary folder.
+    static func hapticsWithHum() throws -> String {
+        let folder = NSTemporaryDirectory() + "hapticsynth-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: oscRepoRoot + "/Haptics") where file.hasSuffix(".ahap") {
+            try FileManager.default.copyItem(atPath: oscRepoRoot + "/Haptics/" + file, toPath: folder + "/" + file)
+        }
+        try humAHAP(intensity: 1).write(toFile: folder + "/hum.ahap", atomically: true, encoding: .utf8)
+        return folder
+    }
+}

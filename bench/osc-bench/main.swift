@@ -1,0 +1,173 @@
+// osc-bench: `hapticsynth serve`'s path measured through the JACK rig (scripts/jack-rig.sh):
+//   1. message arrival to first sample: a client sends /hapticsynth/transient (immediate) to an
+//      OSC server driving a HapticManager; the JACK recorder stamps the first sample above 0.05;
+//      next to `play`'s immediate start (player.start(atTime: 0) on the same engine, same run);
+//   2. the most messages per second held without a drop (socket, queue, engine all counted).
+// Usage (inside scripts/jack-rig.sh --period P): osc-bench [--period P] [--trials N]
+import Foundation
+import HapticEngine
+import HapticKit
+import HapticOSC
+import HapticPattern
+import HapticRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func nowNanos() -> Int64 { Int64((MonotonicClock.now() * 1e9).rounded()) }
+func ms(_ x: Double) -> String { String(format: "%.3f", x) }
+func sleepSeconds(_ s: Double) { usleep(UInt32(max(0, s) * 1e6)) }
+
+/// n, min, median, p99, max of a list of milliseconds.
+func summary(_ values: [Double]) -> String {
+    guard !values.isEmpty else { return "n=0" }
+    let v = values.sorted()
+    func p(_ q: Double) -> Double { v[min(v.count - 1, Int(Double(v.count) * q))] }
+    return "n=\(v.count) min \(ms(v[0])) median \(ms(p(0.5))) p99 \(ms(p(0.99))) max \(ms(v[v.count - 1]))"
+}
+func median(_ values: [Double]) -> Double { values.isEmpty ? .nan : values.sorted()[values.count / 2] }
+
+/// The recorder's onsets: (frame, monotonic ns).
+func readOnsets(_ path: String) -> [(Int64, Int64)] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").dropFirst().compactMap { line in
+        let f = line.split(separator: ",")
+        guard f.count >= 3, let frame = Int64(f[1]), let t = Int64(f[2]) else { return nil }
+        return (frame, t)
+    }
+}
+
+var period = 256, trials = 200
+var i = 1
+let args = CommandLine.arguments
+while i + 1 < args.count {
+    if args[i] == "--period" { period = Int(args[i + 1]) ?? period }
+    if args[i] == "--trials" { trials = Int(args[i + 1]) ?? trials }
+    i += 2
+}
+let env = ProcessInfo.processInfo.environment
+guard let dir = env["HAPTICSYNTH_JACK_RIG_DIR"], let recorderPath = env["HAPTICSYNTH_JACK_RECORDER"], let pcm = env["HAPTICSYNTH_JACK_OUT"] else {
+    print("osc-bench: run inside scripts/jack-rig.sh")
+    exit(2)
+}
+let jackPeriod = Int(env["HAPTICSYNTH_JACK_PERIOD"] ?? "256") ?? 256
+let rate = 48_000.0, bufferPeriods = 3
+let interval = max(0.1, Double(period * bufferPeriods + jackPeriod) / rate * 1.6)
+let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+// The recorder first: the PCM connects to its ports when it opens.
+let onsetsPath = dir + "/osc-onsets.csv"
+let recorder = Process()
+recorder.executableURL = URL(fileURLWithPath: recorderPath)
+recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", "/dev/null", "-s", dir + "/osc-stamps.csv", "-O", onsetsPath, "-t", "0.05"]
+let out = Pipe()
+recorder.standardOutput = out
+try recorder.run()
+var ready = ""
+while !ready.contains("READY") {
+    let data = out.fileHandleForReading.availableData
+    if data.isEmpty { print("recorder died"); exit(3) }
+    ready += String(decoding: data, as: UTF8.self)
+}
+
+// The manager as `serve` makes it, on the rig's PCM, haptic on channel 0 (the recorder's onset channel).
+var config = HapticManager.Configuration(
+    hapticsFolder: repo + "/Haptics", assetsFolder: repo + "/Assets", output: .alsa(pcm),
+    layout: ChannelLayout([.haptic(gain: 1), .silence, .silence]))
+config.engine.periodFrames = period
+config.engine.bufferPeriods = bufferPeriods
+config.logger.logLevel = .error
+config.engine.logger.logLevel = .error
+let manager = HapticManager(configuration: config)
+guard manager.engineAvailable, let engine = manager.currentEngine else { print("osc-bench: no engine: \(manager.status)"); exit(1) }
+manager.preloadPatterns()
+var oscConfig = OSCServer.Configuration()
+oscConfig.port = 0
+oscConfig.logger.logLevel = .error
+let server = try OSCServer(configuration: oscConfig, target: ManagerCommandTarget(remote: HapticRemoteControl(manager: manager)))
+let client = try OSCClient(port: server.port)
+let message = OSCClient.datagram("/hapticsynth/transient", [.float(1), .float(0.5)])
+
+// Frames from a transient's onset to its first sample over the recorder's threshold.
+let transient = try engine.prepare(AHAPPattern(elements: [.event(.transient(at: 0, intensity: 1, sharpness: 0.5))]))
+let rendered = OfflineRenderer.render(transient, layout: engine.configuration.layout)
+guard let k0 = (0..<rendered.samples.count / 3).first(where: { rendered.samples[$0 * 3] > 0.05 }) else { print("no onset"); exit(3) }
+let k0Nanos = Double(k0) / rate * 1e9
+
+print("== jackd -p \(jackPeriod), ALSA period \(period) x \(bufferPeriods) on \(pcm), \(trials) trials each, \(Int(interval * 1000)) ms apart; release build, shared 2-core machine")
+sleepSeconds(1.5)  // past the engine's start and the schedule grid's settling
+
+struct Phase { var label: String; var from: Int64; var to: Int64; var reference: [Int64] }
+var phases: [Phase] = []
+@MainActor func measure(_ label: String, _ fire: () -> Void) {
+    let from = nowNanos()
+    var reference: [Int64] = []
+    for _ in 0..<trials {
+        reference.append(nowNanos())
+        fire()
+        sleepSeconds(interval)
+    }
+    sleepSeconds(0.3)
+    phases.append(Phase(label: label, from: from, to: nowNanos(), reference: reference))
+}
+// Interleaved halves, so that a slow moment of the shared machine falls on both.
+let half = trials
+trials = half / 2
+for round in 0..<2 {
+    measure("play's immediate start (player.start(atTime: 0)) -> first sample, round \(round + 1)") {
+        _ = try? engine.makePlayer(with: transient).start(atTime: 0)
+    }
+    measure("OSC /hapticsynth/transient sent -> first sample, round \(round + 1)") { client.sendRaw(message) }
+}
+recorder.terminate()
+recorder.waitUntilExit()
+let onsets = readOnsets(onsetsPath)
+var play: [Double] = [], osc: [Double] = []
+for phase in phases {
+    // Each start with the first onset after it, within one interval (a missed onset costs one trial, not the phase).
+    let mine = onsets.map(\.1).filter { $0 >= phase.from && $0 <= phase.to }
+    var values: [Double] = []
+    for r in phase.reference {
+        if let t = mine.first(where: { Double($0) - k0Nanos >= Double(r) && Double($0 - r) < interval * 1e9 }) {
+            values.append((Double(t) - k0Nanos - Double(r)) / 1e6)
+        }
+    }
+    if values.count < phase.reference.count { print("\(phase.label): \(phase.reference.count - values.count) of \(phase.reference.count) without an onset") }
+    if phase.label.hasPrefix("play") { play += values } else { osc += values }
+}
+print("play immediate start -> first sample, ms: " + summary(play))
+print("OSC message sent -> first sample, ms:     " + summary(osc))
+let extra = median(osc) - median(play)
+print("target OSC within play's immediate start + 1 ms: median \(ms(median(osc))) - \(ms(median(play))) = \(ms(extra)) ms: \(extra <= 1 ? "met" : "MISSED")")
+print("engine: xruns \(engine.xrunCount), late commands \(engine.lateCommandCount), realtime \(engine.isRealtime)")
+
+// Throughput: each rate for 1 s; held = every datagram read, none dropped, every voice started.
+print("== messages per second (transients, 1 s per rate)")
+var held = 0
+for perSecond in [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000] {
+    sleepSeconds(0.5)
+    let before = server.counters.snapshot, stats0 = manager.statistics
+    let start = MonotonicClock.now()
+    var sent = 0
+    while sent < perSecond {
+        let due = start + Double(sent) / Double(perSecond)
+        while MonotonicClock.now() < due {}
+        if client.sendRaw(message) { sent += 1 }
+    }
+    let took = MonotonicClock.now() - start
+    let end = MonotonicClock.now() + 3
+    while server.queuedCommands > 0 && MonotonicClock.now() < end { usleep(1_000) }
+    sleepSeconds(0.2)
+    let after = server.counters.snapshot, stats1 = manager.statistics
+    let read = after.datagrams - before.datagrams, dropped = after.dropped - before.dropped
+    let failed = stats1.startsFailed - stats0.startsFailed, played = after.executed - before.executed
+    // A rate counts only when the client really offered it (it may not keep up on a busy machine).
+    let offered = took <= 1.05
+    let ok = read == sent && dropped == 0 && failed == 0
+    print("\(perSecond)/s (sent in \(ms(took)) s: \(Int(Double(sent) / took))/s offered): read \(read), queue drops \(dropped), played \(played), engine refusals \(failed): \(ok ? (offered ? "held" : "held, but the client could not offer the rate") : "DROPS")")
+    if ok && offered { held = perSecond }
+    if !ok || !offered { break }
+}
+print("most messages per second held without a drop: \(held)")
+server.stop()
+manager.shutDown()
