@@ -35,6 +35,8 @@ struct ActiveEvent {
     var decay: Double
     var release: Double
     /// 1/attack, 1/decay, 1/release (the envelope multiplies; scalar and 8-lane code agree).
+    /// Transient: invAttack is the rise's quarter period per sample and invDecay the decay
+    /// rate (log2(e)/time constant), as `TransientGeometry` computed them.
     var invAttack: Double = 1
     var invDecay: Double = 1
     var invRelease: Double = 1
@@ -60,7 +62,7 @@ extension VoiceState {
             colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, invLength: 0, grain: -1,
             phaseAnchor: 0, anchorSample: n, attack: 1, decay: 1, release: 1,
             end: e.duration ?? .infinity, sustained: e.sustained, sound: e.sound,
-            soundOffset: Int64(roundFast(elapsed)), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
+            soundOffset: Int64(roundFast(Swift.min(1e15, Swift.max(0, elapsed)))), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
         switch e.kind {
         case .transient:
             let intensity = e.level * controlAtOnset(0, onset: e.onset, n: n)
@@ -69,10 +71,12 @@ extension VoiceState {
             if a.level == 0 { return }
             let shape = TransientGeometry(
                 sharpness: sharpness, frequencyTable: flat.frequencyTable.baseAddress!, sampleRate: fs,
-                cycles: transientCycles, fixedSamples: transientSamples)
+                rule: transientRule)
             a.inc = shape.inc
             a.length = shape.length
             a.invLength = shape.invLength
+            a.invAttack = Double(shape.quarterPerSample)
+            a.invDecay = Double(shape.decayRate)
             a.grain = flat.grain(inc: shape.inc, length: shape.length)
         case .continuous, .audioContinuous:
             let base = e.isHapticContinuous ? 2 : 9  // Haptic vs Audio Attack/Decay/ReleaseTimeControl

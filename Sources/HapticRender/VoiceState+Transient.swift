@@ -25,10 +25,10 @@ extension VoiceState {
                 j += 1
             }
         } else {
-            let hann = windowIsHann
+            let quarter = Float(a.invAttack), decayRate = Float(a.invDecay)
             var j = from
             while j < to {
-                let v = transientLanes(firstK &+ Int64(j - from), a.invLength, a.inc, hann: hann)
+                let v = transientLanes(firstK &+ Int64(j - from), a.length, a.inc, quarter, decayRate)
                 if j + 8 <= to {
                     let o = UnsafeMutableRawPointer(haptic + j)
                     o.storeBytes(of: o.loadUnaligned(as: SIMD8<Float>.self) + amp * v, as: SIMD8<Float>.self)

@@ -58,9 +58,7 @@ final class VoiceState {
     let eventCount: Int
 
     // Profile numbers, copied so the render path touches no strings.
-    let transientCycles: Double  // 0 when the length is in milliseconds
-    let transientSamples: Double
-    let windowIsHann: Bool
+    let transientRule: TransientRule
     let attackMin: Double, attackLog: Double
     let decayMin: Double, decayLog: Double
     let releaseMin: Double, releaseLog: Double
@@ -118,8 +116,7 @@ final class VoiceState {
         self.hasAudio = pattern.hasAudio
         self.eventCount = pattern.events.count
         let p = pattern.profile
-        (transientCycles, transientSamples) = p.transientLength(sampleRate: pattern.sampleRate)
-        windowIsHann = p.transient.window == .hann
+        transientRule = p.transientRule(sampleRate: pattern.sampleRate)
         attackMin = p.envelope.attack.min
         attackLog = log2Double(p.envelope.attack.max / p.envelope.attack.min)
         decayMin = p.envelope.decay.min
@@ -210,15 +207,38 @@ final class VoiceState {
         unwrapped(at: n) - pOffset
     }
 
-    /// The first output sample n (any n, not only >= now) with P(n) >= target.
+    /// The first output sample n (any n, not only >= now) with P(n) >= target. A target
+    /// more than 10^15 samples (about 660 years at 48 kHz) away, or not a number, gives
+    /// nAnchor ± 10^15: a sample no render reaches.
+    ///
+    /// Bounded: the closed-form estimate is off by a rounding at most, and the exact formula
+    /// corrects it in at most `maximumCorrection` steps each way (never a number of steps that
+    /// a pattern's values choose: an event at 3e10 s used to walk 10^15 samples here).
     @_noLocks @inline(__always)
     func firstSample(reaching target: Double) -> Int64 {
         let x = ceilFast((target + pOffset - uAnchor) / rate)
-        var n = nAnchor &+ Int64(min(1e15, max(-1e15, x)))
-        while patternPosition(at: n &- 1) >= target { n &-= 1 }
-        while patternPosition(at: n) < target { n &+= 1 }
+        let far = 1e15
+        if !(x < far) { return nAnchor &+ Int64(far) }
+        if !(x > -far) { return nAnchor &- Int64(far) }
+        var n = nAnchor &+ Int64(x)
+        var steps = 0
+        // (No && in the conditions: its autoclosure would retain self on the render path.)
+        while steps < maximumCorrection {
+            if patternPosition(at: n &- 1) < target { break }
+            n &-= 1
+            steps += 1
+        }
+        steps = 0
+        while steps < maximumCorrection {
+            if patternPosition(at: n) >= target { break }
+            n &+= 1
+            steps += 1
+        }
         return n
     }
+
+    /// See `firstSample(reaching:)`.
+    @inline(__always) var maximumCorrection: Int { 8 }
 
     func setRate(_ value: Double) {
         let r = value.isFinite ? min(1000, max(0.001, value)) : 1
