@@ -28,7 +28,7 @@ enum BuiltInProfileJSON {
   "name": "voice-coil",
   "description": "Wide-band vibrotactile voice-coil actuator such as a Tactile Labs Haptuator: about 50-300 Hz, resonance near 80-150 Hz.",
   "band": { "low": 50, "high": 300 },
-  "transient": { "cycles": 4, "attackMs": 0.6, "decayCycles": 1 },
+  "transient": { "cycles": 3, "attackMs": 0.6, "decayCycles": 0.75 },
   "intensity": { "law": "power", "exponent": 1.5 },
   "defaults": { "intensity": 1.0, "sharpness": 0.5 },
   "envelope": {
