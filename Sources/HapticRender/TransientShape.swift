@@ -35,14 +35,19 @@ func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSam
     let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
     let k = (SIMD8<Double>(repeating: Double(k0)) + lanes) + 0.5
     let xf = SIMD8<Float>(k)
-    var q = xf * quarterPerSample
-    q.replace(with: 0.25, where: q .> 0.25)
-    let r0 = sin2piVector(q)
-    var left = SIMD8<Float>((SIMD8<Double>(repeating: Double(length)) - k) * inc) * 0.25
-    left.replace(with: 0.25, where: left .> 0.25)
-    left.replace(with: 0, where: left .< 0)
-    let t0 = sin2piVector(left)
-    let envelope = (r0 * r0) * (t0 * t0) * exp2NegativeVector(xf * decayRate)
+    // Rise and taper are exactly 1 outside their quarter period; their sines are only
+    // evaluated for a block that has a lane inside (the first and last few blocks).
+    var envelope = exp2NegativeVector(xf * decayRate)
+    let q = xf * quarterPerSample
+    if any(q .< 0.25) {
+        let r0 = sin2piVector(q.replacing(with: 0.25, where: q .> 0.25))
+        envelope *= (r0 * r0).replacing(with: 1, where: q .>= 0.25)
+    }
+    let left = SIMD8<Float>((SIMD8<Double>(repeating: Double(length)) - k) * inc) * 0.25
+    if any(left .< 0.25) {
+        let t0 = sin2piVector(left.replacing(with: 0.25, where: left .> 0.25).replacing(with: 0, where: left .< 0))
+        envelope *= (t0 * t0).replacing(with: 1, where: left .>= 0.25)
+    }
     let x = k * inc
     let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
     let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
