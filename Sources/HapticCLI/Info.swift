@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HapticPattern
+import HapticRender
 
 /// `hapticsynth info FILE [--json] [--audio-root DIR]...`
 public struct Info: HapticsynthVerb {
@@ -11,6 +12,12 @@ public struct Info: HapticsynthVerb {
             values it uses, its parameter curves, the audio files it references (and whether \
             each exists, looked up relative to the pattern's folder and then in each \
             --audio-root), and the lenient reader's warnings. Exits 1 when the file does not load.
+
+            It also shows where a transient's energy lands on each built-in profile (or the \
+            one --profile names), measured on the rendered output: the time its Hilbert \
+            envelope reaches half its peak, and the peak, after the event's time, at \
+            sharpness 0, 0.5 and 1. That is when it is felt; its first sample is on the \
+            event's sample.
 
             Examples:
               hapticsynth info Haptics/heartbeat.ahap
@@ -23,6 +30,9 @@ public struct Info: HapticsynthVerb {
 
     @Option(name: .customLong("audio-root"), help: ArgumentHelp("Another folder to look for referenced audio files in.", valueName: "dir"))
     public var audioRoots: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Show the transients' felt onset for this profile only (a built-in name or a JSON file).", valueName: "name|path"))
+    public var profile: String?
 
     @OptionGroup public var format: OutputFormatOptions
 
@@ -65,6 +75,31 @@ public struct Info: HapticsynthVerb {
         var curves: [Curve]
         var audioFiles: [Audio]
         var warnings: [Warning]
+        /// Per profile: a full-intensity transient's felt onset at sharpness 0, 0.5 and 1.
+        var transientFeltOnset: [FeltOnsets]
+    }
+
+    struct FeltOnsets: Codable {
+        var profile: String
+        var onsets: [FeltOnset]
+    }
+
+    func feltOnsets() throws(CLIError) -> [FeltOnsets] {
+        var profiles: [ActuatorProfile] = ActuatorProfile.builtInNames.compactMap { ActuatorProfile.builtIn(named: $0) }
+        if let profile {
+            var options = SynthesisOptions()
+            options.profile = profile
+            profiles = [try options.resolvedProfile()]
+        }
+        var result: [FeltOnsets] = []
+        for p in profiles {
+            do {
+                result.append(FeltOnsets(profile: p.name, onsets: try p.feltOnsets()))
+            } catch {
+                throw CLIError("\(p.name): \(error)")
+            }
+        }
+        return result
     }
 
     public func execute(into output: inout some CommandOutput) throws -> Int32 {
@@ -77,6 +112,11 @@ public struct Info: HapticsynthVerb {
         }
         let pattern = loaded.decoded.pattern
         let summary = pattern.summary
+        let felt: [FeltOnsets]
+        do { felt = try feltOnsets() } catch {
+            output.printError(error.description)
+            return 1
+        }
         let report = Report(
             file: file, bytes: loaded.byteCount, version: pattern.version, duration: summary.duration,
             events: Dictionary(uniqueKeysWithValues: summary.eventCounts.map { ($0.key.rawValue, $0.value) }),
@@ -94,7 +134,8 @@ public struct Info: HapticsynthVerb {
                 let found = loaded.locateAudio(reference, roots: audioRoots)
                 return Report.Audio(path: reference, exists: found != nil, resolved: found?.path)
             },
-            warnings: loaded.decoded.warnings.map { Report.Warning(path: $0.path, message: $0.message, kind: $0.kind.rawValue) })
+            warnings: loaded.decoded.warnings.map { Report.Warning(path: $0.path, message: $0.message, kind: $0.kind.rawValue) },
+            transientFeltOnset: felt)
 
         if format.json {
             output.print(jsonText(report))
@@ -130,6 +171,13 @@ public struct Info: HapticsynthVerb {
         }
         output.print("warnings: \(report.warnings.count)")
         for warning in loaded.decoded.warnings { output.print("  \(warning)") }
+        output.print("transient felt onset (half-envelope / peak of the Hilbert envelope after the event time):")
+        for entry in felt {
+            let parts = entry.onsets.map {
+                String(format: "sharpness %g (%.1f Hz) %.2f / %.2f ms", $0.sharpness, $0.frequency, $0.halfEnvelopeMs, $0.peakMs)
+            }
+            output.print("  \(entry.profile): " + parts.joined(separator: "; "))
+        }
         return 0
     }
 

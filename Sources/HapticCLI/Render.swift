@@ -15,6 +15,11 @@ public struct Render: HapticsynthVerb {
             written to a temporary name and renamed when complete, so an error never leaves a \
             half-written file. Prints what it wrote: duration, channels, peak, events, warnings.
 
+            A file ends in silence: past the pattern's end (and --tail), rendering goes on \
+            until every sound and the protection chain's ringing have decayed below -90 dBFS \
+            (at most 30 s more). --exact-length keeps the nominal length and fades the last \
+            5 ms instead.
+
             Examples:
               hapticsynth render Haptics/heartbeat.ahap -o heartbeat.wav
               hapticsynth render Haptics/*.ahap -o rendered/ --format flac --bits 24
@@ -34,8 +39,11 @@ public struct Render: HapticsynthVerb {
     @Option(name: .long, help: ArgumentHelp("Sample format: 16, 24 or 32f.", valueName: "bits"))
     public var bits = "16"
 
-    @Option(name: .long, help: ArgumentHelp("Seconds of extra output after the pattern ends, so releases ring out.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds of extra output after the pattern ends (the render goes on past them anyway until the output is silent, below -90 dBFS, unless --exact-length).", valueName: "seconds"))
     public var tail = 0.0
+
+    @Flag(name: .long, help: "Stop at exactly the pattern's length plus --tail, fading the last 5 ms out, instead of rendering on until the output is silent.")
+    public var exactLength = false
 
     @OptionGroup public var synthesis: SynthesisOptions
 
@@ -118,7 +126,8 @@ public struct Render: HapticsynthVerb {
 
     func render(_ input: String, to path: String, profile: ActuatorProfile) throws(CLIError) -> Written {
         let (file, prepared) = try synthesis.prepare(input, profile: profile)
-        var stream = OfflineRenderStream(pattern: prepared, layout: synthesis.resolvedLayout(), tail: tail)
+        var stream = OfflineRenderStream(
+            pattern: prepared, layout: synthesis.resolvedLayout(), tail: tail, ending: exactLength ? .exactLength : .silence)
         let fileFormat = format.flatMap { SoundFileWriter.FileFormat(extensionOf: "x." + $0) }
         let writer: SoundFileWriter
         do {

@@ -43,20 +43,30 @@ public struct ActuatorProfile: Sendable, Equatable, Codable {
         }
     }
 
-    /// A transient lasts `cycles` periods of its frequency, or `milliseconds`
-    /// (exactly one of the two), shaped by `window`.
+    /// A transient lasts `cycles` periods of its frequency, or `milliseconds` (exactly one
+    /// of the two). Its shape is felt on its beat: a smooth rise over `attackMs`, then an
+    /// exponential decay whose time constant is `decayCycles` periods (a kick-drum-like burst),
+    /// tapered to 0 over the last period.
     public struct TransientShape: Sendable, Equatable, Codable {
         public var cycles: Double?
         public var milliseconds: Double?
-        public var window: Window
-        public init(cycles: Double? = nil, milliseconds: Double? = nil, window: Window = .hann) {
+        /// The rise, in milliseconds (default 1).
+        public var attackMs: Double
+        /// The decay's time constant in periods of the burst's frequency (default 1), so a
+        /// sharper (higher) transient is also a shorter one.
+        public var decayCycles: Double
+        /// Accepted for profiles written before the attack/decay shape; ignored.
+        public var window: Window?
+        public init(cycles: Double? = nil, milliseconds: Double? = nil, attackMs: Double = 1, decayCycles: Double = 1, window: Window? = nil) {
             self.cycles = cycles
             self.milliseconds = milliseconds
+            self.attackMs = attackMs
+            self.decayCycles = decayCycles
             self.window = window
         }
     }
 
-    /// Windows that start and end at zero, so a burst never clicks.
+    /// The symmetric windows of the first transient shape (no longer used: see `TransientShape`).
     public enum Window: String, Sendable, Equatable, Codable {
         /// sin²(πx): smooth, the default.
         case hann
@@ -235,13 +245,15 @@ extension ActuatorProfile.Band {
 }
 
 extension ActuatorProfile.TransientShape {
-    enum CodingKeys: String, CodingKey, CaseIterable { case cycles, milliseconds, window }
+    enum CodingKeys: String, CodingKey, CaseIterable { case cycles, milliseconds, attackMs, decayCycles, window }
     public init(from decoder: any Decoder) throws {
         try rejectUnknownKeys(decoder, allowed: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         cycles = try c.decodeIfPresent(Double.self, forKey: .cycles)
         milliseconds = try c.decodeIfPresent(Double.self, forKey: .milliseconds)
-        window = try c.decodeIfPresent(ActuatorProfile.Window.self, forKey: .window) ?? .hann
+        attackMs = try c.decodeIfPresent(Double.self, forKey: .attackMs) ?? 1
+        decayCycles = try c.decodeIfPresent(Double.self, forKey: .decayCycles) ?? 1
+        window = try c.decodeIfPresent(ActuatorProfile.Window.self, forKey: .window)
     }
 }
 
@@ -352,6 +364,10 @@ extension ActuatorProfile {
             try positive(ms, "transient.milliseconds")
             guard ms <= 10_000 else { throw fail("transient.milliseconds", "must be at most 10000") }
         }
+        try positive(transient.attackMs, "transient.attackMs")
+        guard transient.attackMs <= 20 else { throw fail("transient.attackMs", "must be at most 20 (a transient is felt on time only with a fast rise)") }
+        try positive(transient.decayCycles, "transient.decayCycles")
+        guard transient.decayCycles <= 1000 else { throw fail("transient.decayCycles", "must be at most 1000") }
         if intensity.law == .power {
             guard let e = intensity.exponent else { throw fail("intensity.exponent", "is required for the power law") }
             guard e.isFinite, e > 0, e <= 10 else { throw fail("intensity.exponent", "must be in (0, 10] (got \(e))") }

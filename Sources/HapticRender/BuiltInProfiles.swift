@@ -7,7 +7,7 @@ enum BuiltInProfileJSON {
   "name": "bass-shaker",
   "description": "Tactile transducer (bass shaker) such as a Dayton Audio BST-1 or a ButtKicker: resonance near 40 Hz, useful band about 20-90 Hz.",
   "band": { "low": 22, "high": 90 },
-  "transient": { "cycles": 2, "window": "hann" },
+  "transient": { "cycles": 3, "attackMs": 1, "decayCycles": 0.75 },
   "intensity": { "law": "linear" },
   "defaults": { "intensity": 1.0, "sharpness": 0.5 },
   "envelope": {
@@ -28,7 +28,7 @@ enum BuiltInProfileJSON {
   "name": "voice-coil",
   "description": "Wide-band vibrotactile voice-coil actuator such as a Tactile Labs Haptuator: about 50-300 Hz, resonance near 80-150 Hz.",
   "band": { "low": 50, "high": 300 },
-  "transient": { "cycles": 3, "window": "hann" },
+  "transient": { "cycles": 3, "attackMs": 0.6, "decayCycles": 0.75 },
   "intensity": { "law": "power", "exponent": 1.5 },
   "defaults": { "intensity": 1.0, "sharpness": 0.5 },
   "envelope": {
@@ -49,7 +49,7 @@ enum BuiltInProfileJSON {
   "name": "lra",
   "description": "Phone-style linear resonant actuator (LRA): narrow band around its 150-175 Hz resonance.",
   "band": { "low": 150, "high": 175 },
-  "transient": { "milliseconds": 20, "window": "hann" },
+  "transient": { "milliseconds": 20, "attackMs": 0.5, "decayCycles": 2 },
   "intensity": { "law": "linear" },
   "defaults": { "intensity": 1.0, "sharpness": 0.5 },
   "envelope": {

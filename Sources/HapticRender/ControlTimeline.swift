@@ -129,3 +129,28 @@ extension ControlKnot {
     }
 }
 
+
+extension ControlTimeline {
+    /// Index of the last knot with time <= t, or -1 (binary search; no allocation).
+    @_noLocks @inline(__always)
+    static func lastIndex(_ knots: UnsafeBufferPointer<ControlKnot>, atOrBefore t: Double) -> Int {
+        var lo = 0
+        var hi = knots.count  // answer in [lo-1, hi-1]
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if knots[mid].time <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo - 1
+    }
+
+    /// Value of a piecewise-linear knot list at `t` (before the first knot: its value;
+    /// after the last: held). Equal-time pairs resolve to the right (post-jump) value.
+    @_noLocks @inline(__always)
+    static func value(_ knots: UnsafeBufferPointer<ControlKnot>, at t: Double, neutral: Double) -> Double {
+        if knots.isEmpty { return neutral }
+        let i = lastIndex(knots, atOrBefore: t)
+        if i < 0 { return knots[0].value }
+        let k = knots[i]
+        return k.value + (t - k.time) * k.slope
+    }
+}

@@ -20,21 +20,52 @@ public struct RenderedAudio: Sendable, Equatable {
     public var duration: Double { Double(frames) / sampleRate }
 }
 
+/// How an offline render ends.
+public enum RenderEnding: Sendable, Equatable {
+    /// Past the pattern's end (plus the tail), rendering goes on until every voice has
+    /// finished and the output has stayed below -90 dBFS for one period of the protection
+    /// high-pass's cutoff (so the chain's ringing has died too), at most `maximumExtraSeconds`
+    /// more. A file never ends in the middle of a sound.
+    case silence
+    /// Exactly the pattern's duration plus the tail; the last few ms fade out (rather than
+    /// stop on a click).
+    case exactLength
+}
+
 /// Renders a prepared pattern block by block, for writers that stream to a file.
-/// The output starts at pattern time 0 (the limiter's look-ahead is compensated)
-/// and is `totalFrames` long: the pattern's duration plus the tail.
+/// The output starts at pattern time 0 (the limiter's look-ahead is compensated); it lasts
+/// the pattern's duration plus the tail, and with `.silence` (the default) until it is silent.
 public struct OfflineRenderStream {
     public let pattern: PreparedPattern
     public let layout: ChannelLayout
-    /// Frames the stream will produce in total.
-    public let totalFrames: Int
+    /// Frames the stream will produce in total: known from the start with `.exactLength`; with
+    /// `.silence` it grows past the nominal length in steps of `silenceStepFrames` until the
+    /// output is silent (never beyond `maximumFrames`). Any block sizes give the same end.
+    public private(set) var totalFrames: Int
+    /// The pattern's duration plus the tail, in frames.
+    public let nominalFrames: Int
+    /// The most frames `.silence` may add up to.
+    public let maximumFrames: Int
+    public let ending: RenderEnding
+    /// `.silence` may run this much past the nominal end.
+    public static let maximumExtraSeconds = 30.0
+    /// The level below which the output counts as silent: -90 dBFS.
+    public static let silenceLevel: Float = 3.1622776e-5
+    /// `.silence` extends the render in steps of this many frames (10 ms at 48 kHz).
+    public static let silenceStepFrames = 480
+    /// `.exactLength`: the length of the closing fade.
+    public static let endFadeSeconds = 0.005
     public var channels: Int { layout.channels }
     /// Frames produced so far.
     public private(set) var framesWritten = 0
     /// Largest |sample| so far.
     public private(set) var peak: Float = 0
     public var eventsRendered: Int { voice.eventsStarted }
-    public var isFinished: Bool { framesWritten >= totalFrames }
+    public var isFinished: Bool {
+        if framesWritten < totalFrames { return false }
+        if ending == .exactLength || totalFrames >= maximumFrames { return true }
+        return voice.isFinished && quietFrames >= quietFramesNeeded
+    }
 
     var voice: PatternVoice
     var stage: OutputStage
@@ -47,23 +78,34 @@ public struct OfflineRenderStream {
     let owner: BufferOwner
     /// Whether anything writes or reads the audio buses (otherwise they are not cleared).
     let needsAudioBuses: Bool
+    /// `.silence`: how long the output must stay below `silenceLevel`, and how long it has.
+    let quietFramesNeeded: Int
+    var quietFrames = 0
+    let endFadeFrames: Int
 
     /// - Parameters:
     ///   - profile: the profile for the output stage (nil: the one the pattern was prepared for).
     ///   - layout: nil means the pattern's default layout.
     ///   - tail: extra seconds after the pattern's end (releases ring out).
+    ///   - ending: `.silence` (go on until the output is silent) or `.exactLength`.
     ///   - blockSize: frames per internal block (any value gives identical samples).
     public init(
         pattern: PreparedPattern, profile: ActuatorProfile? = nil, layout: ChannelLayout? = nil,
-        tail: Double = 0, blockSize: Int = 1024
+        tail: Double = 0, ending: RenderEnding = .silence, blockSize: Int = 1024
     ) {
         self.pattern = pattern
         let layout = layout ?? pattern.defaultLayout
         self.layout = layout
         let tailFrames = tail.isFinite && tail > 0 ? Int((tail * pattern.sampleRate).rounded()) : 0
-        totalFrames = pattern.frameCount + tailFrames
+        nominalFrames = pattern.frameCount + tailFrames
+        totalFrames = nominalFrames
+        self.ending = ending
+        maximumFrames = nominalFrames + Int(Self.maximumExtraSeconds * pattern.sampleRate)
+        let stageProfile = profile ?? pattern.profile
+        quietFramesNeeded = max(1, Int((pattern.sampleRate / stageProfile.protection.highPassHz).rounded(.up)))
+        endFadeFrames = max(1, Int((Self.endFadeSeconds * pattern.sampleRate).rounded()))
         voice = PatternVoice(pattern: pattern)
-        stage = OutputStage(profile: profile ?? pattern.profile, sampleRate: pattern.sampleRate, layout: layout)
+        stage = OutputStage(profile: stageProfile, sampleRate: pattern.sampleRate, layout: layout)
         self.blockSize = max(1, blockSize)
         framesToSkip = stage.latencyFrames
         haptic = .allocate(capacity: self.blockSize)
@@ -76,9 +118,19 @@ public struct OfflineRenderStream {
 
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).
     public mutating func render(into output: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
+        let start = framesWritten
         var written = 0
         let ch = layout.channels
-        while written < maxFrames && framesWritten < totalFrames {
+        while written < maxFrames {
+            if framesWritten >= totalFrames {
+                // `.silence`: past the nominal end, one more block unless the voice has finished
+                // and the output has been quiet long enough.
+                guard ending == .silence, totalFrames < maximumFrames,
+                    !(voice.isFinished && quietFrames >= quietFramesNeeded)
+                else { break }
+                // A fixed step (not the block size), so the end is the same whatever the calls.
+                totalFrames = min(maximumFrames, totalFrames + Self.silenceStepFrames)
+            }
             let want = min(blockSize, maxFrames - written, totalFrames - framesWritten + framesToSkip)
             // Past the look-ahead, a haptic-only mono layout is mixed and processed right in the
             // caller's buffer (the stage then has nothing to copy).
@@ -95,7 +147,9 @@ public struct OfflineRenderStream {
                 // Past the look-ahead: straight into the caller's buffer (one pass less).
                 let target = output + written * ch
                 stage.process(bus, into: target)
-                peak = max(peak, peakMagnitude(target, want * ch))
+                let blockPeak = peakMagnitude(target, want * ch)
+                peak = max(peak, blockPeak)
+                noteLevel(blockPeak, target, want)
                 written += want
                 framesWritten += want
                 continue
@@ -107,12 +161,45 @@ public struct OfflineRenderStream {
             if keep > 0 {
                 let source = interleaved + skip * ch
                 let target = output + written * ch
-                peak = max(peak, copyMeasuringPeak(source, target, keep * ch))
+                let blockPeak = copyMeasuringPeak(source, target, keep * ch)
+                peak = max(peak, blockPeak)
+                noteLevel(blockPeak, target, keep)
                 written += keep
                 framesWritten += keep
             }
         }
+        if ending == .exactLength { fadeEnd(output, from: start, count: written) }
         return written
+    }
+
+    /// `.silence`: counts the quiet frames at the end of what has been written so far (a
+    /// block over the level restarts the count from its last loud frame).
+    mutating func noteLevel(_ blockPeak: Float, _ block: UnsafeMutablePointer<Float>, _ frames: Int) {
+        if blockPeak < Self.silenceLevel {
+            quietFrames += frames
+            return
+        }
+        let ch = layout.channels
+        var last = frames - 1
+        while last >= 0 {
+            var loud = false
+            for c in 0..<ch where abs(block[last * ch + c]) >= Self.silenceLevel { loud = true }
+            if loud { break }
+            last -= 1
+        }
+        quietFrames = frames - 1 - last
+    }
+
+    /// `.exactLength`: the last `endFadeFrames` frames fade linearly to 0 (the final frame is 0).
+    func fadeEnd(_ output: UnsafeMutablePointer<Float>, from start: Int, count: Int) {
+        let fadeStart = totalFrames - endFadeFrames
+        if start + count <= fadeStart { return }
+        let ch = layout.channels
+        for i in max(0, fadeStart - start)..<count {
+            let remaining = totalFrames - 1 - (start + i)
+            let g = Float(remaining) / Float(endFadeFrames)
+            for c in 0..<ch { output[i * ch + c] *= g }
+        }
     }
 }
 
@@ -125,33 +212,43 @@ final class BufferOwner {
 
 /// Offline rendering of a whole pattern into memory.
 public enum OfflineRenderer {
-    /// Renders `pattern` from time 0 for its duration plus `tail` seconds.
+    /// Renders `pattern` from time 0 for its duration plus `tail` seconds, and with `.silence`
+    /// (the default) on until the output is silent (see `RenderEnding`).
     /// - Parameters:
     ///   - profile: the output stage's profile (nil: the one the pattern was prepared for).
     ///   - layout: nil means the pattern's default layout.
     ///   - blockSize: frames per block (any value gives identical samples).
     public static func render(
         _ pattern: PreparedPattern, profile: ActuatorProfile? = nil, layout: ChannelLayout? = nil,
-        tail: Double = 0, blockSize: Int = 1024
+        tail: Double = 0, ending: RenderEnding = .silence, blockSize: Int = 1024
     ) -> RenderedAudio {
-        var stream = OfflineRenderStream(pattern: pattern, profile: profile, layout: layout, tail: tail, blockSize: blockSize)
+        var stream = OfflineRenderStream(pattern: pattern, profile: profile, layout: layout, tail: tail, ending: ending, blockSize: blockSize)
         let ch = stream.channels
-        // Written once by the stream (no zero-fill first); the stream always delivers totalFrames.
-        let samples = [Float](unsafeUninitializedCapacity: stream.totalFrames * ch) { buffer, initialized in
+        // The nominal length written once by the stream (no zero-fill first), then whatever
+        // `.silence` adds, block by block.
+        var samples = [Float](unsafeUninitializedCapacity: stream.nominalFrames * ch) { buffer, initialized in
             var done = 0
             if let base = buffer.baseAddress {
-                while done < stream.totalFrames {
-                    let n = stream.render(into: base + done * ch, maxFrames: stream.totalFrames - done)
+                while done < stream.nominalFrames {
+                    let n = stream.render(into: base + done * ch, maxFrames: stream.nominalFrames - done)
                     if n == 0 { break }
                     done += n
                 }
             }
             // Never short in practice; zero anything left so the array is fully initialised.
-            if done < stream.totalFrames { (buffer.baseAddress! + done * ch).initialize(repeating: 0, count: (stream.totalFrames - done) * ch) }
-            initialized = stream.totalFrames * ch
+            if done < stream.nominalFrames { (buffer.baseAddress! + done * ch).initialize(repeating: 0, count: (stream.nominalFrames - done) * ch) }
+            initialized = stream.nominalFrames * ch
+        }
+        if ending == .silence {
+            var block = [Float](repeating: 0, count: max(1, blockSize) * ch)
+            while true {
+                let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: max(1, blockSize)) }
+                if n == 0 { break }
+                samples += block[0..<(n * ch)]
+            }
         }
         return RenderedAudio(
-            samples: samples, frames: stream.totalFrames, channels: ch, sampleRate: pattern.sampleRate,
+            samples: samples, frames: samples.count / max(1, ch), channels: ch, sampleRate: pattern.sampleRate,
             peak: stream.peak, eventsRendered: stream.eventsRendered, warnings: pattern.warnings)
     }
 }

@@ -277,7 +277,7 @@ extension ActuatorProfile {
 
     /// Length of a transient burst at `frequency`, in seconds.
     public func transientSeconds(frequency: Double) -> Double {
-        let rule = transientLength(sampleRate: 1)  // at 1 Hz, samples are seconds
+        let rule = transientRule(sampleRate: 1)  // at 1 Hz, samples are seconds
         return rule.cycles > 0 ? rule.cycles / frequency : rule.fixedSamples
     }
 

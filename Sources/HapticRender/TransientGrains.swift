@@ -25,8 +25,7 @@ enum TransientGrains {
         events: [CompiledEvent], sharpnessControl: ControlTimeline, frequencyTable: [Double],
         profile: ActuatorProfile, sampleRate: Double, budget: Int = sampleBudget
     ) -> (spans: [GrainSpan], samples: [Float]) {
-        let length = profile.transientLength(sampleRate: sampleRate)
-        let hann = profile.transient.window == .hann
+        let rule = profile.transientRule(sampleRate: sampleRate)
         let liveSharpness = DynamicParameterID.hapticSharpnessControl.defaultValue
         var seen: Set<UInt64> = []
         var spans: [GrainSpan] = []
@@ -39,14 +38,14 @@ enum TransientGrains {
                     let control = ControlTimeline.value(knots, at: e.onset, neutral: sharpnessControl.neutral)
                     let shape = TransientGeometry(
                         sharpness: e.colour + (control + liveSharpness), frequencyTable: table.baseAddress!,
-                        sampleRate: sampleRate, cycles: length.cycles, fixedSamples: length.fixedSamples)
+                        sampleRate: sampleRate, rule: rule)
                     guard seen.insert(shape.inc.bitPattern).inserted else { continue }
                     let padded = Int((shape.length + 7) & ~7)
                     guard samples.count + padded <= budget else { continue }
                     spans.append(GrainSpan(inc: shape.inc, length: shape.length, offset: samples.count))
                     var k: Int64 = 0
                     while k < shape.length {
-                        let v = transientLanes(k, shape.invLength, shape.inc, hann: hann)
+                        let v = transientLanes(k, shape.length, shape.inc, shape.quarterPerSample, shape.decayRate)
                         for l in 0..<8 { samples.append(v[l]) }
                         k += 8
                     }
@@ -59,10 +58,12 @@ enum TransientGrains {
 }
 
 extension ActuatorProfile {
-    /// A transient's length rule at `sampleRate`: `cycles` periods when > 0, else
-    /// `fixedSamples` samples.
-    func transientLength(sampleRate: Double) -> (cycles: Double, fixedSamples: Double) {
-        if let cycles = transient.cycles { return (cycles, 0) }
-        return (0, (transient.milliseconds ?? 10) / 1000 * sampleRate)
+    /// A transient's rule at `sampleRate`: length (`cycles` periods when > 0, else
+    /// `fixedSamples` samples), rise and decay.
+    func transientRule(sampleRate: Double) -> TransientRule {
+        TransientRule(
+            cycles: transient.cycles ?? 0,
+            fixedSamples: transient.cycles == nil ? (transient.milliseconds ?? 10) / 1000 * sampleRate : 0,
+            attackSamples: transient.attackMs / 1000 * sampleRate, decayCycles: transient.decayCycles)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HapticCLI
+import HapticRender
 import Testing
 
 /// The verbs run in-process: arguments are parsed by the real root command
@@ -162,7 +163,16 @@ struct InfoCommandTests {
             warnings: 0
 
             """
-        #expect(run.stdout == expected)
+        // Then the felt onset of a transient on each built-in profile, as the renderer measures it.
+        var felt = "transient felt onset (half-envelope / peak of the Hilbert envelope after the event time):\n"
+        for name in ActuatorProfile.builtInNames {
+            let onsets = try ActuatorProfile.builtIn(named: name)!.feltOnsets()
+            #expect(onsets.map(\.sharpness) == [0, 0.5, 1])
+            felt += "  \(name): " + onsets.map {
+                String(format: "sharpness %g (%.1f Hz) %.2f / %.2f ms", $0.sharpness, $0.frequency, $0.halfEnvelopeMs, $0.peakMs)
+            }.joined(separator: "; ") + "\n"
+        }
+        #expect(run.stdout == expected + felt)
     }
 
     @Test("--audio-root adds a folder to look in; warnings are listed")
@@ -174,7 +184,7 @@ struct InfoCommandTests {
         #expect(run.status == 0)
         #expect(run.stdout.contains("  gone.wav: found ("))
         #expect(run.stdout.contains("  sounds/hit.wav: MISSING"))
-        #expect(run.stdout.hasSuffix("warnings: 1\n  Extra: unknown key 'Extra' ignored\n"))
+        #expect(run.stdout.contains("warnings: 1\n  Extra: unknown key 'Extra' ignored\ntransient felt onset"))
     }
 
     @Test("--json report")

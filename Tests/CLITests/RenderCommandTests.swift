@@ -119,6 +119,42 @@ struct RenderCommandTests {
     func optionErrors(_ extra: [String]) throws {
         #expect(throws: (any Error).self) { try Hapticsynth.parseAsRoot(["render", heartbeatPath, "-o", "/tmp/x.wav"] + extra) }
     }
+
+    @Test("every bundled pattern renders with default options to a file whose last 10 ms are below -60 dBFS")
+    func bundledPatternsEndInSilence() throws {
+        let temp = try TempFolder()
+        let haptics = repositoryRoot.appendingPathComponent("Haptics")
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: haptics.path).filter { $0.hasSuffix(".ahap") }.sorted()
+        #expect(inputs.count >= 9)
+        let folder = temp.url.appendingPathComponent("out").path
+        let run = try CLIRun(["render"] + inputs.map { haptics.appendingPathComponent($0).path } + ["-o", folder])
+        #expect(run.status == 0, "\(run.stderr)")
+        for input in inputs {
+            let file = try SoundFileReader.read(folder + "/" + input.replacingOccurrences(of: ".ahap", with: ".wav"))
+            let last = file.samples.suffix(480 * file.channels)
+            #expect(last.count == 480 * file.channels)
+            #expect(last.allSatisfy { abs($0) < 0.001 }, "\(input): last 10 ms peak \(last.map { abs($0) }.max() ?? 0)")
+            #expect(file.samples.contains { $0 != 0 }, "\(input) is not silence")
+        }
+    }
+
+    @Test("--exact-length: the nominal length (plus --tail), the end faded to 0")
+    func exactLength() throws {
+        let temp = try TempFolder()
+        let input = repositoryRoot.appendingPathComponent("Haptics/capacitor_charge.ahap").path
+        let exact = temp.url.appendingPathComponent("exact.wav").path
+        let silent = temp.url.appendingPathComponent("silent.wav").path
+        #expect(try CLIRun(["render", input, "-o", exact, "--exact-length", "--bits", "32f"]).status == 0)
+        #expect(try CLIRun(["render", input, "-o", silent, "--bits", "32f"]).status == 0)
+        let decoded = try AHAPPattern.decode(from: Array(try Data(contentsOf: URL(fileURLWithPath: input))))
+        let prepared = try PreparedPattern(decoded.pattern, profile: .bassShaker, sampleRate: 48000)
+        let a = try SoundFileReader.read(exact), b = try SoundFileReader.read(silent)
+        #expect(a.frames == prepared.frameCount)
+        #expect(b.frames > a.frames, "the default render goes on past the nominal end")
+        #expect(a.samples.last == 0)
+        let fade = 240  // 5 ms
+        #expect(Array(a.samples[..<(a.frames - fade)]) == Array(b.samples[..<(a.frames - fade)]))
+    }
 }
 
 let cleanPatternWithoutAudio = """

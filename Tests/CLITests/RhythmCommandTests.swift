@@ -96,6 +96,32 @@ struct RhythmCommandTests {
         #expect(file.frames > Int(frames.last!) + reference.frames / 2, "the last beat is in the file")
     }
 
+    @Test("-o: felt skew (half of the Hilbert envelope, sound minus haptic) within 2 ms on every beat; the file ends in silence")
+    func offlineFeltSkew() async throws {
+        let temp = try TempFolder()
+        let path = temp.url.appendingPathComponent("felt.wav").path
+        let run = try await RhythmRun(["rhythm", "--bpm", "120", "--beats", "8", "-o", path, "--bits", "32f", "--json",
+                                       "--haptics", rhythmHaptics, "--assets", rhythmAssets])
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try JSONDecoder().decode(RhythmJSON.self, from: Data(run.stdout.utf8))
+        #expect(doc.summary.zeroSkewBeats == 8 && doc.summary.maxAbsSkewSamples == 0, "sample-level lockstep stays exact")
+        let file = try SoundFileReader.read(path)
+        let frames = doc.report.rows.compactMap { $0.haptic?.outputFrame }.map { Int($0) }
+        #expect(frames.count == 8)
+        func channel(_ c: Int, _ range: Range<Int>) -> [Float] { range.map { file.samples[$0 * 3 + c] } }
+        for (k, f) in frames.enumerated() {
+            // One beat's window: from a little before it to the next beat (24000 frames at 120 BPM).
+            let range = (f - 100)..<min(file.frames, f + 24_000)
+            let audio = envelopeOnsets(hilbertEnvelope(channel(0, range))).half
+            let haptic = envelopeOnsets(hilbertEnvelope(channel(2, range))).half
+            let skewMs = Double(audio - haptic) / 48
+            #expect(abs(skewMs) <= 2, "beat \(k + 1): felt skew \(skewMs) ms")
+            #expect(haptic >= 100, "beat \(k + 1): the haptic is felt after its beat, not before")
+        }
+        let last = file.samples.suffix(480 * 3)
+        #expect(last.allSatisfy { abs($0) < 0.001 }, "the last 10 ms of the session are below -60 dBFS")
+    }
+
     @Test("-o with a text beat map: the beats land at round(t·fs) apart; the table is printed")
     func offlineBeatMap() async throws {
         let temp = try TempFolder()

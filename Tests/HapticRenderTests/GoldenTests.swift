@@ -14,9 +14,10 @@ struct GoldenTests {
         let out = renderVoice(p, frames: 12_000)
         #expect(firstNonZero(out.haptic) == onset)
         #expect(out.haptic[..<onset].allSatisfy { $0 == 0 })
-        // The burst lasts its profile length (2 cycles at the sharpness frequency) and ends quietly.
+        // The burst lasts its profile length (3 cycles at the sharpness frequency) and ends quietly.
         let f = profile.frequency(forSharpness: 0.5)
-        let length = Int((2 / f * fs).rounded())
+        let length = Int((profile.transient.cycles! / f * fs).rounded())
+        #expect(profile.transient.cycles == 3)
         #expect(lastNonZero(out.haptic) == onset + length - 1)
         #expect(abs(out.haptic[onset]) < 1e-4)
         #expect(abs(out.haptic[onset + length - 1]) < 1e-4)

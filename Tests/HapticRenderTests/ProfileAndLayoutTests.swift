@@ -49,7 +49,7 @@ struct ProfileTests {
             == "bass-shaker.json: band.hihg: unknown field")
         #expect(error { $0 = $0.replacingOccurrences(of: #""low": 22, "#, with: "") }
             == "bass-shaker.json: band.low: is required")
-        #expect(error { $0 = $0.replacingOccurrences(of: #""cycles": 2"#, with: #""cycles": "two""#) }
+        #expect(error { $0 = $0.replacingOccurrences(of: #""cycles": 3"#, with: #""cycles": "two""#) }
             == "bass-shaker.json: transient.cycles: expected a number")
         #expect(error { $0 = $0.replacingOccurrences(of: #""law": "linear""#, with: #""law": "power""#) }
             == "bass-shaker.json: intensity.exponent: is required for the power law")
@@ -57,8 +57,12 @@ struct ProfileTests {
             == "bass-shaker.json: defaults.sharpness: must be between 0 and 1 (got 1.5)")
         #expect(error { $0 = $0.replacingOccurrences(of: #""highPassHz": 16"#, with: #""highPassHz": 30"#) }?
             .hasPrefix("bass-shaker.json: protection.highPassHz: must be below band.low") == true)
-        #expect(error { $0 = $0.replacingOccurrences(of: #""window": "hann""#, with: #""window": "boxcar""#) }?
+        #expect(error { $0 = $0.replacingOccurrences(of: #""decayCycles": 0.75"#, with: #""decayCycles": 0.75, "window": "boxcar""#) }?
             .hasPrefix("bass-shaker.json: transient.window: invalid value") == true)
+        #expect(error { $0 = $0.replacingOccurrences(of: #""attackMs": 1"#, with: #""attackMs": 25"#) }?
+            .hasPrefix("bass-shaker.json: transient.attackMs: must be at most 20") == true)
+        #expect(error { $0 = $0.replacingOccurrences(of: #""decayCycles": 0.75"#, with: #""decayCycles": 0"#) }
+            == "bass-shaker.json: transient.decayCycles: must be a positive number (got 0.0)")
         #expect(error { $0 = "{ not json" } == "bass-shaker.json: not valid JSON")
         #expect(error { $0 = $0.replacingOccurrences(of: #""ceilingDBFS": -1"#, with: #""ceilingDBFS": 3"#) }
             == "bass-shaker.json: ceilingDBFS: must be between -60 and 0 (got 3.0)")

@@ -109,16 +109,18 @@ struct PropertyTests {
         let whole = OfflineRenderer.render(p, tail: 0.1, blockSize: 100_000)
         for blockSize in [1, 7, 64, 333, 4_096] {
             var stream = OfflineRenderStream(pattern: p, tail: 0.1, blockSize: blockSize)
-            var out = [Float](repeating: 0, count: stream.totalFrames * stream.channels)
+            // The stream's length is only known at its end (it renders on until silent).
+            var out: [Float] = []
             var done = 0
-            out.withUnsafeMutableBufferPointer { b in
-                while true {
-                    let want = Int.random(in: 1...5_000, using: &g)
-                    let n = stream.render(into: b.baseAddress! + done * stream.channels, maxFrames: min(want, stream.totalFrames - done))
-                    if n == 0 { break }
-                    done += n
-                }
+            var block = [Float](repeating: 0, count: 5_000 * stream.channels)
+            while !stream.isFinished {
+                let want = Int.random(in: 1...5_000, using: &g)
+                let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: want) }
+                if n == 0 { break }
+                out += block[0..<(n * stream.channels)]
+                done += n
             }
+            #expect(stream.render(into: &block, maxFrames: 10) == 0)
             #expect(done == whole.frames)
             #expect(out == whole.samples, "block size \(blockSize)")
         }
