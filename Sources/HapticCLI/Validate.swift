@@ -1,5 +1,6 @@
 import ArgumentParser
 import HapticPattern
+import HapticRender
 
 /// `hapticsynth validate FILE... [--strict] [--json]`
 public struct Validate: HapticsynthVerb {
@@ -55,7 +56,8 @@ public struct Validate: HapticsynthVerb {
         for file in files {
             var entry = Report.FileReport(file: file, ok: false, warnings: [])
             do {
-                let loaded = try PatternFile.load(file, options: .init(strict: strict))
+                var loaded = try PatternFile.load(file, options: .init(strict: strict))
+                try checkVoices(&loaded, file)
                 entry.ok = true
                 entry.events = loaded.decoded.pattern.events.count
                 entry.duration = loaded.decoded.pattern.duration
@@ -85,6 +87,24 @@ public struct Validate: HapticsynthVerb {
             output.print("\(files.count) file\(files.count == 1 ? "" : "s"): \(files.count - failed) loaded, \(failed) failed, \(warningCount) warning\(warningCount == 1 ? "" : "s")\(strict ? " (strict)" : "")")
         }
         return report.ok ? 0 : 1
+    }
+}
+
+extension Validate {
+    /// The one limit that depends on the rendering: events sounding at once. Checked by
+    /// preparing the pattern as `render` does by default (the default profile, 48 kHz);
+    /// lenient: a warning saying what render and play do, strict: an error.
+    func checkVoices(_ loaded: inout PatternFile, _ file: String) throws(PatternFileError) {
+        let profile = ActuatorProfile.builtIn(named: ActuatorProfile.builtInNames[0])!
+        guard let prepared = try? PreparedPattern(loaded.decoded.pattern, profile: profile, sampleRate: 48000),
+            prepared.eventsSkippedForVoices > 0
+        else { return }
+        let skipped = prepared.eventsSkippedForVoices
+        let message = "\(skipped) event\(skipped == 1 ? "" : "s") would start while \(Limits.maxVoices) others still sound (the limit of events at once); render and play skip \(skipped == 1 ? "it" : "them") (counted with the \(profile.name) profile)"
+        if strict {
+            throw .invalid(file: file, error: AHAPError(path: "Pattern", message: message, kind: .strict(.beyondLimit)))
+        }
+        loaded.decoded.warnings.append(AHAPWarning(path: "Pattern", message: message, kind: .beyondLimit))
     }
 }
 

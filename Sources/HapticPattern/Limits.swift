@@ -28,8 +28,8 @@ public enum Limits {
 
     /// At most this many events sound at once (each costs work on the render thread for
     /// every sample it sounds). An event that would start while this many already sound is
-    /// skipped (an error when strict). The corpus's densest file needs a few dozen.
-    public static let maxVoices = 512
+    /// skipped (an error when strict). No corpus file comes near it (a test checks).
+    public static let maxVoices = 1024
 
     /// Pattern, profile and cue-sheet files larger than this are refused before reading
     /// (the largest corpus file is about 200 kB).

@@ -51,6 +51,8 @@ public final class PreparedPattern: Sendable {
     public let sampleRate: Double
     /// The profile the pattern was prepared for.
     public let profile: ActuatorProfile
+    /// Events skipped because `Limits.maxVoices` others still sounded when they would start.
+    public let eventsSkippedForVoices: Int
     /// Number of events that will sound (after dropping unusable ones).
     public var eventCount: Int { events.count }
     /// `duration` in frames (rounded up).
@@ -241,6 +243,7 @@ public final class PreparedPattern: Sendable {
                 otherwise: "skipped")
         }
         events = kept
+        self.eventsSkippedForVoices = skipped
 
         // Dynamic parameters and curves, grouped by parameter.
         var entries = [[(start: Double, order: Int, entry: ControlTimeline.Entry)]](repeating: [], count: DynamicParameterID.count)
