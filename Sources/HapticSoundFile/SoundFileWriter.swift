@@ -197,6 +197,12 @@ public final class SoundFileWriter {
                     throw SoundFileError(path: path, operation: .write, message: "cannot write to standard output: \(String(cString: strerror(errno)))")
                 }
                 info.format = Int32(SF_FORMAT_RAW) | subtype | Int32(SF_ENDIAN_LITTLE)
+            } else if lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 && !SoundFileWriter.canStream(info) {
+                // Asked first on a private pipe: libsndfile may write part of a header
+                // before it finds it cannot finish it on a pipe.
+                throw SoundFileError(
+                    path: path, operation: .open,
+                    message: "cannot write \(fileFormat.fileExtension) to standard output: libsndfile cannot stream it to a pipe (wav, flac, au and raw can)")
             }
             guard let handle = sf_open_fd(STDOUT_FILENO, Int32(SFM_WRITE), &info, 0) else {
                 throw SoundFileError(
@@ -349,6 +355,22 @@ public final class SoundFileWriter {
             TemporaryFiles.unregister(temporarySlot)
             finished = true
         }
+    }
+
+    /// Whether libsndfile can write `info`'s format to a pipe: tried on a private pipe.
+    static func canStream(_ info: SF_INFO) -> Bool {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return false }
+        defer { Glibc.close(fds[0]) }
+        // The read end is never read: a header is far below the pipe's buffer.
+        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+        var probe = info
+        guard let handle = sf_open_fd(fds[1], Int32(SFM_WRITE), &probe, 1) else {
+            Glibc.close(fds[1])
+            return false
+        }
+        sf_close(handle)
+        return true
     }
 
     /// A canonical 44-byte WAV header (PCM, or IEEE float for 32f) for `frames` frames.
