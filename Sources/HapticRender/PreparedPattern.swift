@@ -70,6 +70,8 @@ public final class PreparedPattern: Sendable {
     // Written once in init, freed in deinit, never mutated: safe to share.
     nonisolated(unsafe) let flat: FlatPattern
 
+    /// Curve points closer than this (in samples) are treated as one time.
+    static let minimumPointSpacing = 1.0 / 1024
     /// Samples over which a stepped control moves (anti-zipper), ~1.5 ms.
     static let stepRampSeconds = 0.0015
     /// Fade used for stop, seek and AudioCustom volume envelopes/truncation.
@@ -146,9 +148,9 @@ public final class PreparedPattern: Sendable {
                 let v = event.value(of: id, default: fallback)
                 return v.isFinite ? min(id.range.upperBound, max(id.range.lowerBound, v)) : fallback
             }
-            // Capped as the reader caps it (patterns built in code never went through it).
-            let longest = event.type.isContinuous ? Limits.maxContinuousDuration : Limits.maxSoundSeconds
-            var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? min($0, longest) : nil }
+            // Files have it capped at 30 s by the reader; a pattern built in code may hold an
+            // event longer, up to the time limit (past it the output could not be bounded).
+            var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? min($0, Limits.maxTime) : nil }
             if event.type.isContinuous && duration == nil {
                 try warn("\(place): continuous event without EventDuration; treated as 0 s")
                 duration = 0
@@ -284,9 +286,18 @@ public final class PreparedPattern: Sendable {
                         otherwise: "ignored")
                     continue
                 }
-                let points = c.controlPoints.enumerated().sorted { a, b in
+                var points = c.controlPoints.enumerated().sorted { a, b in
                     a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
                 }.map { (time: $0.element.time * fs, value: min(c.id.range.upperBound, max(c.id.range.lowerBound, $0.element.value))) }
+                // Points closer than 1/1024 sample to the one before (or to the curve's start)
+                // are moved onto it: a jump, as for equal times. Otherwise the slope between
+                // them (a change over a denormal number of samples) is infinite and the
+                // control NaN (found by the extreme-pattern property test).
+                var previous = 0.0
+                for k in points.indices {
+                    if points[k].time - previous < PreparedPattern.minimumPointSpacing { points[k].time = previous }
+                    previous = points[k].time
+                }
                 entries[c.id.index].append(((max(0, c.time) * fs).rounded(), position, .curve(points)))
                 end = max(end, max(0, c.time) + (points.last.map { $0.time / fs } ?? 0))
             }

@@ -35,11 +35,12 @@ struct HostileInputTests {
         #expect(p.duration < 1)
     }
 
-    @Test("continuous durations from code are capped as the reader caps them")
+    @Test("durations from code are capped at the time limit (files: at 30 s by the reader)")
     func durationCapped() throws {
         let p = try prepare([.event(.continuous(at: 0, duration: 1e12, intensity: 1, sharpness: 0.5))])
         print("duration 1e12: prepared duration \(p.duration) s")
-        #expect(p.duration <= Limits.maxContinuousDuration + ActuatorProfile.bassShaker.envelope.release.max + 0.01)
+        #expect(p.duration <= Limits.maxTime + ActuatorProfile.bassShaker.envelope.release.max + 0.01)
+        #expect(p.frameCount <= Int((Limits.maxTime + 3) * fs))
     }
 
     @Test("more events at once than the voice limit: the excess is skipped (lenient) or refused (strict)")
@@ -83,6 +84,21 @@ struct HostileInputTests {
             voice.seek(to: 1e300)
         }
         #expect(buses.haptic.allSatisfy { $0.isFinite })
+    }
+
+    @Test("regression (property test): curve points a denormal apart gave an infinite slope and NaN samples")
+    func denormalPointSpacing() throws {
+        for spacing in [5e-324, 1e-300, 1e-12] {
+            let p = try prepare([
+                .event(.continuous(at: 0, duration: 0.05, intensity: 1, sharpness: 0.5)),
+                .curve(ParameterCurve(.hapticIntensityControl, time: 0, points: [.init(0, 0), .init(spacing, 1), .init(0.02, 1), .init(0.02 + spacing, 0)])),
+            ])
+            let out = OfflineRenderer.render(p, layout: .stereoPlusHaptic, tail: 0.02)
+            let bad = out.samples.filter { !$0.isFinite }.count
+            print("curve points \(spacing) s apart: \(bad) non-finite samples of \(out.samples.count), peak \(out.peak)")
+            #expect(bad == 0)
+            #expect(out.peak > 0.1, "the event still sounds")
+        }
     }
 
     // MARK: profiles
