@@ -158,3 +158,34 @@ struct HostileRenderTests {
 func ActuatorProfile_bassShakerJSON() -> String {
     (try? String(contentsOf: repositoryRoot.appendingPathComponent("Assets/actuators/bass-shaker.json"), encoding: .utf8)) ?? ""
 }
+
+@Suite("validate: what render and play would refuse")
+struct ValidateLimitTests {
+    @Test("a time past the limit: lenient warns and says what happens; strict fails")
+    func timePastLimit() throws {
+        let temp = try TempFolder()
+        let p = try temp.file("late.ahap", #"{"Pattern": [{"Event": {"Time": 1e15, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}"#)
+        let lenient = try CLIRun(["validate", p])
+        print("validate (lenient): exit \(lenient.status): \(lenient.stdout.split(separator: "\n").first ?? "")")
+        #expect(lenient.status == 0)
+        #expect(lenient.stdout.contains("Pattern[0].Event.Time: warning: Time 1000000000000000.0 s is past the 3600.0 s limit; render and play skip this event"))
+        let strict = try CLIRun(["validate", "--strict", p])
+        print("validate --strict: exit \(strict.status): \(strict.stdout.split(separator: "\n").first ?? "")")
+        #expect(strict.status == 1)
+        #expect(strict.stdout.contains("past the 3600.0 s limit"))
+    }
+
+    @Test("more events at once than the voice limit: lenient warns, strict fails")
+    func voices() throws {
+        let temp = try TempFolder()
+        let event = #"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.1}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}"#
+        let p = try temp.file("dense.ahap", #"{"Pattern": ["# + Array(repeating: event, count: 1030).joined(separator: ",") + "]}")
+        let lenient = try CLIRun(["validate", p])
+        print("validate dense (lenient): exit \(lenient.status): \(lenient.stdout.split(separator: "\n").first ?? "")")
+        #expect(lenient.status == 0)
+        #expect(lenient.stdout.contains("6 events would start while 1024 others still sound"))
+        let strict = try CLIRun(["validate", "--strict", p])
+        #expect(strict.status == 1)
+        #expect(strict.stdout.contains("6 events would start while 1024 others still sound"))
+    }
+}
