@@ -47,6 +47,9 @@ struct HostileRenderTests {
     func outputIsInput() throws {
         try refuses(["render", "@P", "-o", "@ALT/p.ahap", "--format", "wav"], "is one of the inputs")
         try refuses(["render", "@P", "-o", "@DIR/p.ahap", "--format", "wav"], "is one of the inputs")
+        try refuses(["render", "@DIR/same.wav", "-o", "@DIR/same.wav"], "same.wav: line 1, column 1") { temp in
+            try FileManager.default.copyItem(atPath: repositoryRoot.appendingPathComponent("Assets/sfx/sfx_click.wav").path, toPath: temp.url.appendingPathComponent("same.wav").path)
+        }
         try refuses(["render", "@P", "-o", "@DIR/hard.wav"], "is one of the inputs") { temp in
             try FileManager.default.linkItem(atPath: temp.url.appendingPathComponent("p.ahap").path, toPath: temp.url.appendingPathComponent("hard.wav").path)
         }
