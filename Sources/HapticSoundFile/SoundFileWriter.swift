@@ -218,17 +218,35 @@ public final class SoundFileWriter {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array((folder + "." + base + ".partial-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        // The name is registered for removal on signals *before* the file exists (a signal
+        // between creating and registering would leave it), then created exclusively.
+        var fd: Int32 = -1
+        var name = ""
+        var slot = -1
+        var attempts = 0
+        repeat {
+            attempts += 1
+            var random = SystemRandomNumberGenerator()
+            let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+            name = folder + "." + base + ".partial-" + suffix
+            slot = TemporaryFiles.register(name)
+            fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                let saved = errno
+                TemporaryFiles.unregister(slot)
+                errno = saved
+            }
+        } while fd < 0 && errno == EEXIST && attempts < 100
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw SoundFileError(
                 path: path, operation: .open,
                 message: "cannot create a file in \(folder.isEmpty ? "." : folder): \(reason)")
         }
-        temporaryPath = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-        temporarySlot = TemporaryFiles.register(temporaryPath)
-        // mkstemp gives 0600; a finished file gets what the umask gives a new one.
+        temporaryPath = name
+        temporarySlot = slot
+        // Created 0600 (private while written); a finished file gets what the umask gives a new one.
         fchmod(fd, 0o666 & ~SoundFileWriter.currentUmask())
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
             let message = String(cString: sf_strerror(nil))

@@ -178,6 +178,19 @@ struct ValidateLimitTests {
         #expect(strict.stdout.contains("past the 3600.0 s limit"))
     }
 
+    @Test("longer than render's default --max-duration: lenient warns, strict fails")
+    func longOutput() throws {
+        let temp = try TempFolder()
+        let p = try temp.file("long.ahap", #"{"Pattern": [{"Event": {"Time": 3590, "EventType": "HapticContinuous", "EventDuration": 30, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}"#)
+        let lenient = try CLIRun(["validate", p])
+        print("validate long (lenient): exit \(lenient.status): \(lenient.stdout.split(separator: "\n").first ?? "")")
+        #expect(lenient.status == 0)
+        #expect(lenient.stdout.contains("longer than render's default --max-duration 3600.0 s; render refuses it"))
+        #expect(try CLIRun(["validate", "--strict", p]).status == 1)
+        let render = try CLIRun(["render", p, "-o", temp.url.appendingPathComponent("long.wav").path])
+        #expect(render.status == 1 && render.stderr.contains("longer than --max-duration 3600.0 s"))
+    }
+
     @Test("more events at once than the voice limit: lenient warns, strict fails")
     func voices() throws {
         let temp = try TempFolder()
