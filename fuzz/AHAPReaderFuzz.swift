@@ -1,7 +1,7 @@
 // libFuzzer target: the AHAP reader, lenient and strict, on arbitrary bytes. A crash,
 // trap or sanitizer report is a finding; thrown AHAPErrors are the expected outcome for
-// bad input. Each decoded pattern is also checked against the limits the way `validate`
-// would, and re-encoded (the writer must accept anything the reader produced).
+// bad input (the reader's limit checks run inside decoding). Each decoded pattern is also
+// re-encoded and decoded again (the writer must handle anything the reader produced).
 // Built by scripts/fuzz.sh with `swiftc -sanitize=fuzzer`.
 
 import HapticPattern
