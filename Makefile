@@ -3,11 +3,15 @@
 #   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
+# Fuzzing (libFuzzer, AHAP reader and profile decoder): `make fuzz` (FUZZ_SECONDS per target,
+# default 60; `make test` runs a 30 s round); see scripts/fuzz.sh.
 
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: demo test deps build bench clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: demo test deps build bench fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -27,6 +31,9 @@ demo: deps
 
 test:
 	SWIFT=$(SWIFT) scripts/test.sh
+
+fuzz: deps
+	SWIFTC=$(SWIFT)c scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: deps
 	SWIFT=$(SWIFT) bench/run.sh

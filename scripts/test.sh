@@ -2,7 +2,9 @@
 # The README's test command (`make test` runs this): installs what the tests need, builds
 # once, then runs
 #   1. every test that needs no sound server, in parallel;
-#   2. every suite whose type name ends in `RigTests`, one at a time, inside both sound-server
+#   2. a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 30 s, per target;
+#      FUZZ_SECONDS=0 skips it), before the timing-sensitive rigs;
+#   3. every suite whose type name ends in `RigTests`, one at a time, inside both sound-server
 #      rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh: JACK dummy),
 #      because they share the servers' sinks and would hear each other.
 # Extra arguments go to both `swift test` runs (e.g. --filter does not mix; use it alone).
@@ -16,5 +18,12 @@ $SWIFT build --build-tests
 echo "== tests without a sound server (parallel)"
 $SWIFT test --skip-build --skip 'RigTests' "$@"
 
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+if [ "$FUZZ_SECONDS" != 0 ]; then
+    echo "== fuzzing (${FUZZ_SECONDS} s per target)"
+    SWIFTC=${SWIFTC:-${SWIFT}c} scripts/fuzz.sh "$FUZZ_SECONDS"
+fi
+
 echo "== tests through the sound-server rigs (serial)"
 scripts/rig.sh scripts/jack-rig.sh $SWIFT test --skip-build --filter 'RigTests' --no-parallel "$@"
+

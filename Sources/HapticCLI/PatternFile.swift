@@ -48,10 +48,25 @@ public struct PatternFile: Sendable {
             throw .unreadable(file: path, reason: "no such file")
         }
         if isDirectory.boolValue { throw .unreadable(file: path, reason: "is a directory, not a file") }
-        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+        // Read in chunks up to the limit: a device such as /dev/zero, or a huge file, is
+        // refused instead of filling memory.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .unreadable(file: path, reason: "permission denied or not a regular file")
         }
-        return [UInt8](data)
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch {
+                throw .unreadable(file: path, reason: error.localizedDescription)
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            bytes += chunk
+            if bytes.count > Limits.maxFileBytes {
+                throw .unreadable(file: path, reason: "larger than the \(Limits.maxFileBytes >> 20) MiB limit")
+            }
+        }
+        return bytes
     }
 
     /// Where an audio file named by the pattern is: relative paths are tried in the

@@ -12,8 +12,12 @@ public struct Render: HapticsynthVerb {
             Renders one pattern to a file, or several into a folder (one file each, named after \
             the pattern). The haptic drive goes through the actuator profile's protection chain \
             (DC block, high-pass, limiter to the ceiling), exactly as it does live. Files are \
-            written to a temporary name and renamed when complete, so an error never leaves a \
-            half-written file. Prints what it wrote: duration, channels, peak, events, warnings.
+            written to a temporary name and renamed when complete, so an error or Ctrl-C never \
+            leaves a half-written file. Prints what it wrote: duration, channels, peak, events, \
+            warnings. `-o -` writes to standard output (WAV unless --format says otherwise). \
+            An output is never written over an input, a symbolic link or anything that is not \
+            a regular file. Outputs longer than --max-duration are refused before anything is \
+            written; a WAV past 4 GiB becomes RF64 (refused with an explicit --format wav).
 
             A file ends in silence: past the pattern's end (and --tail), rendering goes on \
             until every sound and the protection chain's ringing have decayed below -90 dBFS \
@@ -24,13 +28,14 @@ public struct Render: HapticsynthVerb {
               hapticsynth render Haptics/heartbeat.ahap -o heartbeat.wav
               hapticsynth render Haptics/*.ahap -o rendered/ --format flac --bits 24
               hapticsynth render rain.ahap -o rain.wav --profile voice-coil --layout 0,0,H,H*0.5 --tail 0.5
+              hapticsynth render Haptics/heartbeat.ahap -o - | aplay
             """
     )
 
     @Argument(help: ArgumentHelp("AHAP files to render.", valueName: "input"))
     public var inputs: [String]
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or a folder when rendering several inputs.", valueName: "output"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (- for standard output), or a folder when rendering several inputs.", valueName: "output"))
     public var output: String
 
     @Option(name: .long, help: ArgumentHelp("File format (wav, flac, aiff, ...; default: from the output's extension, else wav).", valueName: "format"))
@@ -39,11 +44,22 @@ public struct Render: HapticsynthVerb {
     @Option(name: .long, help: ArgumentHelp("Sample format: 16, 24 or 32f.", valueName: "bits"))
     public var bits = "16"
 
-    @Option(name: .long, help: ArgumentHelp("Seconds of extra output after the pattern ends (the render goes on past them anyway until the output is silent, below -90 dBFS, unless --exact-length).", valueName: "seconds"))
+    // `.unconditional`: "-1" is this option's value (a range error), not an unknown flag.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds of extra output after the pattern ends (the render goes on past them anyway until the output is silent, below -90 dBFS, unless --exact-length).", valueName: "seconds"))
     public var tail = 0.0
 
     @Flag(name: .long, help: "Stop at exactly the pattern's length plus --tail, fading the last 5 ms out, instead of rendering on until the output is silent.")
     public var exactLength = false
+
+    @Option(
+        name: .customLong("max-duration"), parsing: .unconditional,
+        help: ArgumentHelp("Refuse outputs longer than this many seconds, before writing anything.", valueName: "seconds"))
+    public var maxDuration = Limits.defaultMaxOutputSeconds
+
+    /// The data bytes a plain WAV may hold (a test hook: lowered to test the RF64 path
+    /// without writing 4 GiB).
+    @Option(name: .customLong("plain-wav-limit-bytes"), help: .hidden)
+    public var plainWAVLimitBytes: Int64 = SoundFileWriter.plainWAVByteLimit
 
     @OptionGroup public var synthesis: SynthesisOptions
 
@@ -55,6 +71,13 @@ public struct Render: HapticsynthVerb {
         }
         guard tail.isFinite, tail >= 0, tail <= 3600 else {
             throw ValidationError("--tail \(tail): expected seconds between 0 and 3600")
+        }
+        guard maxDuration.isFinite, maxDuration > 0, maxDuration <= Limits.maxOutputSeconds else {
+            throw ValidationError("--max-duration \(maxDuration): expected seconds above 0, at most \(Limits.maxOutputSeconds)")
+        }
+        guard plainWAVLimitBytes > 0 else { throw ValidationError("--plain-wav-limit-bytes must be positive") }
+        if SoundFileWriter.isStandardOutput(output) && inputs.count > 1 {
+            throw ValidationError("-o -: standard output takes one input (\(inputs.count) given)")
         }
         if let format, SoundFileWriter.FileFormat(extensionOf: "x." + format) == nil {
             throw ValidationError(
@@ -73,13 +96,22 @@ public struct Render: HapticsynthVerb {
             out.printError(error.description)
             return 1
         }
+        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written.
+        TemporaryFiles.removeOnSignals()
+        // Inputs are never written over: patterns, the profile file, the sounds they use.
+        var inputs = inputs.compactMap(FileIdentity.init(path:))
+        if ActuatorProfile.builtIn(named: synthesis.profile) == nil, let identity = FileIdentity(path: synthesis.profile) {
+            inputs.append(identity)
+        }
+        let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         let progress = targets.count > 1 ? ProgressBar(total: targets.count) : nil
         var failures = 0
         for (index, target) in targets.enumerated() {
             do {
-                let line = try render(target.input, to: target.output, profile: profile)
+                let line = try render(target.input, to: target.output, profile: profile, inputs: inputs)
                 progress?.clear()
-                out.print(line.summary)
+                // With `-o -` the samples are standard output: the summary goes to stderr.
+                if toStandardOutput { out.printError(line.summary) } else { out.print(line.summary) }
                 for warning in line.warnings { out.printError("\(target.input): warning: \(warning)") }
             } catch {
                 progress?.clear()
@@ -97,6 +129,7 @@ public struct Render: HapticsynthVerb {
     func plannedOutputs() throws(CLIError) -> [(input: String, output: String)] {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+        if SoundFileWriter.isStandardOutput(output) { return [(inputs[0], output)] }
         let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
         guard intoFolder else { return [(inputs[0], output)] }
         if !exists {
@@ -124,16 +157,28 @@ public struct Render: HapticsynthVerb {
         var warnings: [String]
     }
 
-    func render(_ input: String, to path: String, profile: ActuatorProfile) throws(CLIError) -> Written {
+    func render(_ input: String, to path: String, profile: ActuatorProfile, inputs: [FileIdentity]) throws(CLIError) -> Written {
         let (file, prepared) = try synthesis.prepare(input, profile: profile)
+        // Refused before anything is written (or the disk fills with a pattern that lasts years).
+        let seconds = prepared.duration + tail
+        guard seconds <= maxDuration else {
+            throw CLIError(
+                "\(input): the output would last \(String(format: "%.1f", seconds)) s, longer than --max-duration \(maxDuration) s; nothing written")
+        }
         var stream = OfflineRenderStream(
             pattern: prepared, layout: synthesis.resolvedLayout(), tail: tail, ending: exactLength ? .exactLength : .silence)
         let fileFormat = format.flatMap { SoundFileWriter.FileFormat(extensionOf: "x." + $0) }
+        // The sounds the pattern plays are inputs too.
+        let soundRoots = [SynthesisOptions.assetsFolder()].compactMap { $0 } + synthesis.soundFolders
+        let sounds = file.decoded.pattern.events.compactMap(\.waveformPath).compactMap {
+            file.locateAudio($0, roots: soundRoots).flatMap { FileIdentity(path: $0.path) }
+        }
         let writer: SoundFileWriter
         do {
             writer = try SoundFileWriter(
                 path: path, channels: stream.channels, sampleRate: synthesis.rate, format: fileFormat,
-                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16)
+                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16, inputs: inputs + sounds,
+                expectedFrames: stream.totalFrames, plainWAVByteLimit: plainWAVLimitBytes)
         } catch {
             throw CLIError(error.description)
         }

@@ -16,7 +16,8 @@ public struct SynthesisOptions: ParsableArguments {
             valueName: "name|path"))
     public var profile = ActuatorProfile.builtInNames[0]
 
-    @Option(name: .long, help: ArgumentHelp("Sample rate in Hz.", valueName: "hz"))
+    // `.unconditional`: "-48000" is this option's value (a range error), not an unknown flag.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz.", valueName: "hz"))
     public var rate = 48000
 
     @Option(
@@ -37,8 +38,9 @@ public struct SynthesisOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        guard (8000...384_000).contains(rate) else {
-            throw ValidationError("--rate \(rate): must be between 8000 and 384000 Hz")
+        guard Limits.sampleRates.contains(rate) else {
+            throw ValidationError(
+                "--rate \(rate): must be between \(Limits.sampleRates.lowerBound) and \(Limits.sampleRates.upperBound) Hz")
         }
         if let layout {
             do { _ = try ChannelLayout.parse(layout) } catch { throw ValidationError("--layout: \(error)") }
@@ -52,11 +54,12 @@ public struct SynthesisOptions: ParsableArguments {
             throw CLIError(
                 "--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path")
         }
-        guard let data = FileManager.default.contents(atPath: profile) else {
-            throw CLIError("\(profile): cannot read the profile file")
+        let bytes: [UInt8]
+        do { bytes = try PatternFile.readBytes(profile) } catch {
+            throw CLIError("\(error)")
         }
         do {
-            return try ActuatorProfile.decode(from: [UInt8](data), source: profile)
+            return try ActuatorProfile.decode(from: bytes, source: profile)
         } catch {
             throw CLIError("\(error)")
         }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import HapticPattern
+import HapticRender
 
 /// `hapticsynth validate FILE... [--strict] [--json]`
 public struct Validate: HapticsynthVerb {
@@ -55,7 +57,8 @@ public struct Validate: HapticsynthVerb {
         for file in files {
             var entry = Report.FileReport(file: file, ok: false, warnings: [])
             do {
-                let loaded = try PatternFile.load(file, options: .init(strict: strict))
+                var loaded = try PatternFile.load(file, options: .init(strict: strict))
+                try checkRenderLimits(&loaded, file)
                 entry.ok = true
                 entry.events = loaded.decoded.pattern.events.count
                 entry.duration = loaded.decoded.pattern.duration
@@ -85,6 +88,31 @@ public struct Validate: HapticsynthVerb {
             output.print("\(files.count) file\(files.count == 1 ? "" : "s"): \(files.count - failed) loaded, \(failed) failed, \(warningCount) warning\(warningCount == 1 ? "" : "s")\(strict ? " (strict)" : "")")
         }
         return report.ok ? 0 : 1
+    }
+}
+
+extension Validate {
+    /// The limits that depend on the rendering: events sounding at once, and the output's
+    /// length against render's default --max-duration. Checked by preparing the pattern as
+    /// `render` does by default (the default profile, 48 kHz); lenient: a warning saying
+    /// what render and play do, strict: an error.
+    func checkRenderLimits(_ loaded: inout PatternFile, _ file: String) throws(PatternFileError) {
+        let profile = ActuatorProfile.builtIn(named: ActuatorProfile.builtInNames[0])!
+        guard let prepared = try? PreparedPattern(loaded.decoded.pattern, profile: profile, sampleRate: 48000) else { return }
+        var messages: [String] = []
+        let skipped = prepared.eventsSkippedForVoices
+        if skipped > 0 {
+            messages.append("\(skipped) event\(skipped == 1 ? "" : "s") would start while \(Limits.maxVoices) others still sound (the limit of events at once); render and play skip \(skipped == 1 ? "it" : "them") (counted with the \(profile.name) profile)")
+        }
+        if prepared.duration > Limits.defaultMaxOutputSeconds {
+            messages.append("the pattern lasts \(String(format: "%.1f", prepared.duration)) s, longer than render's default --max-duration \(Limits.defaultMaxOutputSeconds) s; render refuses it unless --max-duration is raised")
+        }
+        for message in messages {
+            if strict {
+                throw .invalid(file: file, error: AHAPError(path: "Pattern", message: message, kind: .strict(.beyondLimit)))
+            }
+            loaded.decoded.warnings.append(AHAPWarning(path: "Pattern", message: message, kind: .beyondLimit))
+        }
     }
 }
 

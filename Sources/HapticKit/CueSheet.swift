@@ -1,4 +1,5 @@
 import Foundation
+import HapticPattern
 
 /// The cue sheet (`Assets/cues.json`, schema in `Assets/README.md`): the app's moments
 /// and what each fires — a haptic (a pattern of the library, one inline transient, or
@@ -74,6 +75,12 @@ public struct CueSheet: Sendable, Equatable {
     /// Decodes cue-sheet JSON. `source` names it in errors (a file path).
     public static func decode(from bytes: [UInt8], source: String = "cues.json") throws(CueSheetError) -> CueSheet {
         func fail(_ path: String, _ message: String) -> CueSheetError { CueSheetError(source: source, path: path, message: message) }
+        // Duplicate keys first: JSONSerialization silently keeps one of them.
+        if case .success(let tree) = Result(catching: { () throws(AHAPError) in try JSONValue.parse(bytes) }),
+            let duplicate = tree.firstDuplicateKey
+        {
+            throw fail(duplicate, "given twice (each key once)")
+        }
         let top: Any
         do {
             top = try JSONSerialization.jsonObject(with: Data(bytes))

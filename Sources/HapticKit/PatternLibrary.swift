@@ -145,14 +145,14 @@ func listAHAPFiles(_ folder: String, suffix: String = ".ahap") -> Result<[String
     return .success(names.sorted())
 }
 
-/// Reads a whole regular file (bounded at 64 MB: a pattern or cue sheet is small).
+/// Reads a whole regular file (bounded by `Limits.maxFileBytes`: a pattern or cue sheet is small).
 func readWholeFile(_ path: String) -> Result<[UInt8], FileProblem> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(FileProblem("cannot open (\(String(cString: strerror(errno))))")) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .failure(FileProblem("not a regular file")) }
-    guard info.st_size <= 64 << 20 else { return .failure(FileProblem("larger than 64 MB")) }
+    guard info.st_size <= Limits.maxFileBytes else { return .failure(FileProblem("larger than the \(Limits.maxFileBytes >> 20) MiB limit")) }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
     var done = 0
     while done < bytes.count {

@@ -6,7 +6,7 @@
 // (autoclosures), so clean files pay nothing for them.
 
 /// The longest a continuous event may last; longer ones are capped (as Core Haptics does).
-public let ahapMaximumContinuousDuration: Double = 30
+public let ahapMaximumContinuousDuration: Double = Limits.maxContinuousDuration
 
 /// The keys the reader knows, matched on raw bytes (no String per key).
 private enum Key {
@@ -211,6 +211,7 @@ struct AHAPReader {
         if !s.atEnd { throw s.fail("unexpected \(s.describeCurrent()) after the end of the document") }
         guard seenPattern else { throw error(.missingPattern, "", "Pattern is missing") }
         try checkOrder(pattern.elements)
+        try checkLimits(pattern.elements)
         if unlistedWarnings > 0 {
             warnings.append(AHAPWarning(path: "", message: "\(unlistedWarnings) more warnings not listed", kind: .truncated))
         }
@@ -256,6 +257,43 @@ struct AHAPReader {
                 .unsorted, "Pattern[\(place.index)].Event.Time",
                 "event at \(formatNumber(place.time)) s comes after Pattern[\(place.previousIndex)] at \(formatNumber(place.previous)) s\(more); events play in time order"
             )
+        }
+    }
+
+    /// Warns (strict: fails) about what lies past `Limits`: what `render` and `play` skip.
+    /// Paths are file positions, as everywhere else.
+    mutating func checkLimits(_ elements: [PatternElement]) throws(AHAPError) {
+        if elements.count > Limits.maxElements {
+            try warn(
+                .beyondLimit, "Pattern[\(Limits.maxElements)]",
+                "the pattern has \(elements.count) elements, more than the limit of \(Limits.maxElements); render and play skip Pattern[\(Limits.maxElements)] and after")
+        }
+        let limit = formatNumber(Limits.maxTime)
+        var points = 0
+        for (i, element) in elements.prefix(Limits.maxElements).enumerated() {
+            switch element {
+            case .event(let event) where event.time > Limits.maxTime:
+                try warn(
+                    .beyondLimit, "Pattern[\(i)].Event.Time",
+                    "Time \(formatNumber(event.time)) s is past the \(limit) s limit; render and play skip this event")
+            case .parameter(let parameter) where parameter.time > Limits.maxTime:
+                try warn(
+                    .beyondLimit, "Pattern[\(i)].Parameter.Time",
+                    "Time \(formatNumber(parameter.time)) s is past the \(limit) s limit; render and play skip this parameter")
+            case .curve(let curve):
+                let last = curve.time + (curve.controlPoints.map(\.time).max() ?? 0)
+                points += curve.controlPoints.count
+                if last > Limits.maxTime {
+                    try warn(
+                        .beyondLimit, "Pattern[\(i)].ParameterCurve",
+                        "the curve reaches \(formatNumber(last)) s, past the \(limit) s limit; render and play skip this curve")
+                } else if points > Limits.maxControlPoints {
+                    try warn(
+                        .beyondLimit, "Pattern[\(i)].ParameterCurve",
+                        "more than \(Limits.maxControlPoints) control points in all curves together; render and play skip this curve")
+                }
+            default: continue
+            }
         }
     }
 

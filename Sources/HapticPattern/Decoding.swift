@@ -34,6 +34,9 @@ public struct AHAPWarning: Sendable, Equatable, CustomStringConvertible {
         case unknownParameter
         /// A value that has no effect where it is (for example a waveform path on a haptic event).
         case ignored
+        /// Past one of `Limits` (a time, the number of elements or control points): `render`
+        /// and `play` skip the element.
+        case beyondLimit
         /// Stands for warnings beyond `AHAPDecodeOptions.maxWarnings`.
         case truncated
     }

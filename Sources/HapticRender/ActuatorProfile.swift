@@ -3,6 +3,7 @@
 // on the render path) and validated with errors that name the offending field.
 
 import FoundationEssentials
+import HapticPattern
 
 /// An actuator profile: the frequency band sharpness maps onto, the transient shape,
 /// the intensity law, defaults, envelope time ranges, gain, ceiling and protection.
@@ -324,6 +325,21 @@ extension ActuatorProfile {
     /// Decodes and validates a profile from JSON bytes. Pure: no file access.
     /// `source` names the origin in error messages (for example `bass-shaker.json`).
     public static func decode(from bytes: [UInt8], source: String) throws(ProfileError) -> ActuatorProfile {
+        // Read first with the project's JSON scanner: syntax errors get a line and column,
+        // duplicate keys are found, and a number that is valid JSON but not a valid value
+        // of an integer field is named as such (JSONDecoder calls it "not valid JSON").
+        let tree: JSONValue
+        do {
+            tree = try JSONValue.parse(bytes)
+        } catch {
+            throw ProfileError(source: source, field: "", message: "not valid JSON: \(error)")
+        }
+        if let duplicate = tree.firstDuplicateKey {
+            throw ProfileError(source: source, field: duplicate, message: "given twice (each field once)")
+        }
+        if case .number(let order)? = tree["protection"]?["order"], order != 2, order != 4 {
+            throw ProfileError(source: source, field: "protection.order", message: "must be 2 or 4 (got \(order))")
+        }
         let profile: ActuatorProfile
         do {
             profile = try JSONDecoder().decode(ActuatorProfile.self, from: Data(bytes))
@@ -350,8 +366,13 @@ extension ActuatorProfile {
             guard value.isFinite, (0...1).contains(value) else { throw fail(field, "must be between 0 and 1 (got \(value))") }
         }
         if name.isEmpty { throw fail("name", "must not be empty") }
-        try positive(band.low, "band.low")
-        try positive(band.high, "band.high")
+        func within(_ value: Double, _ range: ClosedRange<Double>, _ field: String, _ unit: String) throws(ProfileError) {
+            guard value.isFinite, range.contains(value) else {
+                throw fail(field, "must be between \(range.lowerBound) and \(range.upperBound)\(unit) (got \(value))")
+            }
+        }
+        try within(band.low, Limits.bandHz, "band.low", " Hz")
+        try within(band.high, Limits.bandHz, "band.high", " Hz")
         guard band.high > band.low else { throw fail("band.high", "must be greater than band.low") }
         guard band.high < 20_000 else { throw fail("band.high", "must be below 20000 Hz") }
         switch (transient.cycles, transient.milliseconds) {
@@ -368,6 +389,13 @@ extension ActuatorProfile {
         guard transient.attackMs <= 20 else { throw fail("transient.attackMs", "must be at most 20 (a transient is felt on time only with a fast rise)") }
         try positive(transient.decayCycles, "transient.decayCycles")
         guard transient.decayCycles <= 1000 else { throw fail("transient.decayCycles", "must be at most 1000") }
+        // The longest burst (at band.low) is bounded, whatever the shape's own limits.
+        if let c = transient.cycles, c / band.low > Limits.maxTransientSeconds {
+            throw fail("transient.cycles", "\(c) cycles at band.low (\(band.low) Hz) last \(c / band.low) s; at most \(Limits.maxTransientSeconds) s")
+        }
+        if let ms = transient.milliseconds, ms / 1000 > Limits.maxTransientSeconds {
+            throw fail("transient.milliseconds", "must be at most \(Limits.maxTransientSeconds * 1000)")
+        }
         if intensity.law == .power {
             guard let e = intensity.exponent else { throw fail("intensity.exponent", "is required for the power law") }
             guard e.isFinite, e > 0, e <= 10 else { throw fail("intensity.exponent", "must be in (0, 10] (got \(e))") }
@@ -375,10 +403,9 @@ extension ActuatorProfile {
         try unit(defaults.intensity, "defaults.intensity")
         try unit(defaults.sharpness, "defaults.sharpness")
         for (range, field) in [(envelope.attack, "envelope.attack"), (envelope.decay, "envelope.decay"), (envelope.release, "envelope.release")] {
-            try positive(range.min, field + ".min")
-            try positive(range.max, field + ".max")
+            try within(range.min, Limits.envelopeSeconds, field + ".min", " s")
+            try within(range.max, Limits.envelopeSeconds, field + ".max", " s")
             guard range.max >= range.min else { throw fail(field + ".max", "must not be less than \(field).min") }
-            guard range.max <= 3600 else { throw fail(field + ".max", "must be at most 3600 seconds") }
         }
         guard outputGainDB.isFinite, outputGainDB <= 24, outputGainDB >= -120 else {
             throw fail("outputGainDB", "must be between -120 and 24 (got \(outputGainDB))")
@@ -386,11 +413,13 @@ extension ActuatorProfile {
         guard ceilingDBFS.isFinite, ceilingDBFS <= 0, ceilingDBFS >= -60 else {
             throw fail("ceilingDBFS", "must be between -60 and 0 (got \(ceilingDBFS))")
         }
-        try positive(protection.highPassHz, "protection.highPassHz")
+        try within(protection.highPassHz, Limits.minHighPassHz...Limits.bandHz.upperBound, "protection.highPassHz", " Hz")
         guard protection.highPassHz < band.low else {
             throw fail("protection.highPassHz", "must be below band.low (\(band.low) Hz), or it would cut the actuator's own band")
         }
-        guard protection.order == 2 || protection.order == 4 else { throw fail("protection.order", "must be 2 or 4") }
+        guard protection.order == 2 || protection.order == 4 else {
+            throw fail("protection.order", "must be 2 or 4 (got \(protection.order))")
+        }
         guard limiter.lookaheadMs.isFinite, limiter.lookaheadMs >= 0.1, limiter.lookaheadMs <= 20 else {
             throw fail("limiter.lookaheadMs", "must be between 0.1 and 20")
         }

@@ -1,5 +1,7 @@
 // The user channel-map syntax for `--layout` / `--channels`.
 
+import HapticPattern
+
 /// Why a channel map could not be read: names the map, the channel and the problem.
 public struct ChannelLayoutError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -8,8 +10,8 @@ public struct ChannelLayoutError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension ChannelLayout {
-    /// The most output channels a map may name.
-    public static let maximumChannels = 64
+    /// The most output channels a map may name (`Limits.maxChannels`).
+    public static let maximumChannels = Limits.maxChannels
 
     /// Reads a channel map.
     ///

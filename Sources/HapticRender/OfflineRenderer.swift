@@ -1,6 +1,8 @@
 // Offline rendering: a voice, the output stage and the latency compensation that
 // makes the file start exactly at pattern time 0.
 
+import HapticPattern
+
 /// A whole rendered pattern, interleaved.
 public struct RenderedAudio: Sendable, Equatable {
     /// Interleaved samples, `frames * channels` long.
@@ -96,7 +98,7 @@ public struct OfflineRenderStream {
         self.pattern = pattern
         let layout = layout ?? pattern.defaultLayout
         self.layout = layout
-        let tailFrames = tail.isFinite && tail > 0 ? Int((tail * pattern.sampleRate).rounded()) : 0
+        let tailFrames = tail.isFinite && tail > 0 ? Int((min(tail, Limits.maxOutputSeconds) * pattern.sampleRate).rounded()) : 0
         nominalFrames = pattern.frameCount + tailFrames
         totalFrames = nominalFrames
         self.ending = ending

@@ -51,10 +51,12 @@ public final class PreparedPattern: Sendable {
     public let sampleRate: Double
     /// The profile the pattern was prepared for.
     public let profile: ActuatorProfile
+    /// Events skipped because `Limits.maxVoices` others still sounded when they would start.
+    public let eventsSkippedForVoices: Int
     /// Number of events that will sound (after dropping unusable ones).
     public var eventCount: Int { events.count }
     /// `duration` in frames (rounded up).
-    public var frameCount: Int { Int((duration * sampleRate).rounded(.up)) }
+    public var frameCount: Int { Int(min(duration * sampleRate, 0x1p53).rounded(.up)) }
     /// The layout to use when the user names none: stereo + haptic with audio, else haptic mono.
     public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
 
@@ -68,6 +70,8 @@ public final class PreparedPattern: Sendable {
     // Written once in init, freed in deinit, never mutated: safe to share.
     nonisolated(unsafe) let flat: FlatPattern
 
+    /// Curve points closer than this (in samples) are treated as one time.
+    static let minimumPointSpacing = 1.0 / 1024
     /// Samples over which a stepped control moves (anti-zipper), ~1.5 ms.
     static let stepRampSeconds = 0.0015
     /// Fade used for stop, seek and AudioCustom volume envelopes/truncation.
@@ -90,8 +94,9 @@ public final class PreparedPattern: Sendable {
         _ pattern: AHAPPattern, profile: ActuatorProfile, sampleRate: Double,
         sounds: (any SoundSource)?, strict: Bool, grainBudget: Int
     ) throws(RenderError) {
-        guard sampleRate.isFinite, sampleRate >= 1000, sampleRate <= 768_000 else {
-            throw RenderError("sample rate \(sampleRate) is out of range (1000...768000 Hz)")
+        let rates = Double(Limits.sampleRates.lowerBound)...Double(Limits.sampleRates.upperBound)
+        guard sampleRate.isFinite, rates.contains(sampleRate) else {
+            throw RenderError("sample rate \(sampleRate) is out of range (\(Limits.sampleRates.lowerBound)...\(Limits.sampleRates.upperBound) Hz)")
         }
         do {
             try profile.validate(source: "profile \(profile.name)")
@@ -106,18 +111,32 @@ public final class PreparedPattern: Sendable {
             warnings.append(consequence.map { "\(message); \($0)" } ?? message)
         }
 
-        // Events, in file order first, then sorted stably by onset.
+        // Past `Limits.maxElements`, elements are skipped (the reader warned the same way).
+        if pattern.elements.count > Limits.maxElements {
+            try warn(
+                "the pattern has \(pattern.elements.count) elements, more than the limit of \(Limits.maxElements)",
+                otherwise: "Pattern[\(Limits.maxElements)] and after skipped")
+        }
+        let elements = pattern.elements.prefix(Limits.maxElements)
+        let pastLimit = "past the \(Limits.maxTime) s limit"
+
+        // Events, in file order first, then sorted stably by onset; `ends` beside them.
         var events: [CompiledEvent] = []
+        var ends: [Double] = []
         var buffers: [SoundBuffer] = []
         var bufferIndex: [String: Int] = [:]
         var hasAudio = false
         var end = 0.0  // seconds
         let envelope = profile.envelope
-        for (position, element) in pattern.elements.enumerated() {
+        for (position, element) in elements.enumerated() {
             guard case .event(let event) = element else { continue }
             let place = "Pattern[\(position)] (\(event.type.rawValue) at \(event.time) s)"
             guard event.time.isFinite else {
                 try warn("\(place): time is not a finite number; event skipped")
+                continue
+            }
+            if event.time > Limits.maxTime {
+                try warn("\(place): time \(pastLimit)", otherwise: "event skipped")
                 continue
             }
             var time = event.time
@@ -129,7 +148,9 @@ public final class PreparedPattern: Sendable {
                 let v = event.value(of: id, default: fallback)
                 return v.isFinite ? min(id.range.upperBound, max(id.range.lowerBound, v)) : fallback
             }
-            var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            // Files have it capped at 30 s by the reader; a pattern built in code may hold an
+            // event longer, up to the time limit (past it the output could not be bounded).
+            var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? min($0, Limits.maxTime) : nil }
             if event.type.isContinuous && duration == nil {
                 try warn("\(place): continuous event without EventDuration; treated as 0 s")
                 duration = 0
@@ -176,6 +197,8 @@ public final class PreparedPattern: Sendable {
                         let buffer = try sounds.sound(path: path, sampleRate: fs, transposition: transposition)
                         if buffer.sampleRate != fs {
                             try warn("\(place): sound \(path) came at \(buffer.sampleRate) Hz, not \(fs) Hz", otherwise: "rendered as silence")
+                        } else if Double(buffer.frames) > Limits.maxSoundSeconds * fs {
+                            try warn("\(place): sound \(path) is longer than the \(Limits.maxSoundSeconds) s limit", otherwise: "rendered as silence")
                         } else if buffer.channels < 1 || buffer.channels > 2 {
                             try warn("\(place): sound \(path) has \(buffer.channels) channels (1 or 2 supported)", otherwise: "rendered as silence")
                         } else {
@@ -194,21 +217,49 @@ public final class PreparedPattern: Sendable {
                     eventEnd = time + (duration ?? (compiled.loop ? 0 : seconds))
                 }
             }
-            end = max(end, eventEnd)
             events.append(compiled)
+            ends.append(eventEnd)
         }
-        events = events.enumerated().sorted { a, b in
-            a.element.onset != b.element.onset ? a.element.onset < b.element.onset : a.offset < b.offset
-        }.map(\.element)
+        let order = events.indices.sorted { a, b in
+            events[a].onset != events[b].onset ? events[a].onset < events[b].onset : a < b
+        }
+        // At most `Limits.maxVoices` events sound at once: one that would start while that
+        // many still sound is skipped (each sounding event costs work for every sample).
+        var sounding = MinHeap()
+        var kept: [CompiledEvent] = []
+        var skipped = 0
+        for index in order {
+            let start = events[index].onset / fs
+            while let first = sounding.min, first <= start { sounding.removeMin() }
+            if sounding.count >= Limits.maxVoices {
+                skipped += 1
+                continue
+            }
+            sounding.insert(ends[index])
+            kept.append(events[index])
+            end = max(end, ends[index])
+        }
+        if skipped > 0 {
+            try warn(
+                "\(skipped) event\(skipped == 1 ? "" : "s") would start while \(Limits.maxVoices) others still sound (the limit)",
+                otherwise: "skipped")
+        }
+        events = kept
+        self.eventsSkippedForVoices = skipped
 
         // Dynamic parameters and curves, grouped by parameter.
         var entries = [[(start: Double, order: Int, entry: ControlTimeline.Entry)]](repeating: [], count: DynamicParameterID.count)
-        for (position, element) in pattern.elements.enumerated() {
+        var controlPoints = 0
+        for (position, element) in elements.enumerated() {
             switch element {
             case .event: continue
             case .parameter(let p):
                 guard p.time.isFinite, p.value.isFinite else {
                     try warn("Pattern[\(position)] (\(p.id.rawValue)): time or value is not finite; ignored")
+                    continue
+                }
+                guard p.time <= Limits.maxTime else {
+                    try warn("Pattern[\(position)] (\(p.id.rawValue)): time \(pastLimit)", otherwise: "ignored")
                     continue
                 }
                 let v = min(p.id.range.upperBound, max(p.id.range.lowerBound, p.value))
@@ -223,9 +274,30 @@ public final class PreparedPattern: Sendable {
                     try warn("Pattern[\(position)] (\(c.id.rawValue) curve): no usable control points; ignored")
                     continue
                 }
-                let points = c.controlPoints.enumerated().sorted { a, b in
+                let reach = c.time + (c.controlPoints.map(\.time).max() ?? 0)
+                guard reach <= Limits.maxTime else {
+                    try warn("Pattern[\(position)] (\(c.id.rawValue) curve): reaches \(reach) s, \(pastLimit)", otherwise: "ignored")
+                    continue
+                }
+                controlPoints += c.controlPoints.count
+                guard controlPoints <= Limits.maxControlPoints else {
+                    try warn(
+                        "Pattern[\(position)] (\(c.id.rawValue) curve): more than \(Limits.maxControlPoints) control points in all curves",
+                        otherwise: "ignored")
+                    continue
+                }
+                var points = c.controlPoints.enumerated().sorted { a, b in
                     a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
                 }.map { (time: $0.element.time * fs, value: min(c.id.range.upperBound, max(c.id.range.lowerBound, $0.element.value))) }
+                // Points closer than 1/1024 sample to the one before (or to the curve's start)
+                // are moved onto it: a jump, as for equal times. Otherwise the slope between
+                // them (a change over a denormal number of samples) is infinite and the
+                // control NaN (found by the extreme-pattern property test).
+                var previous = 0.0
+                for k in points.indices {
+                    if points[k].time - previous < PreparedPattern.minimumPointSpacing { points[k].time = previous }
+                    previous = points[k].time
+                }
                 entries[c.id.index].append(((max(0, c.time) * fs).rounded(), position, .curve(points)))
                 end = max(end, max(0, c.time) + (points.last.map { $0.time / fs } ?? 0))
             }
@@ -422,6 +494,40 @@ final class RenderTables: Sendable {
             if let raced = cache[key] { return raced }
             cache[key] = tables
             return tables
+        }
+    }
+}
+
+/// A binary min-heap of times (the ends of the events sounding), for the voice limit.
+private struct MinHeap {
+    private var items: [Double] = []
+    var count: Int { items.count }
+    var min: Double? { items.first }
+
+    mutating func insert(_ value: Double) {
+        items.append(value)
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard items[i] < items[parent] else { break }
+            items.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func removeMin() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < items.count && items[l] < items[smallest] { smallest = l }
+            if r < items.count && items[r] < items[smallest] { smallest = r }
+            if smallest == i { return }
+            items.swapAt(i, smallest)
+            i = smallest
         }
     }
 }

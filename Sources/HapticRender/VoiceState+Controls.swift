@@ -20,7 +20,7 @@ extension VoiceState {
         liveFrom[id] = current
         liveTo[id] = value
         liveStart[id] = now
-        let seconds = ramp.isFinite && ramp > 0 ? ramp : PreparedPattern.stepRampSeconds
+        let seconds = ramp.isFinite && ramp > 0 ? min(ramp, Limits.maxTime) : PreparedPattern.stepRampSeconds
         liveRamp[id] = max(1, Int64((seconds * fs).rounded()))
     }
 

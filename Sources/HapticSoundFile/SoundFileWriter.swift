@@ -9,7 +9,14 @@ import CSndFile
 /// Writes interleaved `Float` frames to any format libsndfile writes (WAV, FLAC, AIFF, CAF…),
 /// block by block. Data goes to a temporary file in the destination folder that is renamed
 /// onto the destination by `finish()`; an error, `cancel()`, or dropping the writer before
-/// `finish()` removes the temporary file, so no half-written file is ever left behind.
+/// `finish()` removes the temporary file, so no half-written file is ever left behind (and
+/// `TemporaryFiles.removeOnSignals()` extends that to SIGINT, SIGTERM and SIGHUP).
+///
+/// The user's files are protected: the destination is refused when it is a symbolic link
+/// or anything but a regular file, or when it is one of `inputs` (same device and inode,
+/// however the path is spelt). The finished file gets the mode the umask gives a new file.
+/// The path `-` is standard output (formats libsndfile can stream: WAV, AU, FLAC, raw...).
+/// A WAV past 4 GiB is written as RF64 unless WAV was asked for explicitly (then refused).
 public final class SoundFileWriter {
     /// Sample encoding in the file.
     public enum SampleFormat: String, Sendable, CaseIterable {
@@ -37,6 +44,8 @@ public final class SoundFileWriter {
         public static let wav = FileFormat(code: Int32(SF_FORMAT_WAV), fileExtension: "wav")
         public static let flac = FileFormat(code: Int32(SF_FORMAT_FLAC), fileExtension: "flac")
         public static let aiff = FileFormat(code: Int32(SF_FORMAT_AIFF), fileExtension: "aiff")
+        /// RF64: WAV with 64-bit sizes, for outputs past 4 GiB.
+        public static let rf64 = FileFormat(code: Int32(SF_FORMAT_RF64), fileExtension: "rf64")
 
         /// The format for a file name or bare extension (`out.flac`, `flac`, `AIF`), as listed by
         /// libsndfile itself (`SFC_GET_FORMAT_MAJOR`), or nil if libsndfile has none.
@@ -92,25 +101,60 @@ public final class SoundFileWriter {
     public var peakDBFS: Double { peak > 0 ? 20 * log10(Double(peak)) : -Double.infinity }
 
     private var file: OpaquePointer?
+    /// Empty when writing to standard output.
     private let temporaryPath: String
+    private var temporarySlot = -1
     private var finished = false
     private let blockFrames = 4096
     private var intBlock: [Int32]
+    /// Frames a plain WAV may still take (nil: no such limit for this format).
+    private var plainWAVFramesLeft: Int64?
 
-    /// Creates the temporary file next to `path`. `format` nil: inferred from the extension.
+    /// The most data a plain WAV file holds: its sizes are 32-bit (4 GiB less the header).
+    public static let plainWAVByteLimit: Int64 = 0xFFFF_FFFF - 1024
+
+    /// Whether `path` means standard output.
+    public static func isStandardOutput(_ path: String) -> Bool { path == "-" }
+
+    /// Creates the temporary file next to `path` (nothing for `-`, standard output).
+    /// - Parameters:
+    ///   - format: nil: inferred from the extension (WAV for `-`). A WAV that would pass
+    ///     `plainWAVByteLimit` is written as RF64 when inferred, refused when given.
+    ///   - inputs: files that must never be written over (compared by device and inode).
+    ///   - expectedFrames: the frames that will be written, when known (chooses RF64 up front).
+    ///   - plainWAVByteLimit: the data bytes a plain WAV may hold (tests lower it).
     public init(
         path: String, channels: Int, sampleRate: Int, format: FileFormat? = nil,
-        sampleFormat: SampleFormat = .int16
+        sampleFormat: SampleFormat = .int16, inputs: [FileIdentity] = [], expectedFrames: Int? = nil,
+        plainWAVByteLimit: Int64 = SoundFileWriter.plainWAVByteLimit
     ) throws(SoundFileError) {
         guard channels > 0, sampleRate > 0 else {
             throw SoundFileError(
                 path: path, operation: .format, message: "invalid \(channels) channel(s) at \(sampleRate) Hz")
         }
-        guard let fileFormat = format ?? FileFormat(extensionOf: path) else {
+        let toStandardOutput = SoundFileWriter.isStandardOutput(path)
+        if !toStandardOutput { try SoundFileWriter.checkDestination(path, inputs: inputs) }
+        guard var fileFormat = format ?? (toStandardOutput ? .wav : FileFormat(extensionOf: path)) else {
             throw SoundFileError(
                 path: path, operation: .format,
                 message: "cannot infer a sound file format from the extension (known: "
                     + FileFormat.all.map(\.fileExtension).joined(separator: ", ") + ")")
+        }
+        // Plain WAV has 32-bit sizes: past them RF64 (when WAV was only inferred) or a refusal.
+        let bytesPerFrame = Int64(channels) * (sampleFormat == .int16 ? 2 : sampleFormat == .int24 ? 3 : 4)
+        if fileFormat == .wav {
+            let expectedBytes = expectedFrames.map { Int64($0) * bytesPerFrame } ?? 0
+            if expectedBytes > plainWAVByteLimit {
+                guard format == nil else {
+                    throw SoundFileError(
+                        path: path, operation: .format,
+                        message: "\(expectedBytes) bytes of samples do not fit a plain WAV file (4 GiB at most); "
+                            + "use --format rf64 or w64 (or a .rf64/.w64 name), or a shorter output")
+                }
+                fileFormat = .rf64
+            } else {
+                plainWAVFramesLeft = plainWAVByteLimit / bytesPerFrame
+            }
         }
         self.path = path
         self.channels = channels
@@ -137,23 +181,78 @@ public final class SoundFileWriter {
                     + "at \(sampleRate) Hz to a \(fileFormat.fileExtension) file")
         }
 
+        if toStandardOutput {
+            temporaryPath = ""
+            // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
+            // sizes); the sizes are known up front here, so the header is written first and
+            // the samples follow as raw little-endian data.
+            if fileFormat == .wav && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 {
+                guard let frames = expectedFrames else {
+                    throw SoundFileError(path: path, operation: .open, message: "WAV to a pipe needs the length up front")
+                }
+                let header = SoundFileWriter.wavHeader(
+                    frames: Int64(frames), channels: channels, sampleRate: sampleRate, sampleFormat: sampleFormat)
+                let written = header.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                guard written == header.count else {
+                    throw SoundFileError(path: path, operation: .write, message: "cannot write to standard output: \(String(cString: strerror(errno)))")
+                }
+                info.format = Int32(SF_FORMAT_RAW) | subtype | Int32(SF_ENDIAN_LITTLE)
+            } else if lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 && !SoundFileWriter.canStream(info) {
+                // Asked first on a private pipe: libsndfile may write part of a header
+                // before it finds it cannot finish it on a pipe.
+                throw SoundFileError(
+                    path: path, operation: .open,
+                    message: "cannot write \(fileFormat.fileExtension) to standard output: libsndfile cannot stream it to a pipe (wav, flac, au and raw can)")
+            }
+            guard let handle = sf_open_fd(STDOUT_FILENO, Int32(SFM_WRITE), &info, 0) else {
+                throw SoundFileError(
+                    path: path, operation: .open,
+                    message: "cannot write \(fileFormat.fileExtension) to standard output: \(String(cString: sf_strerror(nil)))")
+            }
+            file = handle
+            sf_command(handle, Int32(SFC_SET_CLIPPING), nil, 1)
+            return
+        }
+
         // The temporary file lives in the destination folder so the final rename is atomic.
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array((folder + "." + base + ".partial-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        // The name is registered for removal on signals *before* the file exists (a signal
+        // between creating and registering would leave it), then created exclusively.
+        var fd: Int32 = -1
+        var name = ""
+        var slot = -1
+        var attempts = 0
+        repeat {
+            attempts += 1
+            var random = SystemRandomNumberGenerator()
+            let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+            name = folder + "." + base + ".partial-" + suffix
+            slot = TemporaryFiles.register(name)
+            fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                let saved = errno
+                TemporaryFiles.unregister(slot)
+                errno = saved
+            }
+        } while fd < 0 && errno == EEXIST && attempts < 100
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw SoundFileError(
                 path: path, operation: .open,
                 message: "cannot create a file in \(folder.isEmpty ? "." : folder): \(reason)")
         }
-        temporaryPath = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        temporaryPath = name
+        temporarySlot = slot
+        // Created 0600 (private while written); a finished file gets what the umask gives a new one.
+        fchmod(fd, 0o666 & ~SoundFileWriter.currentUmask())
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
             let message = String(cString: sf_strerror(nil))
             Glibc.close(fd)
             unlink(temporaryPath)
+            TemporaryFiles.unregister(temporarySlot)
             throw SoundFileError(path: path, operation: .open, message: message)
         }
         file = handle
@@ -181,6 +280,15 @@ public final class SoundFileWriter {
         peak = localPeak
 
         let frames = samples.count / channels
+        if let left = plainWAVFramesLeft {
+            guard Int64(frames) <= left else {
+                discard()
+                throw SoundFileError(
+                    path: path, operation: .write,
+                    message: "the output passed the 4 GiB a plain WAV file can hold; use --format rf64 or w64, or a shorter output")
+            }
+            plainWAVFramesLeft = left - Int64(frames)
+        }
         var done = 0
         while done < frames {
             let count = min(blockFrames, frames - done)
@@ -230,12 +338,24 @@ public final class SoundFileWriter {
             discard()
             throw SoundFileError(path: path, operation: .finish, message: message)
         }
+        if temporaryPath.isEmpty {  // standard output
+            finished = true
+            return
+        }
+        // The destination may have changed while we wrote: check it again.
+        do {
+            try SoundFileWriter.checkDestination(path, inputs: [])
+        } catch {
+            discard()
+            throw error
+        }
         if rename(temporaryPath, path) != 0 {
             let reason = String(cString: strerror(errno))
             discard()
             throw SoundFileError(path: path, operation: .finish, message: "cannot move the finished file into place: \(reason)")
         }
         finished = true
+        TemporaryFiles.unregister(temporarySlot)
     }
 
     /// Abandons the file: nothing is left at `path` or in the temporary location.
@@ -249,9 +369,83 @@ public final class SoundFileWriter {
             file = nil
         }
         if !finished {
-            unlink(temporaryPath)
+            if !temporaryPath.isEmpty { unlink(temporaryPath) }
+            TemporaryFiles.unregister(temporarySlot)
             finished = true
         }
+    }
+
+    /// Whether libsndfile can write `info`'s format to a pipe: tried on a private pipe.
+    static func canStream(_ info: SF_INFO) -> Bool {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return false }
+        defer { Glibc.close(fds[0]) }
+        // The read end is never read: a header is far below the pipe's buffer.
+        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+        var probe = info
+        guard let handle = sf_open_fd(fds[1], Int32(SFM_WRITE), &probe, 1) else {
+            Glibc.close(fds[1])
+            return false
+        }
+        sf_close(handle)
+        return true
+    }
+
+    /// A canonical 44-byte WAV header (PCM, or IEEE float for 32f) for `frames` frames.
+    static func wavHeader(frames: Int64, channels: Int, sampleRate: Int, sampleFormat: SampleFormat) -> [UInt8] {
+        let bytesPerSample = sampleFormat == .int16 ? 2 : sampleFormat == .int24 ? 3 : 4
+        let dataBytes = UInt32(clamping: frames * Int64(channels * bytesPerSample))
+        var header: [UInt8] = []
+        func text(_ s: String) { header += Array(s.utf8) }
+        func u32(_ v: UInt32) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        func u16(_ v: UInt16) { header += [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        text("RIFF"); u32(dataBytes &+ 36); text("WAVE")
+        text("fmt "); u32(16); u16(sampleFormat == .float32 ? 3 : 1); u16(UInt16(channels))
+        u32(UInt32(sampleRate)); u32(UInt32(sampleRate * channels * bytesPerSample))
+        u16(UInt16(channels * bytesPerSample)); u16(UInt16(bytesPerSample * 8))
+        text("data"); u32(dataBytes)
+        return header
+    }
+
+    /// Refuses a destination that is a symbolic link or not a regular file, or is one of `inputs`.
+    static func checkDestination(_ path: String, inputs: [FileIdentity]) throws(SoundFileError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }  // does not exist yet: fine
+        let type = info.st_mode & S_IFMT
+        let what: String? =
+            switch type {
+            case S_IFREG: nil
+            case S_IFLNK: "a symbolic link"
+            case S_IFDIR: "a folder"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFIFO: "a pipe"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+        if let what {
+            throw SoundFileError(path: path, operation: .open, message: "is \(what), not a regular file; not replaced")
+        }
+        let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        if inputs.contains(identity) {
+            throw SoundFileError(path: path, operation: .open, message: "is one of the inputs; not written over")
+        }
+    }
+
+    /// The process's umask (read from /proc, else by setting and restoring it).
+    static func currentUmask() -> mode_t {
+        if let fp = fopen("/proc/self/status", "r") {
+            defer { fclose(fp) }
+            var line = [CChar](repeating: 0, count: 256)
+            while fgets(&line, Int32(line.count), fp) != nil {
+                let text = String(cString: line)
+                if text.hasPrefix("Umask:"), let value = mode_t(text.dropFirst(6).trimmingCharacters(), radix: 8) {
+                    return value
+                }
+            }
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
     }
 }
 
@@ -267,5 +461,29 @@ extension SoundFileWriter {
         try writer.write(samples)
         try writer.finish()
         return writer.peak
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> String {
+        String(self.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "\n" && $0 != " " }))
+    }
+}
+
+/// A file's identity: device and inode, the same however its path is spelt (hard links,
+/// `a/../a/./p.ahap`, symbolic links followed).
+public struct FileIdentity: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    /// The identity of the file at `path` (symbolic links followed), or nil when there is none.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }

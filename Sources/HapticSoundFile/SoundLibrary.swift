@@ -1,3 +1,4 @@
+import HapticPattern
 import HapticRender
 import Synchronization
 
@@ -90,13 +91,19 @@ public final class SoundLibrary: SoundSource {
         }
         let key = ConversionKey(file: file, sampleRate: sampleRate, transposition: transposition)
         if let cached = state.withLock({ $0.converted[key] }) { return cached }
-        do {
+        do throws(SoundFileError) {
             // Decoding and resampling run outside the lock; a rare duplicate decode by two
             // threads at once is harmless (same result), while holding the lock would serialise them.
             let decoded: SoundBuffer
             if let cached = state.withLock({ $0.decoded[file] }) {
                 decoded = cached
             } else {
+                // Refused before decoding: a sound of days would fill memory first.
+                let info = try SoundFileReader.info(file)
+                guard Double(info.frames) <= Limits.maxSoundSeconds * Double(max(1, info.sampleRate)) else {
+                    throw SoundFileError(
+                        path: file, operation: .read, message: "longer than the \(Limits.maxSoundSeconds) s limit for sounds")
+                }
                 decoded = try SoundFileReader.read(file)
                 state.withLock { $0.decoded[file] = decoded }
             }

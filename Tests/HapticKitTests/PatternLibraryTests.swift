@@ -73,12 +73,15 @@ struct PatternLibraryTests {
         ("{\"schema\": \"hapticsynth-cues\", \"version\": 1, \"cues\": {\"a\": {\"sfx\": {\"name\": \"s\", \"offset\": -1}}}}", "cues.a.sfx.offset", "≥ 0"),
         ("{\"schema\": \"hapticsynth-cues\", \"version\": 1, \"cues\": {\"a\": {\"sfx\": {\"offset\": 0}}}}", "cues.a.sfx.name", "missing"),
         ("{\"schema\": \"hapticsynth-cues\", \"version\": 1,", "", "not valid JSON"),
+        ("{\"schema\": \"hapticsynth-cues\", \"version\": 1, \"cues\": {\"a\": {\"sfx\": {\"name\": \"s\"}}, \"a\": {}}}", "cues.a", "given twice"),
+        ("{\"schema\": \"hapticsynth-cues\", \"version\": 1, \"version\": 1, \"cues\": {}}", "version", "given twice"),
     ])
     func badCueSheets(text: String, path: String, message: String) {
         do {
             _ = try CueSheet.decode(from: Array(text.utf8), source: "t.json")
             Issue.record("accepted: \(text)")
         } catch {
+            print("cue sheet: \(error)")
             #expect(error.path == path)
             #expect(error.message.contains(message), "\(error)")
             #expect(error.description.hasPrefix("t.json: ") && !error.description.contains("\n"))

@@ -148,14 +148,15 @@ struct SoundFileErrorTests {
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent-folder"))
     }
 
-    @Test("a failure at the final rename leaves neither the file nor the temporary")
+    @Test("a failure at the end (the destination became a folder while writing) leaves neither the file nor the temporary")
     func failedRename() throws {
         let folder = TempFolder()
         defer { folder.cleanup() }
-        // The destination is a non-empty folder: rename(2) refuses to replace it.
+        // A folder at the destination is refused up front; made while writing, `finish` finds it
+        // (and rename(2) would refuse to replace it anyway).
         let target = folder.file("out.wav")
-        try FileManager.default.createDirectory(atPath: target + "/inner", withIntermediateDirectories: true)
         let writer = try SoundFileWriter(path: target, channels: 1, sampleRate: 48000)
+        try FileManager.default.createDirectory(atPath: target + "/inner", withIntermediateDirectories: true)
         try writer.write([0.5, 0.25])
         #expect(folder.contents().count == 2)  // the folder + the hidden temporary
         #expect(throws: SoundFileError.self) { try writer.finish() }

@@ -1,0 +1,71 @@
+// Temporary files that must not outlive the process: `SoundFileWriter` registers each
+// one here, and `TemporaryFiles.removeOnSignals()` (called by the CLI's `render`)
+// installs handlers so that SIGINT, SIGTERM and SIGHUP remove them before the process
+// dies as the signal would have made it die.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The registry of live temporary files, readable from a signal handler: a fixed array of
+/// C strings (allocated outside the handler), which the handler only reads and unlinks.
+public enum TemporaryFiles {
+    static let capacity = 64
+    /// Slots of malloc'ed path copies; nil = free. Written only under `lock` by ordinary
+    /// code; the signal handler reads them without the lock (a pointer store is atomic on
+    /// the platforms we build for, and a path is unlinked at most twice, which is harmless).
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+        return slots
+    }()
+    nonisolated(unsafe) static var lock = pthread_mutex_t()
+    nonisolated(unsafe) static var lockReady: Bool = {
+        pthread_mutex_init(&lock, nil)
+        return true
+    }()
+
+    /// Remembers `path` (returns its slot, or -1 when every slot is taken: the file is then
+    /// still removed on errors, only not on signals).
+    static func register(_ path: String) -> Int {
+        _ = lockReady
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<capacity where slots[i] == nil {
+            slots[i] = strdup(path)
+            return i
+        }
+        return -1
+    }
+
+    /// Forgets the path in `slot` (after it was renamed into place or removed).
+    static func unregister(_ slot: Int) {
+        guard slot >= 0 else { return }
+        pthread_mutex_lock(&lock)
+        let old = slots[slot]
+        slots[slot] = nil
+        pthread_mutex_unlock(&lock)
+        free(old)
+    }
+
+    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered
+    /// temporary file, then let the signal take its default course (the process ends
+    /// with the signal, so the shell sees 130, 143 or 129). Idempotent.
+    public static func removeOnSignals() {
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signal in
+                for i in 0..<TemporaryFiles.capacity {
+                    if let path = TemporaryFiles.slots[i] { unlink(path) }
+                }
+                Glibc.signal(signal, SIG_DFL)
+                raise(signal)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(signal, &action, nil)
+        }
+    }
+}
