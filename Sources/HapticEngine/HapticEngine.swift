@@ -131,11 +131,23 @@ public final class HapticEngine: Sendable {
         public var stopFadeSeconds: Double = 0.005
         /// Idle time before auto-shutdown closes the device (when enabled).
         public var autoShutdownIdleSeconds: Double = 5
-        /// First delay before a restart attempt after the device was lost; doubles up to the maximum.
-        public var restartBackoffSeconds: Double = 0.1
-        public var maxRestartBackoffSeconds: Double = 2
-        /// Give up (state `unavailable`) after this many failed attempts; nil = keep trying.
+        /// First delay before a reconnection attempt after the device was lost; doubles up to the
+        /// maximum. A PulseAudio server accepts connections again about 0.1 s after it is back, so
+        /// with 50 ms → 1 s the sound returns within about a second of the server's return.
+        public var restartBackoffSeconds: Double = 0.05
+        public var maxRestartBackoffSeconds: Double = 1
+        /// Give up (state `unavailable`, `stoppedHandler(.recoveryFailed)`) after this many failed
+        /// attempts; nil (default) = keep trying for as long as the engine lives.
         public var maxRestartAttempts: Int? = nil
+        /// A device that makes no progress for this long is treated as lost (closed and reopened
+        /// with backoff); shorter stalls (a paused server, a suspended device) are waited out in
+        /// place and counted (`stallCount`). A dead JACK server gives no error at all: this bound
+        /// is how its death is noticed.
+        public var stallLimitSeconds: Double = 0.5
+        /// After a reconnection, a scheduled start whose time passed while the device was away
+        /// still plays (late) when it is at most this late; older ones are dropped and counted
+        /// (`droppedOnsetCount`). Default 0: an onset that missed its time is dropped.
+        public var lateOnsetWindowSeconds: Double = 0
         /// How often the control-side service thread collects finished voices and runs recovery.
         public var servicePollSeconds: Double = 0.005
         /// Sound files for AudioCustom events in patterns prepared by the engine.
@@ -182,8 +194,22 @@ public final class HapticEngine: Sendable {
         init(_ device: any OutputDevice) { self.device = device }
     }
 
+    /// What a reconnection after a lost device did (``HapticEngine/reconnectedHandler``).
+    public struct Reconnection: Sendable, Equatable {
+        /// Seconds from the loss being noticed to the device playing again (monotonic clock).
+        public var outageSeconds: Double
+        /// Seconds of the timeline that passed without output: playing voices (and loops, on
+        /// their grid) moved on by it.
+        public var gapSeconds: Double
+        /// Scheduled starts that fell due while the device was away and were dropped.
+        public var droppedOnsets: Int
+        /// Reopen attempts, the successful one included.
+        public var attempts: Int
+    }
+
     struct Handlers {
         var stopped: (@Sendable (StoppedReason) -> Void)?
+        var reconnected: (@Sendable (Reconnection) -> Void)?
         var reset: (@Sendable () -> Void)?
         var playersFinished: (@Sendable (HapticEngineError?) -> FinishedAction)?
     }
@@ -204,6 +230,9 @@ public final class HapticEngine: Sendable {
         var retryAtNanos: Int64 = 0
         var backoffSeconds: Double = 0
         var failedAttempts = 0
+        /// When the current loss was noticed (engine clock, ns).
+        var lostAtNanos: Int64 = 0
+        var reconnections = 0
         var deviceLostPending = false
         var realtimeGranted = false
         var memoryLocked = false
@@ -269,6 +298,14 @@ public final class HapticEngine: Sendable {
         set { control.withLock { $0.handlers.stopped = newValue } }
     }
 
+    /// Called when the engine reconnected by itself after `stoppedHandler` reported a lost
+    /// device: the same players, schedule and clock go on (Core Haptics has no such call; its
+    /// apps learn it by playing again). Not called after a reset (see `resetHandler`).
+    public var reconnectedHandler: (@Sendable (Reconnection) -> Void)? {
+        get { control.withLock { $0.handlers.reconnected } }
+        set { control.withLock { $0.handlers.reconnected = newValue } }
+    }
+
     /// Called after the engine rebuilt its device handle; players made before are invalid.
     public var resetHandler: (@Sendable () -> Void)? {
         get { control.withLock { $0.handlers.reset } }
@@ -332,6 +369,15 @@ public final class HapticEngine: Sendable {
 
     /// Underruns recovered since the engine was created.
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+
+    /// Device stalls (no progress within a bounded wait) ridden out in place.
+    public var stallCount: Int { core.stallCount.load(ordering: .relaxed) }
+
+    /// Scheduled starts dropped because their time passed while the device was away.
+    public var droppedOnsetCount: Int { core.droppedOnsetCount.load(ordering: .relaxed) }
+
+    /// Times the engine reconnected to its device by itself after losing it.
+    public var reconnectionCount: Int { control.withLock { $0.reconnections } }
 
     /// Scheduled commands that arrived after their frame had been rendered (applied at once).
     public var lateCommandCount: Int { core.lateCommandCount.load(ordering: .relaxed) }
@@ -499,20 +545,30 @@ public final class HapticEngine: Sendable {
     }
 
     /// Opens `handle` and starts the render side on it.
-    func openAndRun(_ handle: DeviceRef, _ c: inout Control) throws(HapticEngineError) {
-        try run(handle, format: open(handle), &c)
+    @discardableResult
+    func openAndRun(_ handle: DeviceRef, _ c: inout Control, resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
+        try run(handle, format: open(handle), &c, resuming: resuming)
     }
 
-    /// Starts the render side on an open handle.
-    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control) throws(HapticEngineError) {
+    /// Starts the render side on an open handle; `resuming` keeps voices, schedule and clock
+    /// (a reconnection, ``RenderCore/resume(device:lateWindowSeconds:)``).
+    @discardableResult
+    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control,
+             resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
         c.format = granted
         core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
                        stopFadeSeconds: configuration.stopFadeSeconds,
                        latencyCompensationSeconds: configuration.latencyCompensationSeconds,
                        gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
-                       gridSettleSeconds: configuration.scheduleSettleSeconds)
-        core.begin(device: handle.device)
-        guard configuration.drive == .renderThread else { return }
+                       gridSettleSeconds: configuration.scheduleSettleSeconds,
+                       stallLimitSeconds: configuration.stallLimitSeconds)
+        var resumption: RenderCore.Resumption? = nil
+        if resuming {
+            resumption = core.resume(device: handle.device, lateWindowSeconds: configuration.lateOnsetWindowSeconds)
+        } else {
+            core.begin(device: handle.device)
+        }
+        guard configuration.drive == .renderThread else { return resumption }
         if configuration.lockMemory {
             let (locked, code) = EngineThread.lockMemoryOnce()
             c.memoryLocked = locked
@@ -534,6 +590,7 @@ public final class HapticEngine: Sendable {
         if configuration.realtimePriority != nil && !started.realtime {
             logger.warning("haptic engine: SCHED_FIFO refused (errno \(started.realtimeError)); render thread runs with normal scheduling")
         }
+        return resumption
     }
 
     /// Ends rendering: with `fade`, the render side fades out and plays a buffer of silence first.

@@ -157,6 +157,10 @@ final class RenderCore: @unchecked Sendable {
 
     // MARK: atomics readable from any thread
     let xrunCount = Atomic<Int>(0)
+    /// Device stalls ridden out in place (no progress within one bounded wait, then progress again).
+    let stallCount = Atomic<Int>(0)
+    /// Scheduled starts whose time passed while the device was away (beyond the late window): dropped.
+    let droppedOnsetCount = Atomic<Int>(0)
     let lateCommandCount = Atomic<Int>(0)
     let droppedCommandCount = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
@@ -201,6 +205,8 @@ final class RenderCore: @unchecked Sendable {
     private var outputStage: OutputStage? = nil
     private var voiceFadeStep: Float = 1.0 / 96
     private var masterFadeFrames = 240
+    /// A device that makes no progress for this long is lost (ns); shorter stalls are ridden out.
+    private var stallLimitNanos: Int64 = 500_000_000
 
     var device: (any OutputDevice)? = nil
     var clock: EngineClock = .monotonic
@@ -276,7 +282,8 @@ final class RenderCore: @unchecked Sendable {
 
     /// Sizes the buffers for a granted format and builds the output stage.
     func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
-                   latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double) {
+                   latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double,
+                   stallLimitSeconds: Double = 0.5) {
         if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
             freeBuffers()
             let n = format.periodFrames
@@ -302,6 +309,7 @@ final class RenderCore: @unchecked Sendable {
         if grid.framesPerNano != Double(format.sampleRate) / 1e9 { grid = ScheduleGrid(sampleRate: Double(format.sampleRate)) }
         voiceFadeStep = 1 / Float(max(1, format.sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
+        stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
     }
 
     private func freeBuffers() {
@@ -330,6 +338,60 @@ final class RenderCore: @unchecked Sendable {
         stopRequested.store(false, ordering: .releasing)
         running = true
         publishMapping()
+    }
+
+    /// What a resumption after a lost device did to the timeline.
+    struct Resumption {
+        /// Seconds of the timeline that passed while the device was away (playing voices moved on by it).
+        var gapSeconds: Double
+        /// Scheduled starts whose time had passed (beyond the late window): dropped.
+        var droppedOnsets: Int
+    }
+
+    /// Arms the render side for the reopened device after a loss, keeping voices, schedule and
+    /// the clock mapping's meaning: commands addressed to frames of the old device are moved onto
+    /// the monotonic clock; frame 0 of the new device is guessed to play now, and playing voices
+    /// move on by the time that passed since the last frame the old device was given (a loop keeps
+    /// its grid); scheduled starts whose time passed more than `lateWindowSeconds` ago are dropped
+    /// and counted. Once the filter locks on the new device, the guess is corrected like a resync
+    /// after an xrun. Control side, render side not running.
+    func resume(device: any OutputDevice, lateWindowSeconds: Double) -> Resumption {
+        let oldGrid = grid
+        let lostPlayNanos = oldGrid.nanos(forFrame: nextFrame)
+        drainCommands()
+        for i in 0..<pendingCount {
+            if let frame = pending[i].frame {
+                pending[i].frame = nil
+                pending[i].timeNanos = max(1, Int64(oldGrid.nanos(forFrame: frame) + compensationNanos))
+            }
+        }
+        begin(device: device)
+        let resumeNanos = grid.nanos(forFrame: 0)
+        let gap = max(0, resumeNanos - lostPlayNanos)
+        skipPlayingVoices(byNanos: gap)
+        previousGrid = grid
+        resyncPending = true
+        // Starts that fell due while the device was away.
+        let window = min(max(lateWindowSeconds, 0), 3600) * 1e9
+        var dropped = 0
+        var kept = 0
+        for i in 0..<pendingCount {
+            let command = pending[i]
+            let s = Int(command.slot)
+            if command.kind == .start, command.timeNanos != 0,
+               Double(command.timeNanos) - compensationNanos < resumeNanos - window,
+               slots[s].generation == command.generation, slots[s].phase == .scheduled {
+                finish(s, .dropped)
+                dropped += 1
+                continue
+            }
+            pending[kept] = command
+            kept += 1
+        }
+        pendingCount = kept
+        droppedOnsetCount.add(dropped, ordering: .relaxed)
+        retireFinished()
+        return Resumption(gapSeconds: gap / 1e9, droppedOnsets: dropped)
     }
 
     /// Disarms (after `.stopped` / `.deviceLost`, or when the thread was joined).
@@ -451,7 +513,9 @@ final class RenderCore: @unchecked Sendable {
         // write below, which recovers it; a dead device ends rendering now).
         if let fault = device.waitForRoom(frames: periodFrames) {
             switch fault {
-            case .timeout, .gone: return lose(fault)
+            case .timeout:
+                if !rideOutStall(device) { return stopRequested.load(ordering: .relaxed) ? halt() : lose(fault) }
+            case .gone: return lose(fault)
             case .xrun, .suspended: break
             }
         }
@@ -489,14 +553,12 @@ final class RenderCore: @unchecked Sendable {
                 if case .xrun = fault { xrunCount.add(1, ordering: .relaxed) }
                 // -EPIPE that keeps coming back after recovery is a dead server (PipeWire).
                 if attempts > 3 || !device.recover(from: fault) { return lose(fault) }
-                if !resyncPending {
-                    previousGrid = grid
-                    resyncPending = true
-                }
-                filter.unlock()
-                lockedNanos = 0
-                grid.holding = false
-            case .timeout, .gone:
+                markResync()
+            case .timeout:
+                // Bounded: a device that keeps stalling part-way through writes is lost.
+                if attempts > 8 { return lose(fault) }
+                if !rideOutStall(device) { return stopRequested.load(ordering: .relaxed) ? halt() : lose(fault) }
+            case .gone:
                 return lose(fault)
             }
         }
@@ -545,6 +607,50 @@ final class RenderCore: @unchecked Sendable {
             grid.anchorFrame = nextFrame
             gridCorrections.add(1, ordering: .relaxed)
         }
+    }
+
+    /// The device's frames no longer follow the old mapping (an xrun, a stall): the filter
+    /// relocks, and once it has, playing voices move on by the time lost.
+    private func markResync() {
+        if !resyncPending {
+            previousGrid = grid
+            resyncPending = true
+        }
+        filter.unlock()
+        lockedNanos = 0
+        grid.holding = false
+    }
+
+    /// A device that made no progress within one bounded wait: a stall (a paused server, a
+    /// suspended device) until it has lasted `stallLimitNanos`, then a lost device. Waits in
+    /// bounded steps and leaves as soon as a stop is asked. True when the device moves again
+    /// (counted as a stall; the timeline resyncs as after an xrun).
+    private func rideOutStall(_ device: any OutputDevice) -> Bool {
+        stallCount.add(1, ordering: .relaxed)
+        let start = MonotonicClock.nanos()
+        // Each wait is bounded by the device's timeout; the count bounds the loop on its own too.
+        var rounds = 0
+        while MonotonicClock.nanos() - start < stallLimitNanos && rounds < 10_000 {
+            rounds += 1
+            if stopRequested.load(ordering: .relaxed) { return false }
+            switch device.waitForRoom(frames: periodFrames) {
+            case nil, .xrun?, .suspended?:
+                // Moving again (an xrun found here is recovered by the write).
+                markResync()
+                return true
+            case .timeout?:
+                continue
+            case .gone?:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// A stop asked during a stall: nothing more reaches the device, so the fade is moot.
+    private func halt() -> PeriodOutcome {
+        running = false
+        return .stopped
     }
 
     private func lose(_ fault: DeviceFault) -> PeriodOutcome {
