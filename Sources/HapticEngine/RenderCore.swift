@@ -228,6 +228,9 @@ final class RenderCore: @unchecked Sendable {
     let gridCorrections = Atomic<Int>(0)
     private var resyncPending = false
     private(set) var nextFrame: Int64 = 0
+    /// Engine frame of the device's frame 0 (non-zero after a reconnection: the engine's frame
+    /// count continues across device handles).
+    private var frameOffset: Int64 = 0
     private var running = false
     private var masterGain: Float = 1
     private var stopTailFrames = -1
@@ -327,6 +330,7 @@ final class RenderCore: @unchecked Sendable {
     func begin(device: any OutputDevice) {
         self.device = device
         nextFrame = 0
+        frameOffset = 0
         filter.guess(frame: 0, atNanos: clock.nanos())
         grid.holding = false
         lockedNanos = 0
@@ -349,37 +353,42 @@ final class RenderCore: @unchecked Sendable {
     }
 
     /// Arms the render side for the reopened device after a loss, keeping voices, schedule and
-    /// the clock mapping's meaning: commands addressed to frames of the old device are moved onto
-    /// the monotonic clock; frame 0 of the new device is guessed to play now, and playing voices
-    /// move on by the time that passed since the last frame the old device was given (a loop keeps
-    /// its grid); scheduled starts whose time passed more than `lateWindowSeconds` ago are dropped
-    /// and counted. Once the filter locks on the new device, the guess is corrected like a resync
-    /// after an xrun. Control side, render side not running.
+    /// the clock mapping: the engine's frame count continues on the old timeline (the new
+    /// device's frame 0 is the frame the old mapping puts at now; its timestamps are offset to
+    /// match), so times and frames given before stay valid. Playing voices move on by the frames
+    /// that passed (a loop keeps its grid); scheduled starts that fell due more than
+    /// `lateWindowSeconds` ago are dropped and counted. Once the filter locks on the new device,
+    /// the guess is corrected like a resync after an xrun. Control side, render side not running.
     func resume(device: any OutputDevice, lateWindowSeconds: Double) -> Resumption {
         let oldGrid = grid
-        let lostPlayNanos = oldGrid.nanos(forFrame: nextFrame)
+        let oldNext = nextFrame
         drainCommands()
-        for i in 0..<pendingCount {
-            if let frame = pending[i].frame {
-                pending[i].frame = nil
-                pending[i].timeNanos = max(1, Int64(oldGrid.nanos(forFrame: frame) + compensationNanos))
-            }
-        }
         begin(device: device)
-        let resumeNanos = grid.nanos(forFrame: 0)
-        let gap = max(0, resumeNanos - lostPlayNanos)
+        let now = clock.nanos()
+        let continued = max(oldNext, Int64(oldGrid.frame(forNanos: Double(now)).rounded()))
+        frameOffset = continued
+        nextFrame = continued
+        grid = oldGrid
+        grid.holding = false
+        filter.guess(frame: continued, atNanos: now)
+        followFilter()
+        let gapFrames = continued - oldNext
+        let gap = Double(gapFrames) * grid.nanosPerFrame
         skipPlayingVoices(byNanos: gap)
         previousGrid = grid
         resyncPending = true
         // Starts that fell due while the device was away.
-        let window = min(max(lateWindowSeconds, 0), 3600) * 1e9
+        let window = Int64(min(max(lateWindowSeconds, 0), 3600) * Double(sampleRate))
         var dropped = 0
         var kept = 0
         for i in 0..<pendingCount {
             let command = pending[i]
             let s = Int(command.slot)
-            if command.kind == .start, command.timeNanos != 0,
-               Double(command.timeNanos) - compensationNanos < resumeNanos - window,
+            var playFrame: Int64? = command.frame
+            if playFrame == nil && command.timeNanos != 0 {
+                playFrame = Int64(grid.frame(forNanos: Double(command.timeNanos) - compensationNanos).rounded())
+            }
+            if command.kind == .start, let playFrame, playFrame < continued - window,
                slots[s].generation == command.generation, slots[s].phase == .scheduled {
                 finish(s, .dropped)
                 dropped += 1
@@ -391,6 +400,7 @@ final class RenderCore: @unchecked Sendable {
         pendingCount = kept
         droppedOnsetCount.add(dropped, ordering: .relaxed)
         retireFinished()
+        publishMapping()
         return Resumption(gapSeconds: gap / 1e9, droppedOnsets: dropped)
     }
 
@@ -563,7 +573,8 @@ final class RenderCore: @unchecked Sendable {
             }
         }
         nextFrame = blockStart + Int64(n)
-        if let stamp = device.timestamp() {
+        if var stamp = device.timestamp() {
+            stamp.framesPlayed += frameOffset
             let wasLocked = filter.isLocked
             filter.update(stamp)
             if wasLocked { lockedNanos += Double(n) * grid.nanosPerFrame }
