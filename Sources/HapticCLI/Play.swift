@@ -120,7 +120,10 @@ public struct Play: AsyncParsableCommand {
         }
         let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device
-        let engine = HapticEngine(configuration: live.configuration(layout: layout, profile: profile, rate: synthesis.rate)) {
+        var configuration = live.configuration(layout: layout, profile: profile, rate: synthesis.rate)
+        // The verb prints its own lost/back lines; the engine's notes only with --verbose.
+        configuration.logger.logLevel = live.verbose ? .info : .error
+        let engine = HapticEngine(configuration: configuration) {
             ALSAOutputDevice(name: device)
         }
         do {

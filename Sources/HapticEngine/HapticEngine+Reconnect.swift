@@ -6,7 +6,7 @@ import HapticPattern
 //   1. `stoppedHandler(.deviceLost / .deviceTimeout)` once, when the loss is noticed; the state
 //      is `degraded`. Players, their schedule and the clock mapping are kept.
 //   2. Reopen attempts of the SAME handle (the same PCM) in the background, the first after
-//      `restartBackoffSeconds` (50 ms), doubling to `maxRestartBackoffSeconds` (1 s); forever
+//      `restartBackoffSeconds` (50 ms), doubling to `maxRestartBackoffSeconds` (0.5 s); forever
 //      unless `maxRestartAttempts` is set.
 //   3a. The device is back: the state is `running` again, `reconnectedHandler` gets the outage,
 //       the gap and the onsets dropped; the players go on (no reset: nothing to rebuild).

@@ -133,9 +133,9 @@ public final class HapticEngine: Sendable {
         public var autoShutdownIdleSeconds: Double = 5
         /// First delay before a reconnection attempt after the device was lost; doubles up to the
         /// maximum. A PulseAudio server accepts connections again about 0.1 s after it is back, so
-        /// with 50 ms → 1 s the sound returns within about a second of the server's return.
+        /// attempts every 0.5 s at most bring the sound back within about 0.6 s of the server's return (the 1 s bound, with room).
         public var restartBackoffSeconds: Double = 0.05
-        public var maxRestartBackoffSeconds: Double = 1
+        public var maxRestartBackoffSeconds: Double = 0.5
         /// Give up (state `unavailable`, `stoppedHandler(.recoveryFailed)`) after this many failed
         /// attempts; nil (default) = keep trying for as long as the engine lives.
         public var maxRestartAttempts: Int? = nil
