@@ -211,7 +211,7 @@ public struct Play: AsyncParsableCommand {
         if live.verbose { live.report(engine, into: &output) }
         switch outcome {
         case .completed: return 0
-        case .interrupted: return 130
+        case .interrupted: return signals.interruptedStatus
         case .failed(let message):
             output.printError(message)
             return 1
@@ -308,30 +308,44 @@ final class Finish: Sendable {
 
 /// Turns SIGINT/SIGTERM into a call (instead of the default immediate exit), so that
 /// live verbs can fade out and close the device — and guarantees the process ends within
-/// `deadlineSeconds` of the signal whatever else happens: a watchdog thread, started by the
-/// first signal, ends the process with 128 + the signal if the verb has not returned by then
-/// (a render thread that does not come back, a sound server that does not answer a close).
-/// A second signal ends it at once.
+/// `deadlineSeconds` of the signal whatever else happens: a watchdog thread, made up front at a
+/// real-time priority above the render thread's (so a render thread that spins cannot keep it
+/// off the CPU) and woken by the first signal, ends the process with 128 + the signal if the
+/// verb has not returned by then (a render thread that does not come back, a sound server that
+/// does not answer a close). A second signal ends it at once.
 /// `@unchecked Sendable`: the dispatch sources are set once in init and only cancelled after
 /// (DispatchSource is thread-safe but not annotated Sendable).
 final class SignalWatch: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
+    private final class Received: Sendable { let signal = Atomic<Int32>(0) }
+    private let state = Received()
+    private let wake = DispatchSemaphore(value: 0)
 
-    init(signals: [Int32], deadlineSeconds: Double = 0.15, handler: @escaping @Sendable () -> Void) {
-        let fired = Atomic<Int32>(0)
+    /// The signal received (0: none yet).
+    var received: Int32 { state.signal.load(ordering: .acquiring) }
+
+    /// The exit status for an interrupted verb: 128 + the signal (130 for SIGINT).
+    var interruptedStatus: Int32 { 128 + (received == 0 ? SIGINT : received) }
+
+    init(signals: [Int32], deadlineSeconds: Double = 0.1, handler: @escaping @Sendable () -> Void) {
+        let state = self.state
+        let wake = self.wake
+        let watchdog = Watchdog {
+            wake.wait()
+            let number = state.signal.load(ordering: .acquiring)
+            guard number != 0 else { return }  // cancelled: the verb ended by itself
+            usleep(UInt32(deadlineSeconds * 1e6))
+            FileHandle.standardError.write(Data("interrupted\n".utf8))
+            _exit(128 + number)
+        }
+        watchdog.start()
         sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
             source.setEventHandler {
-                let previous = fired.exchange(number, ordering: .relaxed)
+                let previous = state.signal.exchange(number, ordering: .acquiringAndReleasing)
                 if previous != 0 { _exit(128 + number) }
-                // The watchdog is its own thread: it depends on nothing the verb's threads do.
-                let watchdog = Thread {
-                    Thread.sleep(forTimeInterval: deadlineSeconds)
-                    FileHandle.standardError.write(Data("interrupted\n".utf8))
-                    _exit(128 + number)
-                }
-                watchdog.start()
+                wake.signal()
                 handler()
             }
             source.resume()
@@ -341,5 +355,40 @@ final class SignalWatch: @unchecked Sendable {
 
     func cancel() {
         for source in sources { source.cancel() }
+        if state.signal.load(ordering: .acquiring) == 0 { wake.signal() }
+    }
+}
+
+/// A detached POSIX thread at SCHED_FIFO priority 90 when permitted (normal scheduling otherwise).
+final class Watchdog {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+    private let body: Body
+    init(_ run: @escaping () -> Void) { body = Body(run) }
+
+    func start() {
+        let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
+            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+        var parameters = sched_param()
+        parameters.sched_priority = min(90, sched_get_priority_max(SCHED_FIFO))
+        pthread_attr_setschedparam(&attributes, &parameters)
+        let context = Unmanaged.passRetained(body).toOpaque()
+        if pthread_create(&thread, &attributes, entry, context) != 0 {
+            guard pthread_create(&thread, nil, entry, context) == 0 else {
+                Unmanaged<Body>.fromOpaque(context).release()
+                return
+            }
+        }
+        pthread_detach(thread)
     }
 }

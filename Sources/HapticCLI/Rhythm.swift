@@ -210,7 +210,7 @@ public struct Rhythm: AsyncParsableCommand {
                 live.report(engine, into: &out)
             }
         }
-        if interrupted.load(ordering: .relaxed) { return 130 }
+        if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
         if watch.timedOut {
             out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", live.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
             return 1

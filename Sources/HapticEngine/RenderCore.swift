@@ -207,6 +207,9 @@ final class RenderCore: @unchecked Sendable {
     private var masterFadeFrames = 240
     /// A device that makes no progress for this long is lost (ns); shorter stalls are ridden out.
     private var stallLimitNanos: Int64 = 500_000_000
+    /// One period's device calls taking longer than this (and succeeding) count as a stall (ns).
+    private var slowDeviceNanos: Int64 = 100_000_000
+    private var stallCountedThisPeriod = false
 
     var device: (any OutputDevice)? = nil
     var clock: EngineClock = .monotonic
@@ -313,6 +316,8 @@ final class RenderCore: @unchecked Sendable {
         voiceFadeStep = 1 / Float(max(1, format.sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
         stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
+        // Twice the buffer's time, at least 100 ms (a PulseAudio stream's first start waits 50–55 ms).
+        slowDeviceNanos = max(100_000_000, 2 * Int64(format.bufferFrames) * 1_000_000_000 / Int64(max(1, format.sampleRate)))
     }
 
     private func freeBuffers() {
@@ -521,6 +526,8 @@ final class RenderCore: @unchecked Sendable {
         if stall > 0 { EngineThread.sleep(seconds: Double(stall) / 1e9) }
         // Render as late as possible: wait for room first (an xrun found here is left to the
         // write below, which recovers it; a dead device ends rendering now).
+        let deviceCallsStarted = MonotonicClock.nanos()
+        stallCountedThisPeriod = false
         if let fault = device.waitForRoom(frames: periodFrames) {
             switch fault {
             case .timeout:
@@ -530,6 +537,7 @@ final class RenderCore: @unchecked Sendable {
             }
         }
         let started = MonotonicClock.nanos()
+        let renderStarted = started
         let n = periodFrames
         let blockStart = nextFrame
         drainCommands()
@@ -549,7 +557,8 @@ final class RenderCore: @unchecked Sendable {
         if outputStage != nil { outputStage!.process(mix, into: output) }
         let finishing = applyMasterFade(frames: n)
         retireFinished()
-        recordRenderTime(MonotonicClock.nanos() - started)
+        let renderEnded = MonotonicClock.nanos()
+        recordRenderTime(renderEnded - started)
 
         var attempts = 0
         var written = 0
@@ -573,6 +582,14 @@ final class RenderCore: @unchecked Sendable {
             }
         }
         nextFrame = blockStart + Int64(n)
+        // A device that stopped consuming for much longer than its buffer but came back within
+        // the bounds (a paused server whose plugin blocks in its calls instead of timing out): a
+        // stall, counted; the timeline resyncs as after an xrun.
+        let deviceNanos = MonotonicClock.nanos() - deviceCallsStarted - (renderEnded - renderStarted)
+        if deviceNanos > slowDeviceNanos && !stallCountedThisPeriod {
+            stallCount.add(1, ordering: .relaxed)
+            markResync()
+        }
         if var stamp = device.timestamp() {
             stamp.framesPlayed += frameOffset
             let wasLocked = filter.isLocked
@@ -637,7 +654,8 @@ final class RenderCore: @unchecked Sendable {
     /// bounded steps and leaves as soon as a stop is asked. True when the device moves again
     /// (counted as a stall; the timeline resyncs as after an xrun).
     private func rideOutStall(_ device: any OutputDevice) -> Bool {
-        stallCount.add(1, ordering: .relaxed)
+        if !stallCountedThisPeriod { stallCount.add(1, ordering: .relaxed) }
+        stallCountedThisPeriod = true
         let start = MonotonicClock.nanos()
         // Each wait is bounded by the device's timeout; the count bounds the loop on its own too.
         var rounds = 0

@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticTestSupport
 import Testing
 
 @testable import HapticALSA
@@ -11,6 +12,11 @@ enum JackRig {
         if !running { print("skipped: no JACK rig (run `scripts/jack-rig.sh swift test --filter JackRigTests`)") }
         return running
     }()
+    static let controlScript = env["HAPTICSYNTH_JACK_CTL"] ?? "scripts/jack-rig.sh"
+
+    /// Runs `jack-rig.sh <command>` (stop-server / start-server); returns its exit status.
+    @discardableResult
+    static func control(_ command: String) throws -> Int32 { try runRigControl(controlScript, command) }
 }
 
 /// The JACK dummy server (scripts/jack-rig.sh): the fault JACK gives is silence, not an error.
@@ -19,6 +25,7 @@ struct JackRigTests {
     @Test("the raw jack PCM takes float and exactly its port count; killing jackd gives .timeout within the bound")
     func deadServerTimesOut() throws {
         let dir = JackRig.env["HAPTICSYNTH_JACK_RIG_DIR"]!
+        #expect(try JackRig.control("start-server") == 0)  // another test may have left it stopped
         let recorder = Process()
         recorder.executableURL = URL(fileURLWithPath: JackRig.env["HAPTICSYNTH_JACK_RECORDER"]!)
         recorder.arguments = ["-c", "3", "-o", dir + "/t.f32", "-s", dir + "/t.csv", "-O", dir + "/t.on"]
@@ -39,7 +46,7 @@ struct JackRigTests {
         var start: Int64 = 0
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
 
-        kill(pid_t(JackRig.env["HAPTICSYNTH_JACK_PID"]!)!, SIGKILL)
+        #expect(try JackRig.control("stop-server") == 0)
         let t0 = now()
         let fault = playRamp(device, format: granted, seconds: 10, start: &start)
         let elapsed = now() - t0
