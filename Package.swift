@@ -104,6 +104,11 @@ let package = Package(
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
             path: "bench/rhythm-bench"
         ),
+        .executableTarget(
+            name: "reconnect-bench",
+            dependencies: ["HapticALSA"],
+            path: "bench/reconnect-bench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -367,7 +367,7 @@ final class RenderCore: @unchecked Sendable {
     func resume(device: any OutputDevice, lateWindowSeconds: Double) -> Resumption {
         let oldGrid = grid
         let oldNext = nextFrame
-        drainCommands()
+        drainCommands(all: true)
         begin(device: device)
         let now = clock.nanos()
         let continued = max(oldNext, Int64(oldGrid.frame(forNanos: Double(now)).rounded()))
@@ -418,7 +418,7 @@ final class RenderCore: @unchecked Sendable {
     /// Ends every voice (engine stop or reset): drains the command queue so that
     /// voices in flight come back too, and reports them all through `events`.
     func discardAllVoices(reason: FinishReason) {
-        drainCommands()
+        drainCommands(all: true)
         pendingCount = 0
         for i in 0..<activeCount {
             let s = Int(active[i])
@@ -732,8 +732,13 @@ final class RenderCore: @unchecked Sendable {
         return false
     }
 
-    private func drainCommands() {
-        while let incoming = commands.pop() {
+    /// Takes the queued commands in. On the render thread it is bounded per period whatever the
+    /// producers do (they may push as fast as this pops): what is left waits for the next
+    /// period. `all`: the control side (render side stopped) takes everything.
+    private func drainCommands(all: Bool = false) {
+        var budget = all ? Int.max : pendingCapacity + maxVoices
+        while budget > 0, let incoming = commands.pop() {
+            budget -= 1
             var command = incoming
             command.sequence = sequenceCounter
             sequenceCounter &+= 1
