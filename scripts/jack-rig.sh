@@ -56,6 +56,8 @@ start_jackd() {
         alive "$pid" || break
         sleep 0.02
     done
+    echo "jack-rig: jackd did not become ready; the end of its log:" >&2
+    tail -n 5 "$w/jackd.log" >&2
     return 1
 }
 

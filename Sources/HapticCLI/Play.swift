@@ -205,10 +205,11 @@ public struct Play: AsyncParsableCommand {
         }
 
         let outcome = await finished.wait()
+        // Before the stop: after a signal the watchdog may end the process during the fade.
+        if live.verbose { live.report(engine, into: &output) }
         let stopped = Finish()
         engine.stop { _ in stopped.complete() }
         _ = await stopped.wait()
-        if live.verbose { live.report(engine, into: &output) }
         switch outcome {
         case .completed: return 0
         case .interrupted: return signals.interruptedStatus
@@ -330,7 +331,7 @@ final class SignalWatch: @unchecked Sendable {
     init(signals: [Int32], deadlineSeconds: Double = 0.1, handler: @escaping @Sendable () -> Void) {
         let state = self.state
         let wake = self.wake
-        let watchdog = Watchdog {
+        HapticEngine.spawnDetachedThread(name: "signal-watchdog", realtimePriority: 90) {
             wake.wait()
             let number = state.signal.load(ordering: .acquiring)
             guard number != 0 else { return }  // cancelled: the verb ended by itself
@@ -338,7 +339,6 @@ final class SignalWatch: @unchecked Sendable {
             FileHandle.standardError.write(Data("interrupted\n".utf8))
             _exit(128 + number)
         }
-        watchdog.start()
         sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
@@ -356,39 +356,5 @@ final class SignalWatch: @unchecked Sendable {
     func cancel() {
         for source in sources { source.cancel() }
         if state.signal.load(ordering: .acquiring) == 0 { wake.signal() }
-    }
-}
-
-/// A detached POSIX thread at SCHED_FIFO priority 90 when permitted (normal scheduling otherwise).
-final class Watchdog {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-    private let body: Body
-    init(_ run: @escaping () -> Void) { body = Body(run) }
-
-    func start() {
-        let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
-        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
-        var parameters = sched_param()
-        parameters.sched_priority = min(90, sched_get_priority_max(SCHED_FIFO))
-        pthread_attr_setschedparam(&attributes, &parameters)
-        let context = Unmanaged.passRetained(body).toOpaque()
-        if pthread_create(&thread, &attributes, entry, context) != 0 {
-            guard pthread_create(&thread, nil, entry, context) == 0 else {
-                Unmanaged<Body>.fromOpaque(context).release()
-                return
-            }
-        }
-        pthread_detach(thread)
     }
 }
