@@ -307,54 +307,66 @@ final class Finish: Sendable {
     }
 }
 
-/// Turns SIGINT/SIGTERM into a call (instead of the default immediate exit), so that
-/// live verbs can fade out and close the device — and guarantees the process ends within
-/// `deadlineSeconds` of the signal whatever else happens: a watchdog thread, made up front at a
-/// real-time priority above the render thread's (so a render thread that spins cannot keep it
-/// off the CPU) and woken by the first signal, ends the process with 128 + the signal if the
-/// verb has not returned by then (a render thread that does not come back, a sound server that
-/// does not answer a close). A second signal ends it at once.
-/// `@unchecked Sendable`: the dispatch sources are set once in init and only cancelled after
-/// (DispatchSource is thread-safe but not annotated Sendable).
-final class SignalWatch: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-    private final class Received: Sendable { let signal = Atomic<Int32>(0) }
-    private let state = Received()
-    private let wake = DispatchSemaphore(value: 0)
+/// The signal a live verb received (0: none), and the semaphore its watchdog waits on. Globals:
+/// a signal handler can reach nothing else, and it may only do async-signal-safe things (an
+/// atomic exchange, `sem_post`, `_exit`).
+private let receivedSignal = Atomic<Int32>(0)
+nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
+    let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    sem_init(semaphore, 0, 0)
+    return semaphore
+}()
+
+/// Turns SIGINT/SIGTERM into a call (instead of the default immediate exit), so that live verbs
+/// can fade out and close the device — and guarantees the process ends within `deadlineSeconds`
+/// of the signal whatever else happens. The signal handler only posts a semaphore; a watchdog
+/// thread, made up front at a real-time priority above the render thread's (a render thread
+/// that spins cannot keep it off the CPU), wakes on it, makes the call, and ends the process
+/// with 128 + the signal if the verb has not returned by the deadline (a render thread that
+/// does not come back, a sound server that does not answer a close). A second signal ends the
+/// process at once. One watch per process at a time.
+final class SignalWatch: Sendable {
+    private final class State: Sendable { let cancelled = Atomic<Bool>(false) }
+    private let state = State()
+    private let signals: [Int32]
 
     /// The signal received (0: none yet).
-    var received: Int32 { state.signal.load(ordering: .acquiring) }
+    var received: Int32 { receivedSignal.load(ordering: .acquiring) }
 
     /// The exit status for an interrupted verb: 128 + the signal (130 for SIGINT).
     var interruptedStatus: Int32 { 128 + (received == 0 ? SIGINT : received) }
 
     init(signals: [Int32], deadlineSeconds: Double = 0.1, handler: @escaping @Sendable () -> Void) {
+        self.signals = signals
+        _ = signalSemaphore  // made here, never first inside the signal handler
+        receivedSignal.store(0, ordering: .releasing)
         let state = self.state
-        let wake = self.wake
         HapticEngine.spawnDetachedThread(name: "signal-watchdog", realtimePriority: 90) {
-            wake.wait()
-            let number = state.signal.load(ordering: .acquiring)
-            guard number != 0 else { return }  // cancelled: the verb ended by itself
+            while sem_wait(signalSemaphore) != 0 {}  // EINTR
+            if state.cancelled.load(ordering: .acquiring) { return }  // the verb ended by itself
+            let number = receivedSignal.load(ordering: .acquiring)
+            handler()
             usleep(UInt32(deadlineSeconds * 1e6))
             FileHandle.standardError.write(Data("interrupted\n".utf8))
             _exit(128 + number)
         }
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
-            source.setEventHandler {
-                let previous = state.signal.exchange(number, ordering: .acquiringAndReleasing)
-                if previous != 0 { _exit(128 + number) }
-                wake.signal()
-                handler()
+        for number in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                if receivedSignal.exchange(number, ordering: .acquiringAndReleasing) != 0 { _exit(128 + number) }
+                sem_post(signalSemaphore)
             }
-            source.resume()
-            return source
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = Int32(SA_RESTART)
+            sigaction(number, &action, nil)
         }
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
-        if state.signal.load(ordering: .acquiring) == 0 { wake.signal() }
+        for number in signals { signal(number, SIG_DFL) }
+        if receivedSignal.load(ordering: .acquiring) == 0 {
+            state.cancelled.store(true, ordering: .releasing)
+            sem_post(signalSemaphore)
+        }
     }
 }
