@@ -23,10 +23,14 @@ demo: deps
 	$(SWIFT) build -c release --product hapticsynth
 	@mkdir -p $(OUT)
 	.build/release/hapticsynth render Haptics/heartbeat.ahap -o $(OUT)/heartbeat.wav
-	@if .build/release/hapticsynth devices --quiet >/dev/null 2>&1; then \
-		.build/release/hapticsynth play Haptics/heartbeat.ahap; \
+	@dev=$$(.build/release/hapticsynth devices --usable 2>/dev/null | head -n1); \
+	if [ -n "$$dev" ]; then \
+		echo "playing through ALSA device $$dev"; \
+		.build/release/hapticsynth play -D "$$dev" Haptics/heartbeat.ahap; \
 	else \
-		echo "no ALSA playback device here: rendered to $(OUT)/heartbeat.wav only"; \
+		echo "not playing live: no ALSA playback device can be opened here. What ALSA lists, and why each fails:"; \
+		.build/release/hapticsynth devices 2>&1 | sed 's/^/  /'; \
+		echo "rendered to $(OUT)/heartbeat.wav only"; \
 	fi
 
 test:

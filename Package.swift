@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
         .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticRender", "HapticTestSupport"]),
@@ -116,6 +116,11 @@ let package = Package(
             name: "rhythm-bench",
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
             path: "bench/rhythm-bench"
+        ),
+        .executableTarget(
+            name: "reconnect-bench",
+            dependencies: ["HapticALSA"],
+            path: "bench/reconnect-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

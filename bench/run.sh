@@ -25,3 +25,6 @@ done
 
 echo "== rhythm lockstep: skew and onset error, one stream and two devices, through PulseAudio"
 scripts/rig.sh .build/release/rhythm-bench --period 1024 --loads 51
+
+echo "== reconnection: server restarted -> sound again, 20 restarts under play --loop, through PulseAudio"
+scripts/rig.sh .build/release/reconnect-bench --restarts 20

@@ -7,6 +7,10 @@
 #                                                         (also when the command fails)
 #   scripts/jack-rig.sh --floor [--period FRAMES]        run the C latency floor once (see below)
 #
+# Inside the rig (these need HAPTICSYNTH_JACK_RIG_DIR, which the rig exports):
+#   scripts/jack-rig.sh stop-server    SIGKILL jackd (a crash, for fault tests); waits until it is gone
+#   scripts/jack-rig.sh start-server   start it again under the same name and period; waits until ready
+#
 # Environment the command sees:
 #   ALSA_CONFIG_PATH          alsa.conf + the rig's asound.conf
 #   JACK_DEFAULT_SERVER       a private server name (several rigs can run at once)
@@ -18,7 +22,8 @@
 #   HAPTICSYNTH_JACK_RECORDER path of the built recorder; start it BEFORE opening the PCM
 #                             (the PCM connects to hs_rec:in_1..3) and wait for "READY"
 #   HAPTICSYNTH_FLOOR         path of the built C floor program (bench/latency-floor/floor.c)
-#   HAPTICSYNTH_JACK_PID      jackd's PID (fault tests kill it; the rig's exit trap copes)
+#   HAPTICSYNTH_JACK_PID      the first jackd's PID (fault tests kill it; the rig's exit trap copes)
+#   HAPTICSYNTH_JACK_CTL      absolute path of this script (for stop-server / start-server)
 #
 # Facts (../shared/alsa-rig notes, re-checked here): -p 64 gives server xruns on 2 vCPUs; a dead
 # jackd gives the ALSA writer no error at all (only bounded waits notice); snd_pcm_delay through
@@ -26,8 +31,62 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SELF=$ROOT/scripts/$(basename "${BASH_SOURCE[0]}")
 RATE=48000
 PERIOD=256
+
+# Starts jackd for rig dir $1 (name $JACK_DEFAULT_SERVER, period $2) in the background, records
+# its PID in $1/jackd.pid, waits until its ports are there.
+start_jackd() {
+    local w=$1 period=$2 pid
+    # Only stdin/out/err reach jackd: a caller waiting for this script (a test's Process, which
+    # watches a descriptor of its own) must not be held open by the server.
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+        done
+        exec jackd -n "$JACK_DEFAULT_SERVER" -d dummy -r $RATE -p "$period"
+    ) >>"$w/jackd.log" 2>&1 </dev/null &
+    pid=$!
+    disown "$pid" 2>/dev/null || true  # fault tests may SIGKILL it; not news for bash
+    echo "$pid" >"$w/jackd.pid"
+    for _ in $(seq 250); do
+        if jack_lsp 2>/dev/null | grep -q '^system:playback_1$'; then return 0; fi
+        alive "$pid" || break
+        sleep 0.02
+    done
+    echo "jack-rig: jackd did not become ready; the end of its log:" >&2
+    tail -n 5 "$w/jackd.log" >&2
+    return 1
+}
+
+# True while process $1 exists and is not a zombie (a killed jackd stays one until the rig reaps it).
+alive() {
+    local state
+    state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+case "${1:-}" in
+stop-server | start-server)
+    if [ -z "${HAPTICSYNTH_JACK_RIG_DIR:-}" ] || [ ! -d "$HAPTICSYNTH_JACK_RIG_DIR" ]; then
+        echo "jack-rig: $1: HAPTICSYNTH_JACK_RIG_DIR is not set (run this inside scripts/jack-rig.sh)" >&2
+        exit 2
+    fi
+    w=$HAPTICSYNTH_JACK_RIG_DIR
+    pid=$(cat "$w/jackd.pid" 2>/dev/null || true)
+    if [ "$1" = stop-server ]; then
+        [ -n "$pid" ] || exit 0
+        kill -KILL "$pid" 2>/dev/null || true
+        for _ in $(seq 250); do alive "$pid" || exit 0; sleep 0.02; done
+        exit 1
+    fi
+    if [ -n "$pid" ] && alive "$pid"; then exit 0; fi
+    start_jackd "$w" "${HAPTICSYNTH_JACK_PERIOD:-256}"
+    exit $?
+    ;;
+esac
 FLOOR_RUN=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,11 +106,13 @@ log() { printf 'jack-rig: %s\n' "$*" >&2; }
 W=$(mktemp -d /tmp/hapticsynth-jack.XXXXXX)
 JACKD_PID=
 cleanup() {
-    if [ -n "$JACKD_PID" ]; then
-        kill "$JACKD_PID" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$JACKD_PID" 2>/dev/null || break; sleep 0.02; done
-        kill -KILL "$JACKD_PID" 2>/dev/null || true
-    fi
+    # The first server, and the one a fault test restarted (start-server), if any.
+    for p in "$JACKD_PID" "$(cat "$W/jackd.pid" 2>/dev/null || true)"; do
+        [ -n "$p" ] || continue
+        kill "$p" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.02; done
+        kill -KILL "$p" 2>/dev/null || true
+    done
     if [ -n "${HAPTICSYNTH_RIG_KEEP:-}" ]; then log "kept $W"; else rm -rf "$W"; fi
 }
 trap cleanup EXIT
@@ -94,18 +155,12 @@ export JACK_DEFAULT_SERVER=$(server_name) JACK_NO_START_SERVER=1
 echo "$JACK_DEFAULT_SERVER" >"$W/claimed"
 export HAPTICSYNTH_JACK_RIG_DIR=$W HAPTICSYNTH_JACK_PERIOD=$PERIOD
 export HAPTICSYNTH_JACK_OUT=hs_jack_out HAPTICSYNTH_JACK_RAW_OUT=hs_jack_raw_out
-export HAPTICSYNTH_JACK_RECORDER=$W/jack-recorder HAPTICSYNTH_FLOOR=$W/floor
+export HAPTICSYNTH_JACK_RECORDER=$W/jack-recorder HAPTICSYNTH_FLOOR=$W/floor HAPTICSYNTH_JACK_CTL=$SELF
 
 t0=$(date +%s%N)
-jackd -n "$JACK_DEFAULT_SERVER" -d dummy -r $RATE -p "$PERIOD" >"$W/jackd.log" 2>&1 </dev/null &
-JACKD_PID=$!
-disown "$JACKD_PID" 2>/dev/null || true  # fault tests may SIGKILL it; not news for bash
 ready=
-for _ in $(seq 250); do
-    if jack_lsp 2>/dev/null | grep -q '^system:playback_1$'; then ready=1; break; fi
-    kill -0 "$JACKD_PID" 2>/dev/null || break
-    sleep 0.02
-done
+start_jackd "$W" "$PERIOD" && ready=1
+JACKD_PID=$(cat "$W/jackd.pid")
 if [ -z "$ready" ]; then
     log "jackd failed to start; its log:"
     cat "$W/jackd.log" >&2

@@ -140,11 +140,9 @@ public struct Rhythm: AsyncParsableCommand {
         config.audioEngine.logger.logLevel = live.verbose ? .info : .error
         config.engine.periodFrames = live.period
         config.engine.bufferPeriods = live.bufferPeriods
-        config.engine.maxRestartAttempts = 5
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.periodFrames = live.period
         config.audioEngine.bufferPeriods = live.bufferPeriods
-        config.audioEngine.maxRestartAttempts = 5
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
     }
@@ -189,19 +187,34 @@ public struct Rhythm: AsyncParsableCommand {
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { interrupted.store(true, ordering: .relaxed) }
         defer { signals.cancel() }
         let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
-        let stop = { interrupted.load(ordering: .relaxed) || !manager.engineAvailable }
+        let watch = RhythmOutageWatch(device: hapticDevice ?? audioDevice, limit: live.reconnectTimeout)
+        // Polled every ≤ 20 ms while the session waits: prints the lost/back lines, and ends the
+        // session only when the manager gave up or --reconnect-timeout ran out.
+        let stop = {
+            watch.check(manager, session: session)
+            return interrupted.load(ordering: .relaxed) || manager.hasGivenUp || watch.timedOut
+        }
         session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
-        let failed = !manager.engineAvailable
+        let failed = manager.hasGivenUp || watch.timedOut
         let engines = (manager.currentEngine, manager.currentAudioEngine)
         manager.shutDown()
         let report = session.report(sampleRate: synthesisRate(manager))
         print(report, mode: manager.isTwoDevice ? "two-device" : "one stream", into: &out)
+        if watch.outages > 0 {
+            // Beats with nothing landed: lost to the outages (never scheduled, or dropped on return).
+            let lost = report.rows.filter { $0.haptic == nil && $0.audio == nil }.map(\.beat)
+            out.print("  outages: \(watch.outages); beats lost: \(lost.count)" + (lost.isEmpty ? "" : " (\(Self.ranges(lost)))"))
+        }
         if live.verbose {
             for engine in [engines.0, engines.1].compactMap({ $0 }) where engines.0 !== engines.1 || engine === engines.0 {
                 live.report(engine, into: &out)
             }
         }
-        if interrupted.load(ordering: .relaxed) { return 130 }
+        if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
+        if watch.timedOut {
+            out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", live.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
+            return 1
+        }
         if failed {
             out.printError("rhythm: the haptic device failed during the session: \(manager.status)")
             return 1
@@ -210,6 +223,19 @@ public struct Rhythm: AsyncParsableCommand {
     }
 
     func synthesisRate(_ manager: HapticManager) -> Int { manager.configuration.engine.sampleRate }
+
+    /// "3–5, 9" for [3, 4, 5, 9].
+    static func ranges(_ numbers: [Int]) -> String {
+        var parts: [String] = []
+        var i = 0
+        while i < numbers.count {
+            var j = i
+            while j + 1 < numbers.count && numbers[j + 1] == numbers[j] + 1 { j += 1 }
+            parts.append(i == j ? "\(numbers[i])" : "\(numbers[i])–\(numbers[j])")
+            i = j + 1
+        }
+        return parts.joined(separator: ", ")
+    }
 
     /// Sleeps until monotonic `time` in short steps, returning early when `stop` says so.
     static func sleep(until time: Double, unless stop: () -> Bool) {
@@ -370,4 +396,45 @@ final class FileRecordingDevice: OutputDevice, @unchecked Sendable {
 
     func recover(from fault: DeviceFault) -> Bool { false }
     func close() {}
+}
+
+/// Watches the manager's status for `rhythm` (the manager owns the engine's handlers): one line
+/// when the device is lost, one when it is back with the gap and the beats that fell in it, and
+/// the --reconnect-timeout deadline. Called from the session's thread only.
+final class RhythmOutageWatch {
+    let device: String
+    let limit: Double?
+    private(set) var outages = 0
+    private(set) var timedOut = false
+    private var lostAt: Double? = nil
+    private var droppedBefore = 0
+
+    init(device: String, limit: Double?) {
+        self.device = device
+        self.limit = limit
+    }
+
+    func check(_ manager: HapticManager, session: RhythmSession) {
+        let now = MonotonicClock.now()
+        switch manager.status {
+        case .reconnecting(let why):
+            if lostAt == nil {
+                lostAt = now
+                outages += 1
+                droppedBefore = manager.currentEngine?.droppedOnsetCount ?? 0
+                OutageReport.printLine("rhythm: \(device) lost (\(why)); reconnecting")
+            }
+            if let lostAt, let limit, now - lostAt > limit { timedOut = true }
+        case .running:
+            guard let since = lostAt else { return }
+            lostAt = nil
+            let dropped = (manager.currentEngine?.droppedOnsetCount ?? 0) - droppedBefore
+            // Beats due while away: not scheduled (the manager's calls were no-ops) or dropped on return.
+            let missed = session.beats.filter { $0.playback == nil && $0.time >= since - session.lead }.count
+            OutageReport.printLine(
+                "rhythm: \(device) is back after \(String(format: "%.2f", now - since)) s: beats dropped \(missed + dropped)")
+        case .unavailable:
+            break
+        }
+    }
 }

@@ -131,11 +131,23 @@ public final class HapticEngine: Sendable {
         public var stopFadeSeconds: Double = 0.005
         /// Idle time before auto-shutdown closes the device (when enabled).
         public var autoShutdownIdleSeconds: Double = 5
-        /// First delay before a restart attempt after the device was lost; doubles up to the maximum.
-        public var restartBackoffSeconds: Double = 0.1
-        public var maxRestartBackoffSeconds: Double = 2
-        /// Give up (state `unavailable`) after this many failed attempts; nil = keep trying.
+        /// First delay before a reconnection attempt after the device was lost; doubles up to the
+        /// maximum. A PulseAudio server accepts connections again about 0.1 s after it is back, so
+        /// attempts every 0.5 s at most bring the sound back within about 0.6 s of the server's return (the issue's 1 s bound, with room).
+        public var restartBackoffSeconds: Double = 0.05
+        public var maxRestartBackoffSeconds: Double = 0.5
+        /// Give up (state `unavailable`, `stoppedHandler(.recoveryFailed)`) after this many failed
+        /// attempts; nil (default) = keep trying for as long as the engine lives.
         public var maxRestartAttempts: Int? = nil
+        /// A device that makes no progress for this long is treated as lost (closed and reopened
+        /// with backoff); shorter stalls (a paused server, a suspended device) are waited out in
+        /// place and counted (`stallCount`). A dead JACK server gives no error at all: this bound
+        /// is how its death is noticed.
+        public var stallLimitSeconds: Double = 0.5
+        /// After a reconnection, a scheduled start whose time passed while the device was away
+        /// still plays (late) when it is at most this late; older ones are dropped and counted
+        /// (`droppedOnsetCount`). Default 0: an onset that missed its time is dropped.
+        public var lateOnsetWindowSeconds: Double = 0
         /// How often the control-side service thread collects finished voices and runs recovery.
         public var servicePollSeconds: Double = 0.005
         /// Sound files for AudioCustom events in patterns prepared by the engine.
@@ -182,8 +194,22 @@ public final class HapticEngine: Sendable {
         init(_ device: any OutputDevice) { self.device = device }
     }
 
+    /// What a reconnection after a lost device did (``HapticEngine/reconnectedHandler``).
+    public struct Reconnection: Sendable, Equatable {
+        /// Seconds from the loss being noticed to the device playing again (monotonic clock).
+        public var outageSeconds: Double
+        /// Seconds of the timeline that passed without output: playing voices (and loops, on
+        /// their grid) moved on by it.
+        public var gapSeconds: Double
+        /// Scheduled starts that fell due while the device was away and were dropped.
+        public var droppedOnsets: Int
+        /// Reopen attempts, the successful one included.
+        public var attempts: Int
+    }
+
     struct Handlers {
         var stopped: (@Sendable (StoppedReason) -> Void)?
+        var reconnected: (@Sendable (Reconnection) -> Void)?
         var reset: (@Sendable () -> Void)?
         var playersFinished: (@Sendable (HapticEngineError?) -> FinishedAction)?
     }
@@ -204,6 +230,9 @@ public final class HapticEngine: Sendable {
         var retryAtNanos: Int64 = 0
         var backoffSeconds: Double = 0
         var failedAttempts = 0
+        /// When the current loss was noticed (engine clock, ns).
+        var lostAtNanos: Int64 = 0
+        var reconnections = 0
         var deviceLostPending = false
         var realtimeGranted = false
         var memoryLocked = false
@@ -269,6 +298,14 @@ public final class HapticEngine: Sendable {
         set { control.withLock { $0.handlers.stopped = newValue } }
     }
 
+    /// Called when the engine reconnected by itself after `stoppedHandler` reported a lost
+    /// device: the same players, schedule and clock go on (Core Haptics has no such call; its
+    /// apps learn it by playing again). Not called after a reset (see `resetHandler`).
+    public var reconnectedHandler: (@Sendable (Reconnection) -> Void)? {
+        get { control.withLock { $0.handlers.reconnected } }
+        set { control.withLock { $0.handlers.reconnected = newValue } }
+    }
+
     /// Called after the engine rebuilt its device handle; players made before are invalid.
     public var resetHandler: (@Sendable () -> Void)? {
         get { control.withLock { $0.handlers.reset } }
@@ -332,6 +369,15 @@ public final class HapticEngine: Sendable {
 
     /// Underruns recovered since the engine was created.
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
+
+    /// Device stalls (no progress within a bounded wait) ridden out in place.
+    public var stallCount: Int { core.stallCount.load(ordering: .relaxed) }
+
+    /// Scheduled starts dropped because their time passed while the device was away.
+    public var droppedOnsetCount: Int { core.droppedOnsetCount.load(ordering: .relaxed) }
+
+    /// Times the engine reconnected to its device by itself after losing it.
+    public var reconnectionCount: Int { control.withLock { $0.reconnections } }
 
     /// Scheduled commands that arrived after their frame had been rendered (applied at once).
     public var lateCommandCount: Int { core.lateCommandCount.load(ordering: .relaxed) }
@@ -499,20 +545,30 @@ public final class HapticEngine: Sendable {
     }
 
     /// Opens `handle` and starts the render side on it.
-    func openAndRun(_ handle: DeviceRef, _ c: inout Control) throws(HapticEngineError) {
-        try run(handle, format: open(handle), &c)
+    @discardableResult
+    func openAndRun(_ handle: DeviceRef, _ c: inout Control, resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
+        try run(handle, format: open(handle), &c, resuming: resuming)
     }
 
-    /// Starts the render side on an open handle.
-    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control) throws(HapticEngineError) {
+    /// Starts the render side on an open handle; `resuming` keeps voices, schedule and clock
+    /// (a reconnection, ``RenderCore/resume(device:lateWindowSeconds:)``).
+    @discardableResult
+    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control,
+             resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
         c.format = granted
         core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
                        stopFadeSeconds: configuration.stopFadeSeconds,
                        latencyCompensationSeconds: configuration.latencyCompensationSeconds,
                        gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
-                       gridSettleSeconds: configuration.scheduleSettleSeconds)
-        core.begin(device: handle.device)
-        guard configuration.drive == .renderThread else { return }
+                       gridSettleSeconds: configuration.scheduleSettleSeconds,
+                       stallLimitSeconds: configuration.stallLimitSeconds)
+        var resumption: RenderCore.Resumption? = nil
+        if resuming {
+            resumption = core.resume(device: handle.device, lateWindowSeconds: configuration.lateOnsetWindowSeconds)
+        } else {
+            core.begin(device: handle.device)
+        }
+        guard configuration.drive == .renderThread else { return resumption }
         if configuration.lockMemory {
             let (locked, code) = EngineThread.lockMemoryOnce()
             c.memoryLocked = locked
@@ -534,6 +590,7 @@ public final class HapticEngine: Sendable {
         if configuration.realtimePriority != nil && !started.realtime {
             logger.warning("haptic engine: SCHED_FIFO refused (errno \(started.realtimeError)); render thread runs with normal scheduling")
         }
+        return resumption
     }
 
     /// Ends rendering: with `fade`, the render side fades out and plays a buffer of silence first.
@@ -568,96 +625,6 @@ public final class HapticEngine: Sendable {
             }
         }
         return calls
-    }
-
-    func loseDevice(_ c: inout Control, now: Int64) -> [() -> Void] {
-        if let thread = c.renderThread {
-            EngineThread.join(thread)
-            c.renderThread = nil
-        }
-        let fault = core.lastFault
-        core.end()
-        c.device?.device.close()
-        let reason: StoppedReason
-        switch fault {
-        case .timeout: reason = .deviceTimeout
-        case .gone(let message): reason = .deviceLost(message)
-        case .xrun: reason = .deviceLost("underruns kept coming back after recovery")
-        case .suspended: reason = .deviceLost("could not resume after suspend")
-        case nil: reason = .deviceLost("unknown fault")
-        }
-        logger.warning("haptic engine: device \(c.device?.device.name ?? "?") lost (\(reason)); retrying in the background")
-        transition(&c, to: .degraded)
-        c.backoffSeconds = configuration.restartBackoffSeconds
-        c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
-        c.failedAttempts = 0
-        guard let handler = c.handlers.stopped else { return [] }
-        return [{ handler(reason) }]
-    }
-
-    /// One restart attempt (background recovery): reopen the old handle; if that fails, build
-    /// a new handle (a reset: players made before become invalid). On failure: backoff, or
-    /// `unavailable` after `maxRestartAttempts`.
-    func attemptRecovery(_ c: inout Control, now: Int64) -> [() -> Void] {
-        switch restartDevice(&c, now: now) {
-        case .success(let calls):
-            return calls
-        case .failure(let error):
-            c.failedAttempts += 1
-            if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
-                transition(&c, to: .unavailable)
-                logger.error("haptic engine: giving up after \(c.failedAttempts) restart attempts: \(error)")
-                if let handler = c.handlers.stopped {
-                    let message = error.description
-                    return [{ handler(.recoveryFailed(message)) }]
-                }
-                return []
-            }
-            c.backoffSeconds = min(c.backoffSeconds * 2, configuration.maxRestartBackoffSeconds)
-            c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
-            return []
-        }
-    }
-
-    /// Reopens the old handle, or builds a new one (a reset). On success the state is
-    /// `running` and the result holds the callbacks to run outside the lock (finished players,
-    /// `resetHandler`); on failure the state stays `degraded`.
-    func restartDevice(_ c: inout Control, now: Int64) -> Result<[() -> Void], HapticEngineError> {
-        if let old = c.device {
-            do throws(HapticEngineError) {
-                try openAndRun(old, &c)
-                transition(&c, to: .running)
-                c.lastActivityNanos = now
-                logger.info("haptic engine: device \(old.device.name) reopened; playback resumes")
-                return .success([])
-            } catch {
-                old.device.close()
-            }
-        }
-        let fresh = DeviceRef(makeDevice())
-        do throws(HapticEngineError) {
-            let granted = try open(fresh)
-            // Old voices belong to players that the reset invalidates: end them first.
-            core.discardAllVoices(reason: .engineStopped)
-            var calls = drainEvents(&c)
-            c.resetGeneration += 1
-            transition(&c, to: .reset)
-            c.device = fresh
-            do throws(HapticEngineError) {
-                try run(fresh, format: granted, &c)
-            } catch {
-                transition(&c, to: .degraded)
-                throw error
-            }
-            transition(&c, to: .running)
-            c.lastActivityNanos = now
-            logger.info("haptic engine: new handle for \(fresh.device.name); engine reset")
-            if let handler = c.handlers.reset { calls.append { handler() } }
-            return .success(calls)
-        } catch {
-            fresh.device.close()
-            return .failure(error)
-        }
     }
 
     /// Reopens the device after auto-shutdown (a playback asked for it).

@@ -157,6 +157,10 @@ final class RenderCore: @unchecked Sendable {
 
     // MARK: atomics readable from any thread
     let xrunCount = Atomic<Int>(0)
+    /// Device stalls ridden out in place (no progress within one bounded wait, then progress again).
+    let stallCount = Atomic<Int>(0)
+    /// Scheduled starts whose time passed while the device was away (beyond the late window): dropped.
+    let droppedOnsetCount = Atomic<Int>(0)
     let lateCommandCount = Atomic<Int>(0)
     let droppedCommandCount = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
@@ -201,6 +205,11 @@ final class RenderCore: @unchecked Sendable {
     private var outputStage: OutputStage? = nil
     private var voiceFadeStep: Float = 1.0 / 96
     private var masterFadeFrames = 240
+    /// A device that makes no progress for this long is lost (ns); shorter stalls are ridden out.
+    private var stallLimitNanos: Int64 = 500_000_000
+    /// One period's device calls taking longer than this (and succeeding) count as a stall (ns).
+    private var slowDeviceNanos: Int64 = 100_000_000
+    private var stallCountedThisPeriod = false
 
     var device: (any OutputDevice)? = nil
     var clock: EngineClock = .monotonic
@@ -222,6 +231,9 @@ final class RenderCore: @unchecked Sendable {
     let gridCorrections = Atomic<Int>(0)
     private var resyncPending = false
     private(set) var nextFrame: Int64 = 0
+    /// Engine frame of the device's frame 0 (non-zero after a reconnection: the engine's frame
+    /// count continues across device handles).
+    private var frameOffset: Int64 = 0
     private var running = false
     private var masterGain: Float = 1
     private var stopTailFrames = -1
@@ -276,7 +288,8 @@ final class RenderCore: @unchecked Sendable {
 
     /// Sizes the buffers for a granted format and builds the output stage.
     func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
-                   latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double) {
+                   latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double,
+                   stallLimitSeconds: Double = 0.5) {
         if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
             freeBuffers()
             let n = format.periodFrames
@@ -302,6 +315,9 @@ final class RenderCore: @unchecked Sendable {
         if grid.framesPerNano != Double(format.sampleRate) / 1e9 { grid = ScheduleGrid(sampleRate: Double(format.sampleRate)) }
         voiceFadeStep = 1 / Float(max(1, format.sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
+        stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
+        // Twice the buffer's time, at least 100 ms (a PulseAudio stream's first start waits 50–55 ms).
+        slowDeviceNanos = max(100_000_000, 2 * Int64(format.bufferFrames) * 1_000_000_000 / Int64(max(1, format.sampleRate)))
     }
 
     private func freeBuffers() {
@@ -319,6 +335,7 @@ final class RenderCore: @unchecked Sendable {
     func begin(device: any OutputDevice) {
         self.device = device
         nextFrame = 0
+        frameOffset = 0
         filter.guess(frame: 0, atNanos: clock.nanos())
         grid.holding = false
         lockedNanos = 0
@@ -332,6 +349,66 @@ final class RenderCore: @unchecked Sendable {
         publishMapping()
     }
 
+    /// What a resumption after a lost device did to the timeline.
+    struct Resumption {
+        /// Seconds of the timeline that passed while the device was away (playing voices moved on by it).
+        var gapSeconds: Double
+        /// Scheduled starts whose time had passed (beyond the late window): dropped.
+        var droppedOnsets: Int
+    }
+
+    /// Arms the render side for the reopened device after a loss, keeping voices, schedule and
+    /// the clock mapping: the engine's frame count continues on the old timeline (the new
+    /// device's frame 0 is the frame the old mapping puts at now; its timestamps are offset to
+    /// match), so times and frames given before stay valid. Playing voices move on by the frames
+    /// that passed (a loop keeps its grid); scheduled starts that fell due more than
+    /// `lateWindowSeconds` ago are dropped and counted. Once the filter locks on the new device,
+    /// the guess is corrected like a resync after an xrun. Control side, render side not running.
+    func resume(device: any OutputDevice, lateWindowSeconds: Double) -> Resumption {
+        let oldGrid = grid
+        let oldNext = nextFrame
+        drainCommands(all: true)
+        begin(device: device)
+        let now = clock.nanos()
+        let continued = max(oldNext, Int64(oldGrid.frame(forNanos: Double(now)).rounded()))
+        frameOffset = continued
+        nextFrame = continued
+        grid = oldGrid
+        grid.holding = false
+        filter.guess(frame: continued, atNanos: now)
+        followFilter()
+        let gapFrames = continued - oldNext
+        let gap = Double(gapFrames) * grid.nanosPerFrame
+        skipPlayingVoices(byNanos: gap)
+        previousGrid = grid
+        resyncPending = true
+        // Starts that fell due while the device was away.
+        let window = Int64(min(max(lateWindowSeconds, 0), 3600) * Double(sampleRate))
+        var dropped = 0
+        var kept = 0
+        for i in 0..<pendingCount {
+            let command = pending[i]
+            let s = Int(command.slot)
+            var playFrame: Int64? = command.frame
+            if playFrame == nil && command.timeNanos != 0 {
+                playFrame = Int64(grid.frame(forNanos: Double(command.timeNanos) - compensationNanos).rounded())
+            }
+            if command.kind == .start, let playFrame, playFrame < continued - window,
+               slots[s].generation == command.generation, slots[s].phase == .scheduled {
+                finish(s, .dropped)
+                dropped += 1
+                continue
+            }
+            pending[kept] = command
+            kept += 1
+        }
+        pendingCount = kept
+        droppedOnsetCount.add(dropped, ordering: .relaxed)
+        retireFinished()
+        publishMapping()
+        return Resumption(gapSeconds: gap / 1e9, droppedOnsets: dropped)
+    }
+
     /// Disarms (after `.stopped` / `.deviceLost`, or when the thread was joined).
     func end() {
         running = false
@@ -341,7 +418,7 @@ final class RenderCore: @unchecked Sendable {
     /// Ends every voice (engine stop or reset): drains the command queue so that
     /// voices in flight come back too, and reports them all through `events`.
     func discardAllVoices(reason: FinishReason) {
-        drainCommands()
+        drainCommands(all: true)
         pendingCount = 0
         for i in 0..<activeCount {
             let s = Int(active[i])
@@ -449,13 +526,18 @@ final class RenderCore: @unchecked Sendable {
         if stall > 0 { EngineThread.sleep(seconds: Double(stall) / 1e9) }
         // Render as late as possible: wait for room first (an xrun found here is left to the
         // write below, which recovers it; a dead device ends rendering now).
+        let deviceCallsStarted = MonotonicClock.nanos()
+        stallCountedThisPeriod = false
         if let fault = device.waitForRoom(frames: periodFrames) {
             switch fault {
-            case .timeout, .gone: return lose(fault)
+            case .timeout:
+                if !rideOutStall(device) { return stopRequested.load(ordering: .relaxed) ? halt() : lose(fault) }
+            case .gone: return lose(fault)
             case .xrun, .suspended: break
             }
         }
         let started = MonotonicClock.nanos()
+        let renderStarted = started
         let n = periodFrames
         let blockStart = nextFrame
         drainCommands()
@@ -475,7 +557,8 @@ final class RenderCore: @unchecked Sendable {
         if outputStage != nil { outputStage!.process(mix, into: output) }
         let finishing = applyMasterFade(frames: n)
         retireFinished()
-        recordRenderTime(MonotonicClock.nanos() - started)
+        let renderEnded = MonotonicClock.nanos()
+        recordRenderTime(renderEnded - started)
 
         var attempts = 0
         var written = 0
@@ -489,19 +572,26 @@ final class RenderCore: @unchecked Sendable {
                 if case .xrun = fault { xrunCount.add(1, ordering: .relaxed) }
                 // -EPIPE that keeps coming back after recovery is a dead server (PipeWire).
                 if attempts > 3 || !device.recover(from: fault) { return lose(fault) }
-                if !resyncPending {
-                    previousGrid = grid
-                    resyncPending = true
-                }
-                filter.unlock()
-                lockedNanos = 0
-                grid.holding = false
-            case .timeout, .gone:
+                markResync()
+            case .timeout:
+                // Bounded: a device that keeps stalling part-way through writes is lost.
+                if attempts > 8 { return lose(fault) }
+                if !rideOutStall(device) { return stopRequested.load(ordering: .relaxed) ? halt() : lose(fault) }
+            case .gone:
                 return lose(fault)
             }
         }
         nextFrame = blockStart + Int64(n)
-        if let stamp = device.timestamp() {
+        // A device that stopped consuming for much longer than its buffer but came back within
+        // the bounds (a paused server whose plugin blocks in its calls instead of timing out): a
+        // stall, counted; the timeline resyncs as after an xrun.
+        let deviceNanos = MonotonicClock.nanos() - deviceCallsStarted - (renderEnded - renderStarted)
+        if deviceNanos > slowDeviceNanos && !stallCountedThisPeriod {
+            stallCount.add(1, ordering: .relaxed)
+            markResync()
+        }
+        if var stamp = device.timestamp() {
+            stamp.framesPlayed += frameOffset
             let wasLocked = filter.isLocked
             filter.update(stamp)
             if wasLocked { lockedNanos += Double(n) * grid.nanosPerFrame }
@@ -545,6 +635,51 @@ final class RenderCore: @unchecked Sendable {
             grid.anchorFrame = nextFrame
             gridCorrections.add(1, ordering: .relaxed)
         }
+    }
+
+    /// The device's frames no longer follow the old mapping (an xrun, a stall): the filter
+    /// relocks, and once it has, playing voices move on by the time lost.
+    private func markResync() {
+        if !resyncPending {
+            previousGrid = grid
+            resyncPending = true
+        }
+        filter.unlock()
+        lockedNanos = 0
+        grid.holding = false
+    }
+
+    /// A device that made no progress within one bounded wait: a stall (a paused server, a
+    /// suspended device) until it has lasted `stallLimitNanos`, then a lost device. Waits in
+    /// bounded steps and leaves as soon as a stop is asked. True when the device moves again
+    /// (counted as a stall; the timeline resyncs as after an xrun).
+    private func rideOutStall(_ device: any OutputDevice) -> Bool {
+        if !stallCountedThisPeriod { stallCount.add(1, ordering: .relaxed) }
+        stallCountedThisPeriod = true
+        let start = MonotonicClock.nanos()
+        // Each wait is bounded by the device's timeout; the count bounds the loop on its own too.
+        var rounds = 0
+        while MonotonicClock.nanos() - start < stallLimitNanos && rounds < 10_000 {
+            rounds += 1
+            if stopRequested.load(ordering: .relaxed) { return false }
+            switch device.waitForRoom(frames: periodFrames) {
+            case nil, .xrun?, .suspended?:
+                // Moving again (an xrun found here is recovered by the write).
+                markResync()
+                return true
+            case .timeout?:
+                continue
+            case .gone?:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// A stop asked during a stall: nothing more reaches the device, so the fade is moot.
+    private func halt() -> PeriodOutcome {
+        running = false
+        return .stopped
     }
 
     private func lose(_ fault: DeviceFault) -> PeriodOutcome {
@@ -597,8 +732,13 @@ final class RenderCore: @unchecked Sendable {
         return false
     }
 
-    private func drainCommands() {
-        while let incoming = commands.pop() {
+    /// Takes the queued commands in. On the render thread it is bounded per period whatever the
+    /// producers do (they may push as fast as this pops): what is left waits for the next
+    /// period. `all`: the control side (render side stopped) takes everything.
+    private func drainCommands(all: Bool = false) {
+        var budget = all ? Int.max : pendingCapacity + maxVoices
+        while budget > 0, let incoming = commands.pop() {
+            budget -= 1
             var command = incoming
             command.sequence = sequenceCounter
             sequenceCounter &+= 1

@@ -81,3 +81,16 @@ enum EngineThread {
         return (memoryLocked.load(ordering: .acquiring) == 1, 0)
     }
 }
+
+extension HapticEngine {
+    /// Starts `body` on a detached thread, at SCHED_FIFO `realtimePriority` when the system
+    /// permits (normal scheduling otherwise). For a program's watchdog that must get the CPU
+    /// whatever a render thread does (give it a priority above `Configuration.realtimePriority`).
+    /// Returns false when no thread could be made.
+    @discardableResult
+    public static func spawnDetachedThread(name: String, realtimePriority: Int32?, body: @escaping @Sendable () -> Void) -> Bool {
+        guard let started = EngineThread.spawn(name: name, realtimePriority: realtimePriority, body: body) else { return false }
+        pthread_detach(started.thread)
+        return true
+    }
+}

@@ -64,6 +64,7 @@ extension HapticManager {
     func register(_ engine: HapticEngine, _ role: EngineRole, id: Int) {
         let weak = WeakManager(self)
         engine.stoppedHandler = { reason in weak.manager?.engineStopped(role, id: id, reason: reason) }
+        engine.reconnectedHandler = { info in weak.manager?.engineReconnected(role, id: id, info) }
         engine.resetHandler = { weak.manager?.engineReset(role, id: id) }
     }
 
@@ -90,30 +91,51 @@ extension HapticManager {
 
     // MARK: - recovery
 
-    /// The seeds' stop path: one restart; on failure, the role is unavailable.
+    /// The seeds' stop path. The one restart is the engine's own reconnection: the role waits
+    /// for it (`reconnecting`) and runs again when `engineReconnected` says so. If the engine gives
+    /// up (`.recoveryFailed`, only with a limit), the restart failed: one rebuild, else unavailable.
     func engineStopped(_ role: EngineRole, id: Int, reason: HapticEngine.StoppedReason) {
-        let engine: HapticEngine? = state.withLock { s in
-            guard let slot = s[role], slot.engineID == id, case .running = slot.status else { return nil }
+        if case .recoveryFailed(let why) = reason {
+            let current: Bool = state.withLock { s in
+                guard let slot = s[role], slot.engineID == id else { return false }
+                if case .unavailable = slot.status { return false }
+                s.log.append(role.event(.restartFailed(engine: id, why)))
+                s[role]?.status = .running  // the rebuild below acts on a running slot
+                return true
+            }
+            guard current else { return }
+            logger.info("haptic manager: \(role.label) \(id) gave up reconnecting (\(why)); rebuilding")
+            engineReset(role, id: id, logReset: false)
+            return
+        }
+        let waiting: Bool = state.withLock { s in
+            guard let slot = s[role], slot.engineID == id, case .running = slot.status else { return false }
             s.log.append(role.event(.stopped(engine: id, "\(reason)")))
-            return slot.engine
+            s[role]?.status = .reconnecting("\(reason)")
+            return true
         }
-        guard let engine else { return }
-        logger.info("haptic manager: \(role.label) \(id) stopped (\(reason)); one restart")
-        do {
-            try engine.start()
-            state.withLock { $0.log.append(role.event(.restartSucceeded(engine: id))) }
-        } catch {
-            markUnavailable(role, id: id, event: .restartFailed(engine: id, error.description), why: "restart failed: \(error)")
+        guard waiting else { return }
+        logger.info("haptic manager: \(role.label) \(id) stopped (\(reason)); its reconnection is the one restart")
+    }
+
+    /// The engine is back on its device (the one restart succeeded): the role runs again.
+    func engineReconnected(_ role: EngineRole, id: Int, _ info: HapticEngine.Reconnection) {
+        state.withLock { s in
+            guard let slot = s[role], slot.engineID == id, case .reconnecting = slot.status else { return }
+            s[role]?.status = .running
+            s.log.append(role.event(.restartSucceeded(engine: id)))
         }
+        logger.info("haptic manager: \(role.label) \(id) is back after \(info.outageSeconds) s")
     }
 
     /// The seeds' reset path: a new engine, both handlers registered again, its caches
     /// re-made (if `preloadPatterns()` was called), started; on failure, the role is
     /// unavailable. Players of the old engine are dropped; loops restart on the new one.
-    func engineReset(_ role: EngineRole, id: Int) {
+    func engineReset(_ role: EngineRole, id: Int, logReset: Bool = true) {
         let old: HapticEngine? = state.withLock { s in
-            guard let slot = s[role], slot.engineID == id, case .running = slot.status else { return nil }
-            s.log.append(role.event(.reset(engine: id)))
+            guard let slot = s[role], slot.engineID == id else { return nil }
+            if case .unavailable = slot.status { return nil }
+            if logReset { s.log.append(role.event(.reset(engine: id))) }
             return slot.engine
         }
         guard let old else { return }
@@ -134,8 +156,9 @@ extension HapticManager {
         let caches = wantsPreload ? prepareCaches(role, for: engine, id: newID) : Caches()
         let loops: [LoopingPattern]? = state.withLock { s in
             // Not when the manager gave up or shut down meanwhile.
-            guard case .running = s.haptic.status, let slot = s[role], slot.engineID == id,
-                  case .running = slot.status else { return nil }
+            if case .unavailable = s.haptic.status { return nil }
+            guard let slot = s[role], slot.engineID == id else { return nil }
+            if case .unavailable = slot.status { return nil }
             s[role] = EngineSlot(engine: engine, engineID: newID, caches: caches)
             let prepared = role == .haptic ? caches.patterns.count : caches.sounds.count
             s.log.append(role.event(.rebuilt(engine: newID, patterns: prepared)))

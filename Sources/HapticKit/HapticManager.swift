@@ -15,9 +15,14 @@ import Synchronization
 /// - Sound effects are rendered by the same engine into the audio channels of the same
 ///   output stream as the haptics, so a sound and a haptic given the same time start on
 ///   the same output frame (a cue even plays both from one voice).
-/// - Recovery follows the seeds: on stop, one restart; on failure, unavailable. On reset,
-///   a new engine with both handlers registered again, the patterns re-cached, started;
-///   on failure, unavailable. No failure reaches the caller.
+/// - Recovery follows the seeds: on stop, one restart; on failure, a rebuild; on failure,
+///   unavailable. The one restart is the engine's own reconnection (it reopens the same device
+///   with backoff, keeping players, loops and schedule): while it is under way the status is
+///   `reconnecting` and `engineAvailable` is false (calls are no-ops), and when the device is
+///   back the status is `running` again with no call from the app — one restart per loss,
+///   however many reopen attempts it took. Only if the engine gives up (a limit was set) does
+///   the manager rebuild. On reset, a new engine with both handlers registered again, the
+///   patterns re-cached, started; on failure, unavailable. No failure reaches the caller.
 ///
 /// Safe from any thread or task: all mutable state is behind one `Mutex`, which is never
 /// held while an engine opens a device or prepares a pattern.
@@ -87,14 +92,18 @@ public final class HapticManager: Sendable {
 
     /// Where the manager is in its recovery state machine.
     public enum Status: Sendable, Equatable, CustomStringConvertible {
-        /// An engine is running (or being restarted after a stop).
+        /// An engine is running.
         case running
+        /// The device was lost; the engine reconnects by itself (the one restart). Calls are
+        /// no-ops until it is back.
+        case reconnecting(String)
         /// Unavailable for good (this manager): no device, or recovery failed. Every call is a no-op.
         case unavailable(String)
 
         public var description: String {
             switch self {
             case .running: "running"
+            case .reconnecting(let why): "reconnecting (\(why))"
             case .unavailable(let why): "unavailable (\(why))"
             }
         }
@@ -228,10 +237,17 @@ public final class HapticManager: Sendable {
 
     // MARK: - public state
 
-    /// False when there is no device or the engine could not recover: then every call
-    /// returns at once and does nothing.
+    /// False when there is no device, while the engine reconnects after a loss (true again
+    /// once the device is back, with no call from the app), or when recovery gave up: then every
+    /// call returns at once and does nothing.
     public var engineAvailable: Bool {
-        state.withLock { if case .unavailable = $0.haptic.status { false } else { true } }
+        state.withLock { if case .running = $0.haptic.status { true } else { false } }
+    }
+
+    /// True when the manager has given up for good (no device at start, or recovery failed);
+    /// false while running or reconnecting.
+    public var hasGivenUp: Bool {
+        state.withLock { if case .unavailable = $0.haptic.status { true } else { false } }
     }
 
     /// The recovery state.

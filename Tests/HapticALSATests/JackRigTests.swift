@@ -1,5 +1,7 @@
 import Foundation
 import HapticEngine
+import HapticPattern
+import HapticTestSupport
 import Testing
 
 @testable import HapticALSA
@@ -11,21 +13,100 @@ enum JackRig {
         if !running { print("skipped: no JACK rig (run `scripts/jack-rig.sh swift test --filter JackRigTests`)") }
         return running
     }()
+    static let controlScript = env["HAPTICSYNTH_JACK_CTL"] ?? "scripts/jack-rig.sh"
+
+    /// Ends a recorder: it does not notice its server's death (SIGTERM may not end it then), and a
+    /// recorder left behind keeps the server's name from starting again.
+    static func end(_ recorder: Process) {
+        if recorder.isRunning { recorder.terminate() }
+        let t0 = now()
+        while recorder.isRunning && now() - t0 < 1 { usleep(10_000) }
+        if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) }
+        recorder.waitUntilExit()
+    }
+
+    /// Runs `jack-rig.sh <command>` (stop-server / start-server); returns its exit status.
+    @discardableResult
+    static func control(_ command: String) throws -> Int32 { try runRigControl(controlScript, command) }
 }
 
 /// The JACK dummy server (scripts/jack-rig.sh): the fault JACK gives is silence, not an error.
 @Suite("ALSA through the JACK rig", .serialized, .enabled(if: JackRig.isRunning, "needs scripts/jack-rig.sh"))
 struct JackRigTests {
+    /// jackd killed and restarted under a playing engine: a dead jackd gives no error at all, so
+    /// the engine notices by its bounded waits, reconnects when the server is back, and the
+    /// recorder (restarted with the server) receives sound again. First in the suite: it leaves a
+    /// server running (restarted), which the next test kills for good.
+    @Test("jackd killed and restarted 1 s later: the engine reconnects by itself and the recorder hears it within 1 s")
+    func engineRecoversFromAJackRestart() throws {
+        #expect(try JackRig.control("start-server") == 0)
+        let dir = JackRig.env["HAPTICSYNTH_JACK_RIG_DIR"]!
+        func startRecorder(_ tag: String) throws -> Process {
+            let recorder = Process()
+            recorder.executableURL = URL(fileURLWithPath: JackRig.env["HAPTICSYNTH_JACK_RECORDER"]!)
+            recorder.arguments = ["-c", "3", "-o", "\(dir)/r\(tag).f32", "-s", "\(dir)/r\(tag).csv", "-O", "\(dir)/r\(tag).on"]
+            let pipe = Pipe()
+            recorder.standardOutput = pipe
+            recorder.standardError = FileHandle.nullDevice
+            let ready = DispatchSemaphore(value: 0)
+            pipe.fileHandleForReading.readabilityHandler = { h in
+                if String(decoding: h.availableData, as: UTF8.self).contains("READY") { ready.signal() }
+            }
+            try recorder.run()
+            #expect(ready.wait(timeout: .now() + 5) == .success, "recorder \(tag) ready")
+            pipe.fileHandleForReading.readabilityHandler = nil
+            return recorder
+        }
+        var configuration = HapticEngine.Configuration(layout: .stereoPlusHaptic, periodFrames: 1024, bufferPeriods: 4)
+        configuration.lockMemory = false
+        let engine = HapticEngine(configuration: configuration) { ALSAOutputDevice(name: JackRig.env["HAPTICSYNTH_JACK_OUT"]!) }
+        let events = Recorder<String>()
+        engine.stoppedHandler = { events.append("stopped \($0)") }
+        engine.reconnectedHandler = { events.append("reconnected after \(String(format: "%.2f", $0.outageSeconds)) s") }
+        engine.resetHandler = { events.append("reset") }
+        var first = try startRecorder("1")
+        defer { JackRig.end(first) }
+        try engine.start()
+        let pattern = try engine.prepare(AHAPPattern(elements: [.event(.continuous(at: 0, duration: 30, intensity: 0.8, sharpness: 0.5))]))
+        try engine.makePlayer(with: pattern).start(atTime: 0)
+        usleep(1_000_000)
+        #expect(try JackRig.control("stop-server") == 0)
+        JackRig.end(first)
+        usleep(1_000_000)
+        #expect(try JackRig.control("start-server") == 0)
+        // The PCM connects to the recorder's ports on open: the device is back once both are.
+        first = try startRecorder("2")
+        let back = now()
+        let deadline = back + 3
+        while now() < deadline && engine.state != .running { usleep(5_000) }
+        let running = now() - back
+        usleep(1_500_000)
+        JackRig.end(first)
+        engine.stop()
+        // The second recording: float frames; the first non-zero one, stamped by the recorder's cycle times.
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: "\(dir)/r2.f32"))) ?? Data()
+        let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let firstSound = stride(from: 0, to: floats.count, by: 3).first { i in (0..<3).contains { abs(floats[i + $0]) > 0.01 } }
+        print("jack reconnect: events \(events.all); running \(String(format: "%.2f", running)) s after the restart; recorded \(floats.count / 3) frames, first sound at frame \(firstSound.map { $0 / 3 }.map(String.init) ?? "none")")
+        #expect(engine.reconnectionCount == 1)
+        #expect(events.all.first?.hasPrefix("stopped") == true && events.all.dropFirst().first?.hasPrefix("reconnected") == true,
+                "stoppedHandler, then reconnectedHandler: \(events.all)")
+        #expect(running < 1.0, "running again \(running) s after jackd was back")
+        // The recorder started right after the server; 1.5 s of it: sound within its first second.
+        #expect(firstSound != nil && firstSound! / 3 < 48_000, "sound in the new recording's first second")
+    }
+
     @Test("the raw jack PCM takes float and exactly its port count; killing jackd gives .timeout within the bound")
     func deadServerTimesOut() throws {
         let dir = JackRig.env["HAPTICSYNTH_JACK_RIG_DIR"]!
+        #expect(try JackRig.control("start-server") == 0)  // another test may have left it stopped
         let recorder = Process()
         recorder.executableURL = URL(fileURLWithPath: JackRig.env["HAPTICSYNTH_JACK_RECORDER"]!)
         recorder.arguments = ["-c", "3", "-o", dir + "/t.f32", "-s", dir + "/t.csv", "-O", dir + "/t.on"]
         let pipe = Pipe()
         recorder.standardOutput = pipe
         try recorder.run()
-        defer { if recorder.isRunning { recorder.terminate() } }
+        defer { JackRig.end(recorder) }
         _ = pipe.fileHandleForReading.availableData  // first line: READY
 
         let raw = JackRig.env["HAPTICSYNTH_JACK_RAW_OUT"]!
@@ -39,7 +120,7 @@ struct JackRigTests {
         var start: Int64 = 0
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
 
-        kill(pid_t(JackRig.env["HAPTICSYNTH_JACK_PID"]!)!, SIGKILL)
+        #expect(try JackRig.control("stop-server") == 0)
         let t0 = now()
         let fault = playRamp(device, format: granted, seconds: 10, start: &start)
         let elapsed = now() - t0

@@ -73,8 +73,16 @@ import HapticRender
         #expect(factory.first.framesWritten == 100)
     }
 
+    /// The backoff these two tests step through (the defaults are 50 ms → 1 s).
+    static func slowBackoff(_ c: inout HapticEngine.Configuration) {
+        c.restartBackoffSeconds = 0.1
+        c.maxRestartBackoffSeconds = 2
+    }
+
     @Test func deviceDeathCallsStoppedHandlerAndTheSameHandleResumes() throws {
-        let (engine, factory, clock) = makeManualEngine()
+        let (engine, factory, clock) = makeManualEngine(configure: Self.slowBackoff)
+        let reconnections = Recorder<HapticEngine.Reconnection>()
+        engine.reconnectedHandler = { reconnections.append($0) }
         let reasons = Recorder<HapticEngine.StoppedReason>()
         let resets = Counter()
         engine.stoppedHandler = { reasons.append($0) }
@@ -99,14 +107,51 @@ import HapticRender
         #expect(factory.devices.count == 1)
         #expect(resets.count == 0)
         #expect(engine.stateHistory == [.created, .running, .degraded, .running])
+        #expect(reconnections.all.count == 1)
+        #expect(reconnections.all.first?.attempts == 1)
+        #expect(engine.reconnectionCount == 1)
         // Players made before stay valid.
         try player.start(atTime: 0)
         engine.renderOnePeriod()
         #expect(engine.core.appliedCommands().filter { $0.kind == .start }.count == 1)
     }
 
-    @Test func serverDownBacksOffThenANewHandleResetsTheEngine() throws {
+    /// A reconnection keeps the schedule: a start that fell due while the device was away is
+    /// dropped and counted, a start still in the future plays at its time on the new handle.
+    @Test func reconnectionDropsPassedOnsetsAndKeepsFutureOnes() throws {
         let (engine, factory, clock) = makeManualEngine()
+        let reconnections = Recorder<HapticEngine.Reconnection>()
+        engine.reconnectedHandler = { reconnections.append($0) }
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let pattern = try preparedTransient(engine)
+        let soon = try engine.makePlayer(with: pattern)
+        let later = try engine.makePlayer(with: pattern)
+        let due = clock.seconds + 2
+        try soon.start(atTime: clock.seconds + 0.5)
+        try later.start(atTime: due)
+        engine.renderOnePeriod()
+        factory.first.kill()
+        #expect(engine.renderOnePeriod() == .deviceLost(.gone("virtual device killed")))
+        clock.advance(bySeconds: 1)
+        factory.first.revive()
+        engine.serviceStep()
+        #expect(engine.state == .running)
+        #expect(reconnections.all.count == 1)
+        #expect(reconnections.all.first?.droppedOnsets == 1)
+        #expect(engine.droppedOnsetCount == 1)
+        #expect(engine.activeVoiceCount == 1, "the dropped voice came back; the future one waits")
+        let gap = reconnections.all.first?.gapSeconds ?? 0
+        #expect(gap > 0.9 && gap < 1.2, "gap \(gap)")
+        engine.core.clearTrace()
+        #expect(renderUntil(engine, limit: 2000) { engine.core.appliedCommands().contains { $0.kind == .start } })
+        let start = engine.core.appliedCommands().first { $0.kind == .start }!
+        let plays = engine.time(forFrame: start.frame + engine.core.scheduleAdvanceFrames)
+        #expect(abs(plays - due) < 0.002, "future onset at \(plays), scheduled \(due)")
+    }
+
+    @Test func serverDownBacksOffThenANewHandleResetsTheEngine() throws {
+        let (engine, factory, clock) = makeManualEngine(configure: Self.slowBackoff)
         let reasons = Recorder<HapticEngine.StoppedReason>()
         let resets = Counter()
         engine.stoppedHandler = { reasons.append($0) }
@@ -229,12 +274,19 @@ import HapticRender
         #expect(engine.state == .running)
     }
 
-    @Test func timeoutMeansDeviceLost() throws {
+    /// One bounded wait without progress is a stall, ridden out and counted; a device that
+    /// keeps making no progress is lost.
+    @Test func aStallIsRiddenOutAndTimeoutsThatKeepComingMeanDeviceLost() throws {
         let (engine, factory, _) = makeManualEngine()
         let reasons = Recorder<HapticEngine.StoppedReason>()
         engine.stoppedHandler = { reasons.append($0) }
         try engine.start()
         factory.first.inject(.timeout)
+        #expect(engine.renderOnePeriod() == .rendered)
+        #expect(engine.stallCount == 1)
+        #expect(engine.state == .running)
+        #expect(reasons.all.isEmpty)
+        factory.first.inject(.timeout, count: 100)
         #expect(engine.renderOnePeriod() == .deviceLost(.timeout))
         #expect(reasons.all == [.deviceTimeout])
         #expect(engine.state == .degraded)

@@ -48,7 +48,7 @@ final class VirtualRig: Sendable {
     let serverDown = Switch()
     let manager: HapticManager
 
-    init(refuseOpen: Bool = false, maxVoices: Int = 4096, commands: Int = 16_384) {
+    init(refuseOpen: Bool = false, maxVoices: Int = 4096, commands: Int = 16_384, maxRestartAttempts: Int? = nil) {
         let clock = self.clock
         let made = self.made
         let serverDown = self.serverDown
@@ -69,6 +69,7 @@ final class VirtualRig: Sendable {
         config.engine.lockMemory = false
         config.engine.maxVoices = maxVoices
         config.engine.commandCapacity = commands
+        config.engine.maxRestartAttempts = maxRestartAttempts
         manager = HapticManager(configuration: config)
     }
 
@@ -143,6 +144,11 @@ struct HapticManagerVirtualTests {
         device.inner.inject(.gone("unplugged"))
         rig.render(1)  // the failing write; the service step runs the handler
         #expect(m.recoveryLog.contains { if case .stopped(engine: 1, _) = $0 { true } else { false } })
+        // The one restart is the engine's own reconnection: until it is back, calls are no-ops.
+        guard case .reconnecting = m.status else { Issue.record("status \(m.status)"); return }
+        #expect(!m.engineAvailable && !m.hasGivenUp)
+        rig.clock.advance(bySeconds: 0.06)  // past the first backoff (50 ms)
+        rig.render(1)
         #expect(m.recoveryLog.last == .restartSucceeded(engine: 1))
         #expect(device.openAttempts == 2, "exactly one restart")
         #expect(m.engineAvailable && m.currentEngine?.state == .running)
@@ -156,8 +162,10 @@ struct HapticManagerVirtualTests {
         #expect(rig.devices.count == 1)
     }
 
+    /// Only with a limit does the engine give up: then the restart failed, the manager tries one
+    /// rebuild, and with the server still down the manager is unavailable for good.
     @Test func deviceLostThenOneRestartThatFailsMarksUnavailable() {
-        let rig = VirtualRig()
+        let rig = VirtualRig(maxRestartAttempts: 1)
         let m = rig.manager
         m.preloadPatterns()
         let loop = m.playLooping("heartbeat", intensity: 0.7)
@@ -167,20 +175,24 @@ struct HapticManagerVirtualTests {
         rig.serverDown.set(true)
         device.inner.kill()
         rig.render(1)
+        #expect(!m.engineAvailable && !m.hasGivenUp, "reconnecting")
+        rig.clock.advance(bySeconds: 0.06)
+        engine.serviceStep()
         #expect(device.openAttempts == 2, "exactly one restart attempt")
-        #expect(rig.devices.count == 2 && rig.devices[1].openAttempts == 1,
-                "the restart tried the old handle, then one new handle (the engine's reset fallback)")
-        #expect(!m.engineAvailable)
+        #expect(rig.devices.count == 3 && rig.devices[1].openAttempts == 1 && rig.devices[2].openAttempts == 1,
+                "the restart tried the old handle, then one new handle (the engine's reset fallback); then one rebuild")
+        #expect(!m.engineAvailable && m.hasGivenUp)
         #expect(m.currentEngine == nil)
         #expect(engine.state == .stopped, "the manager stopped the engine's own retries")
-        guard case .restartFailed(engine: 1, _)? = m.recoveryLog.last else { Issue.record("\(m.recoveryLog)"); return }
+        #expect(m.recoveryLog.contains { if case .restartFailed(engine: 1, _) = $0 { true } else { false } })
+        guard case .rebuildFailed(engine: 2, _)? = m.recoveryLog.last else { Issue.record("\(m.recoveryLog)"); return }
         #expect(!loop.isPlaying)
         // Nothing retries behind the program's back, even when the device comes back.
         device.inner.revive()
         rig.serverDown.set(false)
         for _ in 0..<50 { engine.serviceStep(); rig.clock.advance(bySeconds: 0.1) }
         #expect(device.openAttempts == 2)
-        #expect(rig.devices.count == 2, "no new handle either")
+        #expect(rig.devices.count == 3, "no new handle either")
         #expect(!m.engineAvailable)
         _ = exerciseEveryCall(m)
         #expect(m.statistics.voicesStarted == 1, "only the loop, before the loss")
@@ -232,6 +244,8 @@ struct HapticManagerVirtualTests {
         // The new engine's handlers are live: a loss on the new device runs the stop path for engine 2.
         rig.devices[1].inner.inject(.gone("again"))
         rig.render(1)
+        rig.clock.advance(bySeconds: 0.06)
+        rig.render(1)
         #expect(m.recoveryLog.last == .restartSucceeded(engine: 2))
         // A stale notification from the old engine changes nothing.
         resetHandler()
@@ -246,8 +260,13 @@ struct HapticManagerVirtualTests {
         rig.devices[0].inner.inject(.gone("x"))
         _ = exerciseEveryCall(m)  // before the loss is noticed
         rig.render(1)
+        _ = exerciseEveryCall(m)  // while the engine reconnects: no-ops
+        #expect(!m.engineAvailable && !m.hasGivenUp)
+        #expect(m.statistics.startsFailed == 0)
+        rig.clock.advance(bySeconds: 0.06)
+        rig.render(1)
+        #expect(m.engineAvailable, "back without any call from the app")
         _ = exerciseEveryCall(m)
-        #expect(m.engineAvailable)
         #expect(m.statistics.startsFailed == 0)
     }
 

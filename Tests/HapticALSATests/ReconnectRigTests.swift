@@ -1,0 +1,308 @@
+import Foundation
+import HapticEngine
+import HapticKit
+import HapticPattern
+import HapticTestSupport
+import Testing
+
+@testable import HapticALSA
+
+/// The `hapticsynth` binary built next to this test bundle, and what one run of it did.
+enum LiveCLI {
+    static let binary: String = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return bundle.appendingPathComponent("hapticsynth").path
+    }()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A running `hapticsynth` with its standard streams collected.
+    final class Run: @unchecked Sendable {
+        let process = Process()
+        private let errPipe = Pipe(), outPipe = Pipe()
+        private let lock = NSLock()
+        private var errText = "", outText = ""
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: LiveCLI.binary)
+            process.arguments = arguments
+            process.standardError = errPipe
+            process.standardOutput = outPipe
+            errPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let text = String(decoding: h.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.errText += text }
+            }
+            outPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let text = String(decoding: h.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.outText += text }
+            }
+            try process.run()
+        }
+
+        var stderr: String { lock.withLock { errText } }
+        var stdout: String { lock.withLock { outText } }
+        var pid: pid_t { process.processIdentifier }
+
+        /// Waits (bounded) for the process to end; returns the seconds it took, or nil on timeout.
+        func waitForExit(seconds: Double) -> Double? {
+            let t0 = now()
+            while process.isRunning {
+                if now() - t0 > seconds { return nil }
+                usleep(1_000)
+            }
+            usleep(50_000)  // the pipes' last bytes
+            return now() - t0
+        }
+
+        func kill() { if process.isRunning { Glibc.kill(pid, SIGKILL) } }
+
+        /// Threads, descriptors and resident memory (kB) of the process now.
+        func resources() -> (threads: Int, fds: Int, rssKB: Int) {
+            let fm = FileManager.default
+            let threads = (try? fm.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? -1
+            let fds = (try? fm.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+                .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
+            return (threads, fds, rss)
+        }
+    }
+
+    /// A temporary AHAP file: one continuous event of `seconds` (sound on every frame, so the first
+    /// recorded sample after a reconnection is the first frame played).
+    static func continuousPattern(seconds: Double) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hs-reconnect-\(getpid())-\(UUID().uuidString).ahap").path
+        let json = """
+            {"Version": 1.0, "Pattern": [{"Event": {"Time": 0.0, "EventType": "HapticContinuous", "EventDuration": \(seconds),
+             "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8},
+                                 {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}]}
+            """
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+/// Where sound first appears in a monitor recording made right after the server came back:
+/// seconds from `back` (the moment `start-server` saw the server accept connections) to the
+/// first recorded sample above the noise floor; nil when the recording stayed silent.
+func secondsToSound(after back: Double, pcm: String, channels: Int, seconds: Double) throws -> Double? {
+    let capture = ALSACaptureDevice(name: pcm, channels: channels, sampleRate: 48_000, periodFrames: 1024,
+                                    bufferFrames: 8192, seconds: seconds)
+    try capture.start()
+    let end = back + seconds
+    while now() < end { usleep(10_000) }
+    let rec = capture.stop()
+    let s = rec.int16Samples
+    guard let frame = (0..<rec.frames).first(where: { f in (0..<channels).contains { abs(Int(s[f * channels + $0])) > 300 } }),
+          let nanos = rec.monotonicNanos(ofFrame: frame) else { return nil }
+    return Double(nanos) / 1e9 - back
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded(.up)))]
+}
+
+/// The live verbs through the PulseAudio rig while the server is killed, restarted and stalled:
+/// the recording shows the sound coming back, the verb says so, and Ctrl-C always ends it.
+@Suite("live verbs survive the sound server", .serialized, .enabled(if: Rig.isRunning, "needs scripts/rig.sh"))
+struct ReconnectRigTests {
+    /// Kill → 1 s → restart, 20 times under one `play --loop`: every time the sound is recorded
+    /// again within 1 s of the server accepting connections, the lost/back lines alternate, and the
+    /// process does not grow (threads, descriptors, memory) across the reconnections.
+    @Test("play --loop: 20 server kills and restarts, sound back within 1 s each time, no growth")
+    func playLoopSurvivesTwentyRestarts() throws {
+        let pattern = try LiveCLI.continuousPattern(seconds: 1)
+        defer { try? FileManager.default.removeItem(atPath: pattern) }
+        let run = try LiveCLI.Run(["play", "--loop", "-D", Rig.outMono, "--period", "1024", "--verbose", pattern])
+        defer { run.kill() }
+        usleep(1_500_000)
+        #expect(run.process.isRunning, "playing: \(run.stderr)")
+        var returns: [Double] = []
+        var samples: [(threads: Int, fds: Int, rssKB: Int)] = []
+        for cycle in 1...20 {
+            #expect(try Rig.control("stop-server") == 0)
+            usleep(1_000_000)
+            #expect(try Rig.control("start-server") == 0)
+            let back = now()
+            let delay = try secondsToSound(after: back, pcm: Rig.inputMono, channels: 1, seconds: 1.2)
+            #expect(delay != nil && delay! < 1.0, "cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never")")
+            if let delay { returns.append(delay) }
+            if cycle == 2 || cycle == 20 { samples.append(run.resources()) }
+            #expect(run.process.isRunning, "cycle \(cycle): play exited: \(run.stderr)")
+        }
+        kill(run.pid, SIGINT)
+        let took = run.waitForExit(seconds: 2)
+        #expect(run.process.terminationStatus == 130)
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("play: ") }
+        let kinds = lines.map { $0.contains(" lost (") ? "lost" : $0.contains(" is back after ") ? "back" : "other" }
+        #expect(kinds == Array(repeating: ["lost", "back"], count: 20).flatMap { $0 }, "lines: \(lines)")
+        let verbose = run.stdout
+        #expect(verbose.contains("reconnections 20"), "\(verbose)")
+        print("reconnect rig play --loop: server back → first recorded sample: median \(String(format: "%.3f", percentile(returns, 0.5))) s, p99 \(String(format: "%.3f", percentile(returns, 0.99))) s, max \(String(format: "%.3f", returns.max() ?? .nan)) s over \(returns.count); exit after SIGINT \(took.map { String(format: "%.0f ms", $0 * 1000) } ?? "never")")
+        print("reconnect rig play --loop: threads/fds/RSS after 2 reconnections \(samples.first.map { "\($0)" } ?? "-"), after 20 \(samples.last.map { "\($0)" } ?? "-")")
+        print("reconnect rig play --loop: \(verbose.trimmingCharacters(in: .whitespacesAndNewlines)); back lines: \(lines.filter { $0.contains("is back") }.prefix(3))")
+        if samples.count == 2 {
+            #expect(samples[1].threads <= samples[0].threads, "threads \(samples[0].threads) -> \(samples[1].threads)")
+            #expect(samples[1].fds <= samples[0].fds, "descriptors \(samples[0].fds) -> \(samples[1].fds)")
+            #expect(samples[1].rssKB - samples[0].rssKB < 4096, "resident memory \(samples[0].rssKB) -> \(samples[1].rssKB) kB")
+        }
+    }
+
+    /// 5 kills under `rhythm`: it keeps going, says when the device is lost and back, lists the
+    /// beats lost, exits 0; the sound is recorded again within 1 s each time.
+    @Test("rhythm: 5 server kills and restarts, keeps going, lists the beats lost, sound back within 1 s")
+    func rhythmSurvivesFiveRestarts() throws {
+        let run = try LiveCLI.Run([
+            "rhythm", "-D", Rig.out, "--bpm", "300", "--beats", "90", "--period", "1024",
+            "--haptics", LiveCLI.repository.appendingPathComponent("Haptics").path,
+            "--assets", LiveCLI.repository.appendingPathComponent("Assets").path,
+        ])
+        defer { run.kill() }
+        usleep(2_500_000)
+        var returns: [Double] = []
+        for cycle in 1...5 {
+            #expect(try Rig.control("stop-server") == 0)
+            usleep(1_000_000)
+            #expect(try Rig.control("start-server") == 0)
+            let delay = try secondsToSound(after: now(), pcm: Rig.input, channels: 3, seconds: 1.2)
+            #expect(delay != nil && delay! < 1.0, "cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never")")
+            if let delay { returns.append(delay) }
+        }
+        let took = run.waitForExit(seconds: 30)
+        #expect(took != nil, "rhythm ended")
+        #expect(run.process.terminationStatus == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("rhythm: ") }
+        #expect(lines.filter { $0.contains(" lost (") }.count == 5 && lines.filter { $0.contains(" is back after ") }.count == 5, "\(lines)")
+        let outage = run.stdout.split(separator: "\n").first { $0.contains("outages: 5; beats lost:") }
+        #expect(outage != nil, "\(run.stdout.suffix(600))")
+        print("reconnect rig rhythm: \(outage ?? "-"); sound back: \(returns.map { String(format: "%.2f", $0) }); lines \(lines.prefix(2))")
+    }
+
+    /// SIGSTOP on the server for 0.2, 1 and 3 s: output recovers within 1 s of the stall's end,
+    /// and the engine counts it (a stall ridden out, or a reconnection after the stall bound).
+    @Test("server stalled 0.2, 1 and 3 s: output back within 1 s of the stall's end, counted")
+    func serverStallsRecover() throws {
+        let pattern = try LiveCLI.continuousPattern(seconds: 1)
+        defer { try? FileManager.default.removeItem(atPath: pattern) }
+        let run = try LiveCLI.Run(["play", "--loop", "-D", Rig.outMono, "--period", "1024", "--verbose", pattern])
+        defer { run.kill() }
+        usleep(1_500_000)
+        let server = pid_t(try String(contentsOfFile: Rig.directory! + "/server.pid", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines))!
+        var results: [String] = []
+        for stall in [0.2, 1.0, 3.0] {
+            kill(server, SIGSTOP)
+            usleep(UInt32(stall * 1e6))
+            kill(server, SIGCONT)
+            let delay = try secondsToSound(after: now(), pcm: Rig.inputMono, channels: 1, seconds: 1.2)
+            #expect(delay != nil && delay! < 1.0, "stall \(stall) s: sound back after \(delay.map { "\($0) s" } ?? "never")")
+            results.append("\(stall) s → \(delay.map { String(format: "%.2f s", $0) } ?? "never")")
+            #expect(run.process.isRunning, "play exited after a \(stall) s stall: \(run.stderr)")
+            usleep(500_000)
+        }
+        kill(run.pid, SIGINT)
+        _ = run.waitForExit(seconds: 2)
+        #expect(run.process.terminationStatus == 130)
+        // "xruns X, stalls S, reconnections R": every stall shows up in one of them.
+        let numbers = ["xruns", "stalls", "reconnections"].map { key -> Int in
+            guard let range = run.stdout.range(of: key + " ") else { return 0 }
+            return Int(run.stdout[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+        #expect(numbers[1] >= 3, "each stall counted: \(run.stdout)")
+        print("reconnect rig stalls: \(results); xruns \(numbers[0]), stalls \(numbers[1]), reconnections \(numbers[2])")
+    }
+
+    /// SIGINT (and SIGTERM) during each live verb ends it within 200 ms.
+    @Test("SIGINT/SIGTERM during play, play --loop, rhythm and a hostile pattern: the process ends within 200 ms")
+    func interruptsEndEveryLiveVerb() throws {
+        let pattern = try LiveCLI.continuousPattern(seconds: 5)
+        let hostile = FileManager.default.temporaryDirectory.appendingPathComponent("hs-hostile-\(getpid()).ahap").path
+        try """
+            {"Version": 1.0, "Pattern": [
+             {"Event": {"Time": 0.0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}},
+             {"Event": {"Time": 3e10, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+            """.write(toFile: hostile, atomically: true, encoding: .utf8)
+        defer {
+            try? FileManager.default.removeItem(atPath: pattern)
+            try? FileManager.default.removeItem(atPath: hostile)
+        }
+        let assets = ["--haptics", LiveCLI.repository.appendingPathComponent("Haptics").path,
+                      "--assets", LiveCLI.repository.appendingPathComponent("Assets").path]
+        let cases: [(String, [String], Int32)] = [
+            ("play", ["play", "-D", Rig.outMono, pattern], SIGINT),
+            ("play --loop", ["play", "--loop", "-D", Rig.outMono, pattern], SIGINT),
+            ("play --loop (SIGTERM)", ["play", "--loop", "-D", Rig.outMono, pattern], SIGTERM),
+            ("rhythm", ["rhythm", "-D", Rig.out, "--bpm", "120", "--beats", "40"] + assets, SIGINT),
+            ("hostile pattern", ["play", "-D", Rig.outMono, hostile], SIGINT),
+        ]
+        var report: [String] = []
+        for (name, arguments, sig) in cases {
+            let run = try LiveCLI.Run(arguments)
+            defer { run.kill() }
+            usleep(1_500_000)
+            if !run.process.isRunning {
+                // Only a refused hostile file may end by itself: one clear line, non-zero.
+                #expect(name == "hostile pattern" && run.process.terminationStatus != 0, "\(name) ended early: \(run.stderr)")
+                report.append("\(name): refused (\(run.stderr.split(separator: "\n").first ?? ""))")
+                continue
+            }
+            let t0 = now()
+            kill(run.pid, sig)
+            while run.process.isRunning && now() - t0 < 3 { usleep(500) }
+            let took = now() - t0
+            #expect(took < 0.2, "\(name): \(Int(took * 1000)) ms after the signal")
+            #expect(run.process.terminationStatus == 128 + sig, "\(name): status \(run.process.terminationStatus)")
+            report.append("\(name): \(Int(took * 1000)) ms")
+        }
+        print("reconnect rig interrupts: \(report)")
+    }
+}
+
+/// HapticManager through the PulseAudio rig while the server is killed and restarted: the app
+/// makes no call, and the loop it started sounds again each time.
+@Suite("HapticManager survives the sound server", .serialized, .enabled(if: Rig.isRunning, "needs scripts/rig.sh"))
+struct ManagerReconnectRigTests {
+    @Test("HapticManager: 3 kills and restarts — stopped then restarted in the log, engineAvailable true again with no app call, sound back within 1 s")
+    func managerComesBackByItself() throws {
+        var config = HapticManager.Configuration(
+            hapticsFolder: LiveCLI.repository.appendingPathComponent("Haptics").path,
+            assetsFolder: LiveCLI.repository.appendingPathComponent("Assets").path, output: .alsa(Rig.out))
+        config.engine.lockMemory = false
+        config.engine.periodFrames = 1024
+        config.logger.logLevel = .error
+        config.engine.logger.logLevel = .error
+        let m = HapticManager(configuration: config)
+        #expect(m.engineAvailable)
+        m.preloadPatterns()
+        let loop = m.playLooping("earthquake_simulation", intensity: 1)
+        usleep(1_000_000)
+        var returns: [Double] = []
+        for cycle in 1...3 {
+            #expect(try Rig.control("stop-server") == 0)
+            let t0 = now()
+            while m.engineAvailable && now() - t0 < 2 { usleep(5_000) }
+            #expect(!m.engineAvailable && !m.hasGivenUp, "cycle \(cycle): reconnecting (\(m.status))")
+            usleep(1_000_000)
+            #expect(try Rig.control("start-server") == 0)
+            let back = now()
+            let delay = try secondsToSound(after: back, pcm: Rig.input, channels: 3, seconds: 1.2)
+            #expect(delay != nil && delay! < 1.0, "cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never")")
+            if let delay { returns.append(delay) }
+            #expect(m.engineAvailable, "cycle \(cycle): available again with no call (\(m.status))")
+        }
+        let log = m.recoveryLog
+        var expected: [HapticManager.RecoveryEvent] = [.started(engine: 1)]
+        for entry in log.dropFirst() where expected.count < log.count {
+            if case .stopped(engine: 1, _) = entry { expected.append(entry) } else { expected.append(.restartSucceeded(engine: 1)) }
+        }
+        #expect(log.count == 7 && log == expected, "the documented order, three times: \(log)")
+        #expect(zip(log.dropFirst(), [0, 1, 0, 1, 0, 1]).allSatisfy { entry, odd in
+            if case .stopped = entry { odd == 0 } else { odd == 1 }
+        }, "stopped, then restarted: \(log)")
+        #expect(m.engineGeneration == 1 && loop.isPlaying, "the same engine, the same loop")
+        print("reconnect rig HapticManager: sound back \(returns.map { String(format: "%.2f", $0) }) s; log \(log)")
+        m.shutDown()
+    }
+}
