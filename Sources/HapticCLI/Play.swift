@@ -12,26 +12,18 @@ public struct LiveOutputOptions: ParsableArguments {
     @Option(name: .customShort("D"), help: ArgumentHelp("ALSA playback device (PCM name).", valueName: "device"))
     public var device = "default"
 
-    @Option(name: .long, help: ArgumentHelp("Frames per period (the render block).", valueName: "frames"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Frames per period (the render block).", valueName: "frames"))
     public var period = 256
 
-    @Option(name: .customLong("buffer-periods"), help: ArgumentHelp("Periods in the device buffer.", valueName: "n"))
+    @Option(name: .customLong("buffer-periods"), parsing: .unconditional, help: ArgumentHelp("Periods in the device buffer.", valueName: "n"))
     public var bufferPeriods = 3
 
     @Flag(name: .shortAndLong, help: "At the end, print latency, xruns and render-time statistics.")
     public var verbose = false
 
-    @Option(name: .customLong("reconnect-timeout"), help: ArgumentHelp(
-        "When the device or sound server goes away, give up (exit 1) if it is not back within this many seconds (default: never for --loop and rhythm; the rest of the pattern for a finite play).",
-        valueName: "seconds"))
-    public var reconnectTimeout: Double?
-
     public init() {}
 
     public func validate() throws {
-        if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0 && reconnectTimeout <= 1e6) {
-            throw ValidationError("--reconnect-timeout \(reconnectTimeout): expected 0...1000000 seconds")
-        }
         guard (16...16384).contains(period) else { throw ValidationError("--period \(period): expected 16...16384 frames") }
         guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
     }
@@ -81,7 +73,7 @@ public struct Play: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("AHAP files to play.", valueName: "file"))
     public var files: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Start this many seconds from now (default: as soon as possible).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start this many seconds from now (default: as soon as possible).", valueName: "seconds"))
     public var at: Double?
 
     @Flag(name: .long, help: "Repeat until interrupted.")
@@ -89,6 +81,7 @@ public struct Play: AsyncParsableCommand {
 
     @OptionGroup public var synthesis: SynthesisOptions
     @OptionGroup public var live: LiveOutputOptions
+    @OptionGroup public var reconnect: ReconnectOptions
 
     public init() {}
 
@@ -155,7 +148,7 @@ public struct Play: AsyncParsableCommand {
                 startTime += pattern.duration
             }
             let end = startTime
-            let reconnectLimit = live.reconnectTimeout
+            let reconnectLimit = reconnect.reconnectTimeout
             let looping = loop
             let outages = OutageReport(verb: "play", device: device, loopSeconds: loop && prepared.count == 1 ? prepared[0].duration : nil)
             engine.stoppedHandler = { reason in

@@ -34,10 +34,10 @@ public struct Rhythm: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Tempo in beats per minute (default 100).", valueName: "bpm"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Tempo in beats per minute (default 100).", valueName: "bpm"))
     public var bpm: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Number of beats (default 64).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Number of beats (default 64).", valueName: "n"))
     public var beats: Int?
 
     @Option(name: .long, help: ArgumentHelp("A file of beat times in seconds (JSON or text), instead of --bpm/--beats.", valueName: "file"))
@@ -46,7 +46,7 @@ public struct Rhythm: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The cue fired on every beat (from the assets' cues.json).", valueName: "name"))
     public var cue = "beat_hit"
 
-    @Option(name: .long, help: ArgumentHelp("Seconds ahead of each beat at which it is scheduled.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds ahead of each beat at which it is scheduled.", valueName: "seconds"))
     public var lead = 0.2
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Render the session offline to this file (L,R,H) instead of playing it.", valueName: "file"))
@@ -69,6 +69,7 @@ public struct Rhythm: AsyncParsableCommand {
 
     @OptionGroup public var format: OutputFormatOptions
     @OptionGroup public var live: LiveOutputOptions
+    @OptionGroup public var reconnect: ReconnectOptions
 
     public init() {}
 
@@ -187,7 +188,7 @@ public struct Rhythm: AsyncParsableCommand {
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { interrupted.store(true, ordering: .relaxed) }
         defer { signals.cancel() }
         let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
-        let watch = RhythmOutageWatch(device: hapticDevice ?? audioDevice, limit: live.reconnectTimeout)
+        let watch = RhythmOutageWatch(device: hapticDevice ?? audioDevice, limit: reconnect.reconnectTimeout)
         // Polled every ≤ 20 ms while the session waits: prints the lost/back lines, and ends the
         // session only when the manager gave up or --reconnect-timeout ran out.
         let stop = {
@@ -212,7 +213,7 @@ public struct Rhythm: AsyncParsableCommand {
         }
         if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
         if watch.timedOut {
-            out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", live.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
+            out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", reconnect.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
             return 1
         }
         if failed {

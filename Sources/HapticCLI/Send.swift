@@ -31,19 +31,19 @@ public struct Send: ParsableCommand {
     @Argument(help: ArgumentHelp("The message's arguments.", valueName: "arg"))
     public var arguments: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Append a monotonic time: +SECONDS from now, or absolute SECONDS.", valueName: "time"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Append a monotonic time: +SECONDS from now, or absolute SECONDS.", valueName: "time"))
     public var at: String?
 
-    @Option(name: .long, help: ArgumentHelp("Send in a bundle timetagged +SECONDS from now (or at absolute monotonic SECONDS).", valueName: "time"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Send in a bundle timetagged +SECONDS from now (or at absolute monotonic SECONDS).", valueName: "time"))
     public var timetag: String?
 
     @Option(name: .long, help: ArgumentHelp("The server's host.", valueName: "host"))
     public var host = "127.0.0.1"
 
-    @Option(name: .long, help: ArgumentHelp("The server's UDP port.", valueName: "port"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The server's UDP port.", valueName: "port"))
     public var port = 9000
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for a reply (status, clock).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for a reply (status, clock).", valueName: "seconds"))
     public var timeout = 1.0
 
     public init() {}

@@ -47,13 +47,13 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))).", valueName: "name"))
     public var profile = ActuatorProfile.builtInNames[0]
 
-    @Option(name: .customLong("osc-port"), help: ArgumentHelp("UDP port for OSC (0: any free port, printed).", valueName: "port"))
+    @Option(name: .customLong("osc-port"), parsing: .unconditional, help: ArgumentHelp("UDP port for OSC (0: any free port, printed).", valueName: "port"))
     public var oscPort = 9000
 
     @Option(name: .long, help: ArgumentHelp("Address to listen on: 127.0.0.1 is this machine only; another one must be asked for (OSC has no authentication).", valueName: "addr"))
     public var listen = "127.0.0.1"
 
-    @Option(name: .customLong("queue"), help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
+    @Option(name: .customLong("queue"), parsing: .unconditional, help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
     public var queueCapacity = 1024
 
     @OptionGroup public var live: LiveOutputOptions

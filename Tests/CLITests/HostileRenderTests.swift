@@ -141,6 +141,32 @@ struct HostileRenderTests {
         }
     }
 
+    @Test("negative numbers in the live verbs' options are range errors naming the option", arguments: [
+        (["play", "x.ahap", "--period", "-256"], "--period -256: expected 16...16384 frames"),
+        (["play", "x.ahap", "--buffer-periods", "-3"], "--buffer-periods -3: expected 2...32"),
+        (["play", "x.ahap", "--reconnect-timeout", "-1"], "--reconnect-timeout -1.0: expected"),
+        (["play", "x.ahap", "--at", "-0.5"], "--at -0.5: expected seconds between 0 and 3600"),
+        (["rhythm", "--bpm", "-100"], "--bpm -100.0: expected 1...1000"),
+        (["rhythm", "--beats", "-4"], "--beats -4: expected 1..."),
+        (["rhythm", "--lead", "-0.2"], "--lead -0.2: expected 0.01...10 seconds"),
+        (["serve", "--osc-port", "-9000"], "--osc-port -9000: expected 0...65535"),
+        (["serve", "--queue", "-1"], "--queue -1: expected 1...1000000"),
+        (["send", "/hapticsynth/stop", "--port", "-1"], "--port -1: expected 1...65535"),
+        (["send", "/hapticsynth/stop", "--timeout", "-1"], "--timeout -1.0: expected"),
+        (["send", "/hapticsynth/stop", "--at", "-0.5"], "--at -0.5: expected +SECONDS"),
+    ])
+    func negativeLiveOptions(_ arguments: [String], _ expected: String) {
+        do {
+            _ = try Hapticsynth.parseAsRoot(arguments)
+            Issue.record("accepted \(arguments)")
+        } catch {
+            let message = Hapticsynth.message(for: error)
+            print("\(arguments.joined(separator: " ")): \(message)")
+            #expect(message.contains(expected), "\(message)")
+            #expect(!message.contains("Missing value"))
+        }
+    }
+
     @Test("past the plain-WAV size: RF64 when WAV was inferred, refused up front when --format wav was given")
     func largeWAV() throws {
         let temp = try TempFolder()
