@@ -128,7 +128,7 @@ public struct Serve: AsyncParsableCommand {
             logger.logLevel = .notice
             return logger
         }()
-        let hangup = SignalWatch(signals: [SIGHUP]) {
+        let hangup = SignalListener(signals: [SIGHUP]) {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
             logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
         }
@@ -136,13 +136,15 @@ public struct Serve: AsyncParsableCommand {
             signals.cancel()
             hangup.cancel()
         }
-        // A manager that gave up (its device gone past the engine's own retries) is replaced
-        // by a new one as soon as the device opens again; clients keep the same port.
+        // The engine reconnects by itself, forever (a manager that is reconnecting is left
+        // alone: a second engine would play on the same device). Only a manager that gave up
+        // (a device that cannot be reopened, nor rebuilt) is replaced by a new one as soon as
+        // the device opens again; clients keep the same port.
         let supervisor = Task.detached {
             while !finished.isDone {
                 try? await Task.sleep(for: .milliseconds(500))
                 let current = remote.withLock { $0 }
-                guard !current.manager.engineAvailable, !finished.isDone else { continue }
+                guard current.manager.hasGivenUp, !finished.isDone else { continue }
                 let fresh = HapticManager(configuration: config)
                 guard fresh.engineAvailable else {
                     fresh.shutDown()
@@ -183,7 +185,6 @@ public struct Serve: AsyncParsableCommand {
         for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
             config[keyPath: engine].periodFrames = live.period
             config[keyPath: engine].bufferPeriods = live.bufferPeriods
-            config[keyPath: engine].maxRestartAttempts = 5
         }
         return config
     }

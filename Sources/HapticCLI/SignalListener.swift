@@ -1,0 +1,40 @@
+import Dispatch
+import Glibc
+
+/// Turns a signal that asks for work, not for an end (SIGHUP: reload), into a call on a
+/// dispatch queue, as often as it arrives. Unlike `SignalWatch` it never ends the process;
+/// the two must not share a signal. `cancel()` restores the disposition the signal had.
+///
+/// `@unchecked Sendable`: the stored properties are set once in `init`; dispatch sources are
+/// safe to cancel from any thread.
+final class SignalListener: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+    private let previous: [(Int32, sigaction)]
+
+    init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+        var previous: [(Int32, sigaction)] = []
+        sources = signals.map { number in
+            // Ignored at the process level, so that the dispatch source alone sees it (the
+            // default action of SIGHUP is to end the process).
+            var ignore = sigaction()
+            ignore.__sigaction_handler.sa_handler = SIG_IGN
+            sigemptyset(&ignore.sa_mask)
+            var old = sigaction()
+            sigaction(number, &ignore, &old)
+            previous.append((number, old))
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+        self.previous = previous
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        for (number, old) in previous {
+            var action = old
+            sigaction(number, &action, nil)
+        }
+    }
+}
