@@ -23,12 +23,13 @@ demo: deps
 	$(SWIFT) build -c release --product hapticsynth
 	@mkdir -p $(OUT)
 	.build/release/hapticsynth render Haptics/heartbeat.ahap -o $(OUT)/heartbeat.wav
-	@dev=$$(.build/release/hapticsynth devices --usable 2>/dev/null | head -n1); \
+	@# ALSA's `null` PCM opens anywhere and discards what it is given: it is no device to play to.
+	@dev=$$(.build/release/hapticsynth devices --usable 2>/dev/null | grep -vx null | head -n1); \
 	if [ -n "$$dev" ]; then \
 		echo "playing through ALSA device $$dev"; \
 		.build/release/hapticsynth play -D "$$dev" Haptics/heartbeat.ahap; \
 	else \
-		echo "not playing live: no ALSA playback device can be opened here. What ALSA lists, and why each fails:"; \
+		echo "not playing live: no ALSA playback device can be opened here (ALSA's null PCM, which discards everything, does not count). What ALSA lists, and why each fails:"; \
 		.build/release/hapticsynth devices 2>&1 | sed 's/^/  /'; \
 		echo "rendered to $(OUT)/heartbeat.wav only"; \
 	fi
