@@ -21,7 +21,6 @@ struct ActiveEvent {
     /// Transient: phase increment (cycles per sample) and length in output samples.
     var inc: Double
     var length: Int64
-    var invLength: Double
     /// Transient: where its precomputed burst starts in `FlatPattern.grainSamples` (-1: none,
     /// computed as it plays).
     var grain: Int
@@ -59,7 +58,7 @@ extension VoiceState {
         let onsetU = e.onset + pOffset
         var a = ActiveEvent(
             kind: e.kind, done: false, event: index, start: n, onsetU: onsetU, level: e.level,
-            colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, invLength: 0, grain: -1,
+            colour: e.colour, pan: e.pan, pitch: e.pitch, inc: 0, length: 0, grain: -1,
             phaseAnchor: 0, anchorSample: n, attack: 1, decay: 1, release: 1,
             end: e.duration ?? .infinity, sustained: e.sustained, sound: e.sound,
             soundOffset: Int64(roundFast(Swift.min(1e15, Swift.max(0, elapsed)))), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
@@ -74,7 +73,6 @@ extension VoiceState {
                 rule: transientRule)
             a.inc = shape.inc
             a.length = shape.length
-            a.invLength = shape.invLength
             a.invAttack = Double(shape.quarterPerSample)
             a.invDecay = Double(shape.decayRate)
             a.grain = flat.grain(inc: shape.inc, length: shape.length)

@@ -95,7 +95,6 @@ struct TransientGeometry {
     var inc: Double
     /// Burst length in samples (>= 1).
     var length: Int64
-    var invLength: Double
     /// 1 / (4 · attack samples): the rise's quarter period per sample.
     var quarterPerSample: Float
     /// log2(e) / (decay time constant in samples).
@@ -108,7 +107,6 @@ struct TransientGeometry {
         inc = f / sampleRate
         let samples = rule.cycles > 0 ? rule.cycles / f * sampleRate : rule.fixedSamples
         length = Swift.max(1, Int64(roundFast(samples)))
-        invLength = 1 / Double(length)
         quarterPerSample = Float(0.25 / Swift.max(0.5, rule.attackSamples))
         decayRate = Float(1.4426950408889634 * inc / rule.decayCycles)
     }
