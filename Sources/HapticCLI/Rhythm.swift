@@ -109,17 +109,13 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: \(error)")
             return 1
         }
-        let hapticsFolder = haptics ?? ProcessInfo.processInfo.environment["HAPTICSYNTH_HAPTICS"] ?? "Haptics"
-        let assetsFolder = assets ?? SynthesisOptions.assetsFolder() ?? "Assets"
-        for (flag, folder) in [("--haptics", hapticsFolder), ("--assets", assetsFolder)] {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                out.printError("rhythm: \(folder): no such folder (\(flag))")
-                return 1
-            }
+        let folders: LibraryFolders
+        do { folders = try LibraryFolders(haptics: haptics, assets: assets) } catch {
+            out.printError("rhythm: \(error)")
+            return 1
         }
-        if let output { return await offline(map: map, haptics: hapticsFolder, assets: assetsFolder, to: output, into: &out) }
-        return await playLive(map: map, haptics: hapticsFolder, assets: assetsFolder, into: &out)
+        if let output { return await offline(map: map, haptics: folders.haptics, assets: folders.assets, to: output, into: &out) }
+        return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, into: &out)
     }
 
     func beatMap() throws(CLIError) -> BeatMap {

@@ -76,14 +76,10 @@ public struct Serve: AsyncParsableCommand {
 
     /// Serves until SIGINT/SIGTERM, writing to `out`; returns the exit status.
     public func execute(into out: inout some CommandOutput) async -> Int32 {
-        let hapticsFolder = haptics ?? ProcessInfo.processInfo.environment["HAPTICSYNTH_HAPTICS"] ?? "Haptics"
-        let assetsFolder = assets ?? SynthesisOptions.assetsFolder() ?? "Assets"
-        for (flag, folder) in [("--haptics", hapticsFolder), ("--assets", assetsFolder)] {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                out.printError("serve: \(folder): no such folder (\(flag))")
-                return 1
-            }
+        let folders: LibraryFolders
+        do { folders = try LibraryFolders(haptics: haptics, assets: assets) } catch {
+            out.printError("serve: \(error)")
+            return 1
         }
         // The address first: a bad one is reported before any device opens.
         let socket: UDPSocket
@@ -91,7 +87,7 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: \(error)")
             return 1
         }
-        let config = managerConfiguration(haptics: hapticsFolder, assets: assetsFolder)
+        let config = managerConfiguration(haptics: folders.haptics, assets: folders.assets)
         let manager = HapticManager(configuration: config)
         guard manager.engineAvailable else {
             out.printError("serve: no playback device: \(manager.status)")
