@@ -102,14 +102,16 @@ let package = Package(
             dependencies: ["HapticRender", "HapticPattern", "HapticSoundFile"],
             path: "bench/render-bench"
         ),
+        // What latency-bench and osc-bench share (clock, recorder onsets, summaries).
+        .target(name: "JACKRigSupport", path: "bench/JACKRigSupport"),
         .executableTarget(
             name: "latency-bench",
-            dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern"],
+            dependencies: ["HapticEngine", "HapticALSA", "HapticRender", "HapticPattern", "JACKRigSupport"],
             path: "bench/latency-bench"
         ),
         .executableTarget(
             name: "osc-bench",
-            dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern"],
+            dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern", "JACKRigSupport"],
             path: "bench/osc-bench"
         ),
         .executableTarget(

@@ -10,32 +10,10 @@ import HapticKit
 import HapticOSC
 import HapticPattern
 import HapticRender
+import JACKRigSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-
-func nowNanos() -> Int64 { Int64((MonotonicClock.now() * 1e9).rounded()) }
-func ms(_ x: Double) -> String { String(format: "%.3f", x) }
-func sleepSeconds(_ s: Double) { usleep(UInt32(max(0, s) * 1e6)) }
-
-/// n, min, median, p99, max of a list of milliseconds.
-func summary(_ values: [Double]) -> String {
-    guard !values.isEmpty else { return "n=0" }
-    let v = values.sorted()
-    func p(_ q: Double) -> Double { v[min(v.count - 1, Int(Double(v.count) * q))] }
-    return "n=\(v.count) min \(ms(v[0])) median \(ms(p(0.5))) p99 \(ms(p(0.99))) max \(ms(v[v.count - 1]))"
-}
-func median(_ values: [Double]) -> Double { values.isEmpty ? .nan : values.sorted()[values.count / 2] }
-
-/// The recorder's onsets: (frame, monotonic ns).
-func readOnsets(_ path: String) -> [(Int64, Int64)] {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-    return text.split(separator: "\n").dropFirst().compactMap { line in
-        let f = line.split(separator: ",")
-        guard f.count >= 3, let frame = Int64(f[1]), let t = Int64(f[2]) else { return nil }
-        return (frame, t)
-    }
-}
 
 var period = 256, trials = 200
 var i = 1
@@ -138,7 +116,7 @@ for phase in phases {
 print("play immediate start -> first sample, ms: " + summary(play))
 print("OSC message sent -> first sample, ms:     " + summary(osc))
 let extra = median(osc) - median(play)
-print("target OSC within play's immediate start + 1 ms: median \(ms(median(osc))) - \(ms(median(play))) = \(ms(extra)) ms: \(extra <= 1 ? "met" : "MISSED")")
+print("target OSC within play's immediate start + 1 ms: median \(fmt(median(osc))) - \(fmt(median(play))) = \(fmt(extra)) ms: \(extra <= 1 ? "met" : "MISSED")")
 print("engine: xruns \(engine.xrunCount), late commands \(engine.lateCommandCount), realtime \(engine.isRealtime)")
 
 // Throughput: each rate for 1 s; held = every datagram read, none dropped, every voice started.
@@ -164,7 +142,7 @@ for perSecond in [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000] {
     // A rate counts only when the client really offered it (it may not keep up on a busy machine).
     let offered = took <= 1.05
     let ok = read == sent && dropped == 0 && failed == 0
-    print("\(perSecond)/s (sent in \(ms(took)) s: \(Int(Double(sent) / took))/s offered): read \(read), queue drops \(dropped), played \(played), engine refusals \(failed): \(ok ? (offered ? "held" : "held, but the client could not offer the rate") : "DROPS")")
+    print("\(perSecond)/s (sent in \(fmt(took)) s: \(Int(Double(sent) / took))/s offered): read \(read), queue drops \(dropped), played \(played), engine refusals \(failed): \(ok ? (offered ? "held" : "held, but the client could not offer the rate") : "DROPS")")
     if ok && offered { held = perSecond }
     if !ok || !offered { break }
 }
