@@ -38,7 +38,15 @@ final class OSCDecoder: @unchecked Sendable {
     // The current datagram's results (the callbacks append).
     fileprivate var commands: [OSCCommand] = []
     fileprivate var problems: [Problem] = []
-    fileprivate var wallMinusMonotonic = 0.0
+    /// The wall clock's offset from the monotonic one, measured (three clock reads, three
+    /// tries) at most once per datagram, and only when a bundle's timetag needs it.
+    fileprivate var measuredWallOffset: Double?
+    fileprivate var wallMinusMonotonic: Double {
+        if let measuredWallOffset { return measuredWallOffset }
+        let offset = OSCTimetag.wallMinusMonotonic()
+        measuredWallOffset = offset
+        return offset
+    }
     fileprivate var now = 0.0
 
     init() throws(OSCSocketError) {
@@ -88,7 +96,7 @@ final class OSCDecoder: @unchecked Sendable {
         commands = []
         problems = []
         now = MonotonicClock.now()
-        wallMinusMonotonic = OSCTimetag.wallMinusMonotonic()
+        measuredWallOffset = nil
         let rc = lo_server_dispatch_data(server, bytes.baseAddress, bytes.count)
         if rc < 0 {
             // liblo dispatches the messages of a bundle as it reads them: a bundle broken
@@ -127,6 +135,7 @@ final class OSCDecoder: @unchecked Sendable {
     /// The time a message means: its own argument when given, else its bundle's timetag.
     fileprivate func time(_ explicit: Double?, timetag: lo_timetag, _ address: String) -> Double? {
         if let explicit { return checkedTime(explicit, address) }
+        if OSCTimetag.isImmediate(seconds: timetag.sec, fraction: timetag.frac) { return 0 }
         let t = OSCTimetag.monotonicSeconds(seconds: timetag.sec, fraction: timetag.frac, wallMinusMonotonic: wallMinusMonotonic)
         if t == 0 { return 0 }
         // A timetag already past plays now; one too far ahead is refused like a time argument.
