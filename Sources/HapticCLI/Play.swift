@@ -249,9 +249,6 @@ final class OutageReport: Sendable {
     /// Whether outage `number` is still going on.
     func stillLost(_ number: Int) -> Bool { state.withLock { $0.lost && $0.count == number } }
 
-    /// Whether the device is away now.
-    var isLost: Bool { state.withLock { $0.lost } }
-
     /// Prints the back line.
     func back(_ info: HapticEngine.Reconnection, extra: String? = nil) {
         state.withLock { $0.lost = false }

@@ -32,12 +32,6 @@ final class CommandQueue<Element: Sendable>: Sendable {
         return queued
     }
 
-    /// The oldest item, waiting up to `timeout` seconds; nil when none came.
-    func pop(timeout: Double) -> Element? {
-        guard waitForItem(timeout: timeout) else { return nil }
-        return take()
-    }
-
     /// Waits up to `timeout` seconds until an item was pushed (then `take()` has it).
     func waitForItem(timeout: Double) -> Bool { ready.wait(timeout: .now() + timeout) == .success }
 

@@ -35,12 +35,4 @@ public enum OSCCommand: Sendable, Equatable {
             self.value = value
         }
     }
-
-    /// Whether the command asks for a reply to its sender.
-    public var wantsReply: Bool {
-        switch self {
-        case .status, .clock: true
-        default: false
-        }
-    }
 }

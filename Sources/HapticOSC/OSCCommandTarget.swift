@@ -8,7 +8,7 @@ import HapticKit
 /// What plays the server's commands (the HapticManager in `serve`; a recorder in tests).
 public protocol OSCCommandTarget: Sendable {
     /// Plays `command` (never blocks for long, never throws: unknown names are the target's
-    /// to count). For a command that `wantsReply`, returns the reply: an address and arguments.
+    /// to count). For `.status` and `.clock`, returns the reply: an address and arguments.
     func perform(_ command: OSCCommand, counters: OSCServerCounters.Snapshot) -> OSCReply?
 }
 

@@ -69,15 +69,4 @@ public enum Limits {
     /// Envelope times (`envelope.*.min`/`max`) lie in this range (seconds): from a tenth of a
     /// millisecond (under one sample at the lowest rate) to a minute.
     public static let envelopeSeconds: ClosedRange<Double> = 0.0001...60
-
-    // MARK: checked conversions
-
-    /// `value` as an Int when it is finite and within ±2^62 (so sums of two stay in range);
-    /// nil otherwise. Every Double→Int conversion of a number that came from outside goes
-    /// through here or is bounded by the limits above first.
-    @inlinable
-    public static func checkedInt(_ value: Double) -> Int? {
-        guard value.isFinite, abs(value) < 4.611_686_018_427_387_9e18 else { return nil }
-        return Int(value)
-    }
 }
