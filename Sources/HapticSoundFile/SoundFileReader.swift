@@ -17,8 +17,10 @@ public struct SoundFileInfo: Sendable, Equatable {
 public enum SoundFileReader {
     /// Decodes the whole file at `path`.
     /// Integer samples map to value / 2^(bits−1), so 16- and 24-bit data round-trip exactly
-    /// with `SoundFileWriter`.
-    public static func read(_ path: String) throws(SoundFileError) -> SoundBuffer {
+    /// with `SoundFileWriter`. A file longer than `maxSeconds` is refused: from its header
+    /// before anything is decoded, or as soon as the frames read pass it (some formats do not
+    /// know their length, and a header can under-report it).
+    public static func read(_ path: String, maxSeconds: Double = .infinity) throws(SoundFileError) -> SoundBuffer {
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw SoundFileError(path: path, operation: .open, message: String(cString: sf_strerror(nil)))
@@ -28,6 +30,11 @@ public enum SoundFileReader {
         guard channels > 0, info.samplerate > 0 else {
             throw SoundFileError(path: path, operation: .format, message: "no channels or no sample rate in the file")
         }
+        let maxFrames = maxSeconds * Double(info.samplerate)
+        func tooLong() -> SoundFileError {
+            SoundFileError(path: path, operation: .read, message: "longer than the \(maxSeconds) s limit for sounds")
+        }
+        if Double(info.frames) > maxFrames { throw tooLong() }
         var samples = [Float]()
         if info.frames > 0, info.frames < Int64(Int32.max) { samples.reserveCapacity(Int(info.frames) * channels) }
         // Read in chunks until end of file: some formats do not know their length up front.
@@ -42,6 +49,7 @@ public enum SoundFileReader {
             }
             if got == 0 { break }
             samples.append(contentsOf: chunk[0 ..< Int(got) * channels])
+            if Double(samples.count / channels) > maxFrames { throw tooLong() }
         }
         if sf_error(file) != Int32(SF_ERR_NO_ERROR) {
             throw SoundFileError(path: path, operation: .read, message: String(cString: sf_strerror(file)))

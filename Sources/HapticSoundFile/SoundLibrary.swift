@@ -98,13 +98,9 @@ public final class SoundLibrary: SoundSource {
             if let cached = state.withLock({ $0.decoded[file] }) {
                 decoded = cached
             } else {
-                // Refused before decoding: a sound of days would fill memory first.
-                let info = try SoundFileReader.info(file)
-                guard Double(info.frames) <= Limits.maxSoundSeconds * Double(max(1, info.sampleRate)) else {
-                    throw SoundFileError(
-                        path: file, operation: .read, message: "longer than the \(Limits.maxSoundSeconds) s limit for sounds")
-                }
-                decoded = try SoundFileReader.read(file)
+                // Refused before decoding, or as soon as it passes the limit: a sound of days
+                // would fill memory first.
+                decoded = try SoundFileReader.read(file, maxSeconds: Limits.maxSoundSeconds)
                 state.withLock { $0.decoded[file] = decoded }
             }
             let converted = try Resampler.convert(

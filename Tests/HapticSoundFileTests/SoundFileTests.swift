@@ -58,6 +58,22 @@ struct SoundFileRoundTripTests {
         #expect(back == expected)
     }
 
+    @Test("a sound longer than the reader's limit is refused with a message naming the limit; one at it is read")
+    func lengthLimit() throws {
+        let folder = TempFolder()
+        defer { folder.cleanup() }
+        let path = folder.file("one-second.wav")
+        try SoundFileWriter.write([Float](repeating: 0.25, count: 8000), channels: 1, sampleRate: 8000, to: path)
+        #expect(try SoundFileReader.read(path, maxSeconds: 1).samples.count == 8000)
+        do {
+            _ = try SoundFileReader.read(path, maxSeconds: 0.5)
+            Issue.record("a 1 s sound was read under a 0.5 s limit")
+        } catch {
+            print("sound past the limit: \(error.description)")
+            #expect(error.description.contains("longer than the 0.5 s limit for sounds"))
+        }
+    }
+
     @Test("block-by-block writing equals one-shot writing, and the peak is reported")
     func streaming() throws {
         let folder = TempFolder()
