@@ -289,7 +289,7 @@ final class RenderCore: @unchecked Sendable {
     /// Sizes the buffers for a granted format and builds the output stage.
     func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
                    latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double,
-                   stallLimitSeconds: Double = 0.5) {
+                   stallLimitSeconds: Double) {
         if format.periodFrames != periodFrames || format.channels != channels || buffers == nil {
             freeBuffers()
             let n = format.periodFrames
@@ -537,7 +537,6 @@ final class RenderCore: @unchecked Sendable {
             }
         }
         let started = MonotonicClock.nanos()
-        let renderStarted = started
         let n = periodFrames
         let blockStart = nextFrame
         drainCommands()
@@ -585,7 +584,7 @@ final class RenderCore: @unchecked Sendable {
         // A device that stopped consuming for much longer than its buffer but came back within
         // the bounds (a paused server whose plugin blocks in its calls instead of timing out): a
         // stall, counted; the timeline resyncs as after an xrun.
-        let deviceNanos = MonotonicClock.nanos() - deviceCallsStarted - (renderEnded - renderStarted)
+        let deviceNanos = MonotonicClock.nanos() - deviceCallsStarted - (renderEnded - started)
         if deviceNanos > slowDeviceNanos && !stallCountedThisPeriod {
             stallCount.add(1, ordering: .relaxed)
             markResync()
