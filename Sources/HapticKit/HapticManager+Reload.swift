@@ -59,10 +59,10 @@ extension HapticManager {
             logger.warning("haptic manager: reload: \(error); the previous cue sheet is kept")
         }
         content.withLock { $0 = fresh }
-        state.withLock { $0.wantsPreload = true }
         // An engine never prepared (no preload yet) prepares everything from the new content.
         let current: (engine: HapticEngine, id: Int, prepared: Bool)? = state.withLock { s in
-            s.haptic.engine.map { ($0, s.haptic.engineID, s.haptic.caches.engineID == s.haptic.engineID) }
+            s.wantsPreload = true
+            return s.haptic.engine.map { ($0, s.haptic.engineID, s.haptic.caches.engineID == s.haptic.engineID) }
         }
         var updated = false
         if let current, !current.prepared {
@@ -72,14 +72,7 @@ extension HapticManager {
         } else if let (engine, id, _) = current {
             // Sound effects are unchanged: only the library's patterns and the cues are re-made.
             var caches = Caches(engineID: id)
-            for (name, pattern) in fresh.library.patterns {
-                if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
-            }
-            for (name, cue) in fresh.cueSheet.cues {
-                guard let haptic = cueHapticPattern(cue) else { continue }
-                if let prepared = prepare(cuePattern(cue, haptic: haptic), on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
-                if let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") { caches.cueHaptics[name] = prepared }
-            }
+            preparePatternsAndCues(fresh.library, fresh.cueSheet, on: engine, into: &caches)
             updated = state.withLock { s in
                 // Not when a reset replaced the engine meanwhile (it prepared the new content itself).
                 guard s.haptic.engineID == id, s.haptic.engine != nil else { return false }

@@ -333,6 +333,13 @@ public final class HapticManager: Sendable {
             }
         }
         guard role == .haptic else { return caches }
+        preparePatternsAndCues(library, cueSheet, on: engine, into: &caches)
+        return caches
+    }
+
+    /// Prepares the library's patterns and the cue sheet's cues (whole, and their haptic part)
+    /// for `engine`, into `caches`.
+    func preparePatternsAndCues(_ library: PatternLibrary, _ cueSheet: CueSheet, on engine: HapticEngine, into caches: inout Caches) {
         for (name, pattern) in library.patterns {
             if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
         }
@@ -343,7 +350,6 @@ public final class HapticManager: Sendable {
                 caches.cueHaptics[name] = prepared
             }
         }
-        return caches
     }
 
     func prepare(_ pattern: AHAPPattern, on engine: HapticEngine, what: String) -> PreparedPattern? {
