@@ -128,18 +128,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     func managerConfiguration(haptics: String, assets: String, output: HapticManager.Output,
                               audioOutput: HapticManager.Output?, beats: Int) -> HapticManager.Configuration {
-        var config = HapticManager.Configuration(
-            hapticsFolder: haptics, assetsFolder: assets, output: output,
-            profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
-        config.logger.logLevel = live.verbose ? .info : .error
-        config.engine.logger.logLevel = live.verbose ? .info : .error
-        config.audioEngine.logger.logLevel = live.verbose ? .info : .error
-        config.engine.periodFrames = live.period
-        config.engine.bufferPeriods = live.bufferPeriods
+        var config = live.managerConfiguration(
+            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput, profile: profile, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
-        config.audioEngine.periodFrames = live.period
-        config.audioEngine.bufferPeriods = live.bufferPeriods
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
     }

@@ -171,17 +171,8 @@ public struct Serve: AsyncParsableCommand {
 
     func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {
         let audioDevice = live.device
-        var config = HapticManager.Configuration(
-            hapticsFolder: haptics, assetsFolder: assets, output: .alsa(hapticDevice ?? audioDevice),
-            profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker,
-            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice))
-        config.logger.logLevel = live.verbose ? .info : .warning
-        config.engine.logger.logLevel = live.verbose ? .info : .error
-        config.audioEngine.logger.logLevel = live.verbose ? .info : .error
-        for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
-            config[keyPath: engine].periodFrames = live.period
-            config[keyPath: engine].bufferPeriods = live.bufferPeriods
-        }
-        return config
+        return live.managerConfiguration(
+            haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), profile: profile, managerLogLevel: .warning)
     }
 }

@@ -1,0 +1,24 @@
+import HapticKit
+import HapticRender
+import Logging
+
+extension LiveOutputOptions {
+    /// A HapticManager configuration for these options (the verbs that play cues: `rhythm`,
+    /// `serve`): both engines take the period and the buffer; the engines' notes show only
+    /// with --verbose, the manager's from `managerLogLevel` up (--verbose: from info).
+    func managerConfiguration(
+        haptics: String, assets: String, output: HapticManager.Output, audioOutput: HapticManager.Output?,
+        profile: String, managerLogLevel: Logger.Level
+    ) -> HapticManager.Configuration {
+        var config = HapticManager.Configuration(
+            hapticsFolder: haptics, assetsFolder: assets, output: output,
+            profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
+        config.logger.logLevel = verbose ? .info : managerLogLevel
+        for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
+            config[keyPath: engine].logger.logLevel = verbose ? .info : .error
+            config[keyPath: engine].periodFrames = period
+            config[keyPath: engine].bufferPeriods = bufferPeriods
+        }
+        return config
+    }
+}
