@@ -72,20 +72,15 @@ public final class ManagerCommandTarget: OSCCommandTarget {
 }
 
 extension OSCReply {
-    /// The reply as an OSC datagram (built by liblo).
+    /// The reply as an OSC datagram (built by liblo, as the client builds its messages).
     func serialised() -> [UInt8]? {
-        guard let message = lo_message_new() else { return nil }
-        defer { lo_message_free(message) }
-        for argument in arguments {
+        let datagram = OSCClient.datagram(address, arguments.map { argument -> OSCClient.Argument in
             switch argument {
-            case .string(let s): lo_message_add_string(message, s)
-            case .double(let d): lo_message_add_double(message, d)
-            case .int64(let h): lo_message_add_int64(message, h)
+            case .string(let s): .string(s)
+            case .double(let d): .double(d)
+            case .int64(let h): .int64(h)
             }
-        }
-        var size = 0
-        guard let bytes = lo_message_serialise(message, address, nil, &size) else { return nil }
-        defer { free(bytes) }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: size))
+        })
+        return datagram.isEmpty ? nil : datagram
     }
 }
