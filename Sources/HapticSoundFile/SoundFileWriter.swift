@@ -31,6 +31,15 @@ public final class SoundFileWriter {
             default: return nil
             }
         }
+
+        /// Bytes one sample takes in the file.
+        var bytesPerSample: Int {
+            switch self {
+            case .int16: 2
+            case .int24: 3
+            case .float32: 4
+            }
+        }
     }
 
     /// A container format libsndfile knows (its major format code), e.g. `wav`, `flac`, `aiff`.
@@ -141,7 +150,7 @@ public final class SoundFileWriter {
                     + FileFormat.all.map(\.fileExtension).joined(separator: ", ") + ")")
         }
         // Plain WAV has 32-bit sizes: past them RF64 (when WAV was only inferred) or a refusal.
-        let bytesPerFrame = Int64(channels) * (sampleFormat == .int16 ? 2 : sampleFormat == .int24 ? 3 : 4)
+        let bytesPerFrame = Int64(channels * sampleFormat.bytesPerSample)
         if fileFormat == .wav {
             let expectedBytes = expectedFrames.map { Int64($0) * bytesPerFrame } ?? 0
             if expectedBytes > plainWAVByteLimit {
@@ -186,7 +195,8 @@ public final class SoundFileWriter {
             // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
             // sizes); the sizes are known up front here, so the header is written first and
             // the samples follow as raw little-endian data.
-            if fileFormat == .wav && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 {
+            let toPipe = lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0  // a pipe cannot seek
+            if fileFormat == .wav && toPipe {
                 guard let frames = expectedFrames else {
                     throw SoundFileError(path: path, operation: .open, message: "WAV to a pipe needs the length up front")
                 }
@@ -197,7 +207,7 @@ public final class SoundFileWriter {
                     throw SoundFileError(path: path, operation: .write, message: "cannot write to standard output: \(String(cString: strerror(errno)))")
                 }
                 info.format = Int32(SF_FORMAT_RAW) | subtype | Int32(SF_ENDIAN_LITTLE)
-            } else if lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 && !SoundFileWriter.canStream(info) {
+            } else if toPipe && !SoundFileWriter.canStream(info) {
                 // Asked first on a private pipe: libsndfile may write part of a header
                 // before it finds it cannot finish it on a pipe.
                 throw SoundFileError(
@@ -224,10 +234,10 @@ public final class SoundFileWriter {
         var name = ""
         var slot = -1
         var attempts = 0
+        var random = SystemRandomNumberGenerator()
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         repeat {
             attempts += 1
-            var random = SystemRandomNumberGenerator()
-            let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
             let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
             name = folder + "." + base + ".partial-" + suffix
             slot = TemporaryFiles.register(name)
@@ -393,7 +403,7 @@ public final class SoundFileWriter {
 
     /// A canonical 44-byte WAV header (PCM, or IEEE float for 32f) for `frames` frames.
     static func wavHeader(frames: Int64, channels: Int, sampleRate: Int, sampleFormat: SampleFormat) -> [UInt8] {
-        let bytesPerSample = sampleFormat == .int16 ? 2 : sampleFormat == .int24 ? 3 : 4
+        let bytesPerSample = sampleFormat.bytesPerSample
         let dataBytes = UInt32(clamping: frames * Int64(channels * bytesPerSample))
         var header: [UInt8] = []
         func text(_ s: String) { header += Array(s.utf8) }
