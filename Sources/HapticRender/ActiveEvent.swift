@@ -1,6 +1,7 @@
 // A sounding event inside a voice: its record, and how an event starts (its parameters read
 // at the onset).
 
+import HapticDSP
 import HapticPattern
 
 /// A sounding instance of an event.

@@ -3,6 +3,7 @@
 // on the render path) and validated with errors that name the offending field.
 
 import FoundationEssentials
+import HapticDSP
 import HapticPattern
 
 /// An actuator profile: the frequency band sharpness maps onto, the transient shape,

@@ -4,6 +4,8 @@
 // absolute sample index, with partial blocks completed on the next call, so any block split
 // gives identical output.
 
+import HapticDSP
+
 /// The protection chain after the mix: DC blocking and a high-pass at the
 /// profile's protection cutoff on the haptic bus, then limiters (haptic and audio)
 /// that keep every sample under the ceiling. Writes the interleaved output for a layout.

@@ -1,6 +1,7 @@
 // Compiling an AHAPPattern for one sample rate and actuator profile: everything a
 // voice needs is resolved here (off the render thread), so rendering only reads.
 
+import HapticDSP
 import HapticPattern
 import Synchronization
 

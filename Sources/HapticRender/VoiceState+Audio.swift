@@ -1,5 +1,6 @@
 // The audio renderers: AudioCustom (sound files) and AudioContinuous (a tone with harmonics).
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {

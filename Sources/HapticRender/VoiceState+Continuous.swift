@@ -1,5 +1,6 @@
 // The haptic continuous renderer and the attack/decay/release envelope of continuous events.
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {

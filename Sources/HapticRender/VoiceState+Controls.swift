@@ -1,6 +1,7 @@
 // Dynamic-parameter values inside a voice: the live layer (setControl, with its ramp), the
 // pattern value at an onset, and the per-chunk control rows the renderers read.
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {

@@ -7,6 +7,7 @@
 // in unoptimised (debug) builds the checker cannot see a body in another file, and it
 // accepts a call to a function that is checked where it is defined.
 
+import HapticDSP
 import HapticPattern
 
 /// Frames per internal chunk (scratch size). A computed global: no lazy initialisation
