@@ -325,13 +325,16 @@ extension VoiceState {
         } else {
             haptic = outHaptic
         }
-        fillControl(0, n0, count)
-        fillControl(1, n0, count)
+        fillControl(ControlIndex.hapticIntensity, n0, count)
+        fillControl(ControlIndex.hapticSharpness, n0, count)
         amplitudeRowLevel = .nan
         if hasAudio {
             left.update(repeating: 0, count: count)
             right.update(repeating: 0, count: count)
-            for id in 5...8 { fillControl(id, n0, count) }
+            fillControl(ControlIndex.audioVolume, n0, count)
+            fillControl(ControlIndex.audioPan, n0, count)
+            fillControl(ControlIndex.audioPitch, n0, count)
+            fillControl(ControlIndex.audioBrightness, n0, count)
         }
         var i = 0
         while i < activeCount {
