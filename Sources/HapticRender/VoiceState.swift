@@ -13,8 +13,9 @@ import HapticPattern
 /// Frames per internal chunk (scratch size). A computed global: no lazy initialisation
 /// or type metadata on the render path.
 var voiceChunk: Int { @_noLocks @inline(__always) get { 256 } }
-/// Number of dynamic parameters (`DynamicParameterID.count`).
-var voiceControlCount: Int { @_noLocks @inline(__always) get { 12 } }
+/// Rows of a voice's control tables: one per dynamic parameter (`DynamicParameterID.count`,
+/// counted from its cases). Read only where the tables are made and copied, off the render thread.
+var voiceControlCount: Int { DynamicParameterID.count }
 /// Entries - 1 of the sharpness→frequency, pitch→frequency and intensity→amplitude tables.
 var renderTableSize: Int { @_noLocks @inline(__always) get { 1024 } }
 

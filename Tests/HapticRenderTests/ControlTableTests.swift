@@ -28,3 +28,22 @@ struct ControlTableTests {
         }
     }
 }
+
+extension ControlTableTests {
+    /// The control tables (`voiceControlCount` rows) are written for every case of
+    /// `DynamicParameterID` (by `index`); both counts were once a hard-coded 12, which a
+    /// 13th case would have overrun.
+    @Test func everyDynamicParameterFitsTheControlTables() {
+        let cases = DynamicParameterID.allCases
+        #expect(DynamicParameterID.count == cases.count)
+        #expect(voiceControlCount == cases.count)
+        #expect(Set(cases.map(\.index)) == Set(0..<cases.count), "indices are dense and distinct")
+        for id in cases { #expect(id.index >= 0 && id.index < voiceControlCount, "\(id.rawValue)") }
+        // Every parameter set live on a voice lands in its own row (and nowhere else).
+        let pattern = try! PreparedPattern(AHAPPattern(elements: []), profile: .voiceCoil, sampleRate: 48_000)
+        var voice = PatternVoice(pattern: pattern)
+        for id in cases { voice.setControl(id, value: id.range.lowerBound, ramp: 0) }
+        let state = voice.state
+        for id in cases { #expect(state.liveTo[id.index] == id.range.lowerBound, "\(id.rawValue)") }
+    }
+}
