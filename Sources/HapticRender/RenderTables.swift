@@ -6,7 +6,7 @@ import Synchronization
 
 /// The lookup tables a prepared pattern reads (sharpness → Hz, intensity → amplitude,
 /// pitch → Hz). They depend on the profile's band and intensity law only, so they are
-/// computed once per process for each (band, exponent) and shared: preparing a short
+/// computed once for each (band, exponent) and shared through a bounded process-wide cache: preparing a short
 /// pattern would otherwise spend most of its time on some 3,000 exp2/log2 evaluations.
 final class RenderTables: Sendable {
     /// `renderTableSize + 1` entries: sharpness i/n → Hz on the band's log scale.
@@ -27,6 +27,7 @@ final class RenderTables: Sendable {
     }
 
     /// AudioPitch -1...1 → Hz for AudioContinuous (one octave either side of the base).
+    /// Process-wide and immutable: computed once, on first use.
     static let audioFrequency: [Double] = (0...renderTableSize).map {
         PreparedPattern.audioBaseFrequency * exp2Double(-1 + 2 * Double($0) / Double(renderTableSize))
     }
@@ -37,17 +38,37 @@ final class RenderTables: Sendable {
         var exponent: UInt64
     }
 
-    private static let cache = Mutex<[Key: RenderTables]>([:])
+    /// At most this many (band, law) entries are kept, the least recently used evicted first.
+    /// A process uses a handful of profiles; one that prepares patterns for many made-up
+    /// profiles (a fuzzer, a profile editor) would otherwise grow the cache without bound.
+    /// An entry is about 12 KB, and a prepared pattern copies its tables, so eviction only
+    /// costs a recomputation.
+    static let cacheCapacity = 16
 
-    /// The tables for this band and law (computed on first use; a handful of profiles per process).
+    /// Process-wide: the shared tables, most recently used last (at most `cacheCapacity`).
+    private static let cache = Mutex<[(key: Key, tables: RenderTables)]>([])
+
+    /// The number of entries cached now (for tests of the bound).
+    static var cachedCount: Int { cache.withLock { $0.count } }
+
+    /// The tables for this band and law (computed on first use, then shared while cached).
     static func shared(band: ActuatorProfile.Band, exponent: Double) -> RenderTables {
         let key = Key(low: band.low.bitPattern, high: band.high.bitPattern, exponent: exponent.bitPattern)
-        if let hit = cache.withLock({ $0[key] }) { return hit }
+        if let hit = cache.withLock({ touch(key, in: &$0) }) { return hit }
         let tables = RenderTables(band: band, exponent: exponent)
         return cache.withLock { cache in
-            if let raced = cache[key] { return raced }
-            cache[key] = tables
+            if let raced = touch(key, in: &cache) { return raced }
+            if cache.count >= cacheCapacity { cache.removeFirst(cache.count - cacheCapacity + 1) }
+            cache.append((key, tables))
             return tables
         }
+    }
+
+    /// The cached tables for `key`, moved to the most recently used end; nil when absent.
+    private static func touch(_ key: Key, in cache: inout [(key: Key, tables: RenderTables)]) -> RenderTables? {
+        guard let i = cache.firstIndex(where: { $0.key == key }) else { return nil }
+        let entry = cache.remove(at: i)
+        cache.append(entry)
+        return entry.tables
     }
 }
