@@ -486,6 +486,8 @@ extension ActuatorProfile {
         }
     }
 
+    // Process-wide and immutable: each built-in profile is decoded once, on first use.
+
     /// The default profile: a tactile transducer (bass shaker).
     public static let bassShaker = loadBuiltIn("bass-shaker")
     /// A wide-band vibrotactile voice-coil actuator.

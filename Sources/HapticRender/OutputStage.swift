@@ -53,7 +53,8 @@ struct ChannelRoute {
 }
 
 /// Runs `OutputState.warmUpKernels` on first use (a global's one-time initialisation; only
-/// ever reached from `init`, off the render thread).
+/// ever reached from `init`, off the render thread). Process-wide: a one-time effect (the
+/// kernels' generic metadata stays instantiated); nothing else changes.
 let outputKernelsWarmedUp: Void = OutputState.warmUpKernels()
 
 final class OutputState {

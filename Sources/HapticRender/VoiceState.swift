@@ -5,7 +5,9 @@
 //
 // Functions in other files that the @_noLocks render path calls carry @_noLocks themselves:
 // in unoptimised (debug) builds the checker cannot see a body in another file, and it
-// accepts a call to a function that is checked where it is defined.
+// accepts a call to a function that is checked where it is defined. The kernels in HapticDSP
+// are `@inlinable package` and @_noLocks, so calls into that module are checked the same way
+// (Swift 6.3.1: an unannotated, non-inlinable callee there is rejected).
 
 import HapticDSP
 import HapticPattern
@@ -39,6 +41,7 @@ extension CompiledEvent {
 /// Runs the voice's vector kernels once per process on scratch memory (a global's one-time
 /// initialisation, reached only from `VoiceState.init`, off the render thread): in
 /// unoptimised builds their first use instantiates generic type metadata, which allocates.
+/// Process-wide: a one-time effect (that metadata stays instantiated); nothing else changes.
 let voiceKernelsWarmedUp: Void = {
     let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 32)
     scratch.initialize(repeating: 0, count: 32)
