@@ -4,40 +4,6 @@
 import HapticDSP
 import HapticPattern
 
-/// What kind of sound an event makes.
-enum EventKind: UInt8, Sendable {
-    case transient
-    case continuous
-    case audioCustom
-    case audioContinuous
-}
-
-/// One event with every value resolved (defaults applied, clamped).
-struct CompiledEvent: Sendable {
-    var kind: EventKind
-    /// Onset in pattern samples: round(time · fs).
-    var onset: Double
-    /// HapticIntensity (haptic) or AudioVolume (audio), 0...1.
-    var level: Double
-    /// HapticSharpness (haptic) or AudioBrightness (audio continuous), 0...1.
-    var colour: Double
-    /// AudioPan, -1...1.
-    var pan: Double
-    /// AudioPitch, -1...1.
-    var pitch: Double
-    /// Normalised AttackTime/DecayTime/ReleaseTime, 0...1 (controls are added at onset).
-    var attack: Double
-    var decay: Double
-    var release: Double
-    var sustained: Bool
-    /// EventDuration in pattern samples (nil: absent).
-    var duration: Double?
-    /// Index into `PreparedPattern.soundBuffers` (AudioCustom with a loaded sound), else -1.
-    var sound: Int
-    var useVolumeEnvelope: Bool
-    var loop: Bool
-}
-
 /// A pattern compiled for one sample rate and actuator profile: immutable and
 /// shareable by any number of voices (players) on any thread.
 public final class PreparedPattern: Sendable {
@@ -143,29 +109,5 @@ extension PreparedPattern {
     /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
     public func renderedFrequency(forSharpness sharpness: Double) -> Double {
         frequencyForSharpness(sharpness, flat.frequencyTable.baseAddress!)
-    }
-}
-
-extension ActuatorProfile {
-    /// The frequency for a sharpness in 0...1: log-frequency interpolation over the band.
-    public static func frequency(forSharpness sharpness: Double, band: Band) -> Double {
-        let s = min(1, max(0, sharpness))
-        return band.low * exp2Double(s * log2Double(band.high / band.low))
-    }
-
-    /// The frequency for a sharpness in 0...1 on this profile.
-    public func frequency(forSharpness sharpness: Double) -> Double {
-        ActuatorProfile.frequency(forSharpness: sharpness, band: band)
-    }
-
-    /// Length of a transient burst at `frequency`, in seconds.
-    public func transientSeconds(frequency: Double) -> Double {
-        let rule = transientRule(sampleRate: 1)  // at 1 Hz, samples are seconds
-        return rule.cycles > 0 ? rule.cycles / frequency : rule.fixedSamples
-    }
-
-    /// The amplitude for a (controlled) intensity in 0...1 by this profile's law.
-    public func amplitude(forIntensity intensity: Double) -> Double {
-        powDouble(min(1, max(0, intensity)), self.intensity.effectiveExponent)
     }
 }
