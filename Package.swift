@@ -32,7 +32,10 @@ let package = Package(
 
         // MARK: pure core
         .target(name: "HapticPattern", swiftSettings: strict),
-        .target(name: "HapticRender", dependencies: ["HapticPattern"], swiftSettings: strict),
+        // The render kernels: libm-free math, oscillators, the protection filter and limiter
+        // (`@inlinable package`, so `@_noLocks` callers in HapticRender see their bodies).
+        .target(name: "HapticDSP", swiftSettings: strict),
+        .target(name: "HapticRender", dependencies: ["HapticPattern", "HapticDSP"], swiftSettings: strict),
 
         // MARK: edges and engine
         .target(
@@ -83,7 +86,7 @@ let package = Package(
         // Shared by the test targets: the public corpus locator (../shared/corpus) and small helpers.
         .target(name: "HapticTestSupport", path: "Tests/Support"),
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
-        .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticDSP", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
         .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),

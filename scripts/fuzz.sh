@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzing with libFuzzer (ships with the Swift toolchain on Linux): builds the targets in
-# fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern and HapticRender
-# sources, and runs each for a bounded time.
+# fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
+# HapticRender sources, and runs each for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile)
 #
@@ -22,7 +22,8 @@ OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
 mkdir -p "$OUT"
 
-FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
+# -package-name: HapticDSP's kernels are `package` declarations (SwiftPM passes the same name).
+FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name hapticsynth)
 
 # The gold linker warns once per ASan helper symbol ("Cannot export local symbol"); noise.
 quiet() { grep -v "Cannot export local symbol" || true; }
@@ -50,9 +51,10 @@ build_target() {  # TARGET SOURCE LIBS...
 }
 
 build_module HapticPattern
+build_module HapticDSP
 build_module HapticRender
 build_target ahap fuzz/AHAPReaderFuzz.swift -lHapticPattern
-build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticPattern
+build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticDSP -lHapticPattern
 
 status=0
 for target in "${TARGETS[@]}"; do

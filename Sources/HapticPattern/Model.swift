@@ -252,8 +252,10 @@ public enum DynamicParameterID: String, Sendable, Equatable, CaseIterable, Codab
         }
     }
 
-    /// The number of dynamic parameter IDs (the size of an index-addressed table).
-    public static let count = 12
+    /// The number of dynamic parameter IDs (the size of an index-addressed table), counted
+    /// from the cases so that a new case cannot outgrow the tables (`index` must stay dense:
+    /// 0..<count, one per case; HapticRender's tests check it).
+    public static let count = allCases.count
 }
 
 /// A JSON value, for `Metadata` and other content kept verbatim.

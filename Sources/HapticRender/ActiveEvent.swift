@@ -1,6 +1,7 @@
 // A sounding event inside a voice: its record, and how an event starts (its parameters read
 // at the onset).
 
+import HapticDSP
 import HapticPattern
 
 /// A sounding instance of an event.
@@ -64,8 +65,8 @@ extension VoiceState {
             soundOffset: Int64(roundFast(Swift.min(1e15, Swift.max(0, elapsed)))), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
         switch e.kind {
         case .transient:
-            let intensity = e.level * controlAtOnset(0, onset: e.onset, n: n)
-            let sharpness = e.colour + controlAtOnset(1, onset: e.onset, n: n)
+            let intensity = e.level * controlAtOnset(ControlIndex.hapticIntensity, onset: e.onset, n: n)
+            let sharpness = e.colour + controlAtOnset(ControlIndex.hapticSharpness, onset: e.onset, n: n)
             a.level = Double(amplitude(intensity: Float(Swift.min(1, Swift.max(0, intensity)))))
             if a.level == 0 { return }
             let shape = TransientGeometry(
@@ -77,10 +78,13 @@ extension VoiceState {
             a.invDecay = Double(shape.decayRate)
             a.grain = flat.grain(inc: shape.inc, length: shape.length)
         case .continuous, .audioContinuous:
-            let base = e.isHapticContinuous ? 2 : 9  // Haptic vs Audio Attack/Decay/ReleaseTimeControl
-            a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(base, onset: e.onset, n: n))
-            a.decay = fs * envelopeSeconds(decayMin, decayLog, e.decay + controlAtOnset(base + 1, onset: e.onset, n: n))
-            a.release = fs * envelopeSeconds(releaseMin, releaseLog, e.release + controlAtOnset(base + 2, onset: e.onset, n: n))
+            let haptic = e.isHapticContinuous
+            let attackID = haptic ? ControlIndex.hapticAttackTime : ControlIndex.audioAttackTime
+            let decayID = haptic ? ControlIndex.hapticDecayTime : ControlIndex.audioDecayTime
+            let releaseID = haptic ? ControlIndex.hapticReleaseTime : ControlIndex.audioReleaseTime
+            a.attack = fs * envelopeSeconds(attackMin, attackLog, e.attack + controlAtOnset(attackID, onset: e.onset, n: n))
+            a.decay = fs * envelopeSeconds(decayMin, decayLog, e.decay + controlAtOnset(decayID, onset: e.onset, n: n))
+            a.release = fs * envelopeSeconds(releaseMin, releaseLog, e.release + controlAtOnset(releaseID, onset: e.onset, n: n))
             a.invAttack = 1 / a.attack
             a.invDecay = 1 / a.decay
             a.invRelease = 1 / a.release

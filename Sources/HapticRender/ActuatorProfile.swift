@@ -3,6 +3,7 @@
 // on the render path) and validated with errors that name the offending field.
 
 import FoundationEssentials
+import HapticDSP
 import HapticPattern
 
 /// An actuator profile: the frequency band sharpness maps onto, the transient shape,
@@ -455,49 +456,6 @@ extension ActuatorProfile {
         case is Double.Type, is Int.Type: "a number"
         case is String.Type: "a string"
         default: "an object"
-        }
-    }
-}
-
-// MARK: - Built-in profiles
-
-extension ActuatorProfile {
-    /// Names of the shipped profiles (the first is the default).
-    public static let builtInNames: [String] = ["bass-shaker", "voice-coil", "lra"]
-
-    /// The shipped profile called `name` (`bass-shaker`, `voice-coil`, `lra`), or nil.
-    public static func builtIn(named name: String) -> ActuatorProfile? {
-        switch name {
-        case "bass-shaker": bassShaker
-        case "voice-coil": voiceCoil
-        case "lra": lra
-        default: nil
-        }
-    }
-
-    /// The JSON text of a shipped profile, identical to `Assets/actuators/NAME.json`.
-    public static func builtInJSON(named name: String) -> String? {
-        switch name {
-        case "bass-shaker": BuiltInProfileJSON.bassShaker
-        case "voice-coil": BuiltInProfileJSON.voiceCoil
-        case "lra": BuiltInProfileJSON.lra
-        default: nil
-        }
-    }
-
-    /// The default profile: a tactile transducer (bass shaker).
-    public static let bassShaker = loadBuiltIn("bass-shaker")
-    /// A wide-band vibrotactile voice-coil actuator.
-    public static let voiceCoil = loadBuiltIn("voice-coil")
-    /// A phone-style linear resonant actuator.
-    public static let lra = loadBuiltIn("lra")
-
-    private static func loadBuiltIn(_ name: String) -> ActuatorProfile {
-        do {
-            return try decode(from: Array(builtInJSON(named: name)!.utf8), source: "built-in \(name)")
-        } catch {
-            // The shipped JSON is checked by tests; failing here is a build defect.
-            fatalError("\(error)")
         }
     }
 }

@@ -1,5 +1,6 @@
 // The user channel-map syntax for `--layout` / `--channels`.
 
+import HapticDSP
 import HapticPattern
 
 /// Why a channel map could not be read: names the map, the channel and the problem.

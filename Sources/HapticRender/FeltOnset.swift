@@ -3,6 +3,7 @@
 // analytic signal) first reaches half its peak, and the time of the peak. Off the render
 // path (it allocates): for `info`, the tests and the benchmarks.
 
+import HapticDSP
 import HapticPattern
 
 /// Where a transient's energy lands on a profile, measured on the rendered output (the whole

@@ -1,6 +1,7 @@
 // Offline rendering: a voice, the output stage and the latency compensation that
 // makes the file start exactly at pattern time 0.
 
+import HapticDSP
 import HapticPattern
 
 /// A whole rendered pattern, interleaved.

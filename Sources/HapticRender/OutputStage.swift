@@ -4,6 +4,8 @@
 // absolute sample index, with partial blocks completed on the next call, so any block split
 // gives identical output.
 
+import HapticDSP
+
 /// The protection chain after the mix: DC blocking and a high-pass at the
 /// profile's protection cutoff on the haptic bus, then limiters (haptic and audio)
 /// that keep every sample under the ceiling. Writes the interleaved output for a layout.
@@ -51,7 +53,8 @@ struct ChannelRoute {
 }
 
 /// Runs `OutputState.warmUpKernels` on first use (a global's one-time initialisation; only
-/// ever reached from `init`, off the render thread).
+/// ever reached from `init`, off the render thread). Process-wide: a one-time effect (the
+/// kernels' generic metadata stays instantiated); nothing else changes.
 let outputKernelsWarmedUp: Void = OutputState.warmUpKernels()
 
 final class OutputState {

@@ -1,6 +1,7 @@
 // The transient burst's shape: its geometry (frequency for a sharpness, length) and its
 // samples, shared by the voice and the grains precomputed at preparation.
 
+import HapticDSP
 import HapticPattern
 
 extension FlatPattern {

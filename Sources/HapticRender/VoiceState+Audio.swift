@@ -1,5 +1,6 @@
 // The audio renderers: AudioCustom (sound files) and AudioContinuous (a tone with harmonics).
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {
@@ -22,8 +23,8 @@ extension VoiceState {
         let frames = Int64(span.frames)
         let samples = flat.soundSamples.baseAddress! + span.offset
         let stereo = span.channels == 2
-        let volume = controls + 5 * voiceChunk
-        let pan = controls + 6 * voiceChunk
+        let volume = controlRow(ControlIndex.audioVolume)
+        let pan = controlRow(ControlIndex.audioPan)
         let fade = audioFadeSamples
         let hasDuration = a.end.isFinite
         var j = from
@@ -65,10 +66,10 @@ extension VoiceState {
 
     @_noLocks @inline(__always)
     func renderAudioContinuous(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
-        let volume = controls + 5 * voiceChunk
-        let pan = controls + 6 * voiceChunk
-        let pitch = controls + 7 * voiceChunk
-        let brightness = controls + 8 * voiceChunk
+        let volume = controlRow(ControlIndex.audioVolume)
+        let pan = controlRow(ControlIndex.audioPan)
+        let pitch = controlRow(ControlIndex.audioPitch)
+        let brightness = controlRow(ControlIndex.audioBrightness)
         var j = from
         while j < count {
             let n = n0 &+ Int64(j)

@@ -1,5 +1,6 @@
 // The haptic continuous renderer and the attack/decay/release envelope of continuous events.
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {
@@ -31,12 +32,12 @@ extension VoiceState {
 
     @_noLocks @inline(__always)
     func renderContinuous(_ slot: UnsafeMutablePointer<ActiveEvent>, _ n0: Int64, _ from: Int, _ count: Int) {
-        let intensity = controls
-        let sharpness = controls + voiceChunk
+        let intensity = controlRow(ControlIndex.hapticIntensity)
+        let sharpness = controlRow(ControlIndex.hapticSharpness)
         let level = Float(slot.pointee.level)
         let colour = slot.pointee.colour
-        let sharpConstant = controlConstant[1]
-        let intensityConstant = controlConstant[0]
+        let sharpConstant = controlConstant[ControlIndex.hapticSharpness]
+        let intensityConstant = controlConstant[ControlIndex.hapticIntensity]
         var amp = amplitude(intensity: level * intensity[from])
         if sharpConstant {
             reanchor(slot, n0 &+ Int64(from), frequency(sharpness: colour + Double(sharpness[from])) / fs)

@@ -1,6 +1,7 @@
 // Dynamic-parameter values inside a voice: the live layer (setControl, with its ramp), the
 // pattern value at an onset, and the per-chunk control rows the renderers read.
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {
@@ -26,8 +27,7 @@ extension VoiceState {
 
     @_noLocks @inline(__always)
     func combine(_ id: Int, _ patternValue: Double, _ live: Double) -> Double {
-        // Indices 0 (HapticIntensityControl) and 5 (AudioVolumeControl) multiply.
-        id == 0 || id == 5 ? patternValue * live : patternValue + live
+        ControlIndex.multiplies(id) ? patternValue * live : patternValue + live
     }
 
     /// The combined control at an event onset: the raw (unsmoothed) pattern value at
@@ -48,12 +48,12 @@ extension VoiceState {
     /// value is combined in Float. Whole grid blocks then cost one double evaluation.
     @_noLocks @inline(__always)
     func fillControl(_ id: Int, _ n0: Int64, _ count: Int) {
-        let out = controls + id * voiceChunk
+        let out = controlRow(id)
         let span = flat.smoothSpans[id]
         let ramp = liveRamp[id]
         let since = n0 &- liveStart[id]
         let liveSettled = ramp <= 0 || since >= ramp
-        let multiply = id == 0 || id == 5
+        let multiply = ControlIndex.multiplies(id)
         if span.count == 0 {
             let v = Float(flat.neutral[id])
             if liveSettled {
@@ -135,15 +135,21 @@ extension VoiceState {
         knotCursor[id] = c
     }
 
+    /// Control `id`'s values for the current chunk (`voiceChunk` of them).
+    @_noLocks @inline(__always)
+    func controlRow(_ id: Int) -> UnsafeMutablePointer<Float> {
+        controls + id * voiceChunk
+    }
+
     /// amplitude(level · intensity[j]) for the chunk, shared by every event with the same
     /// level (a thousand voices at one level compute it once per chunk).
     @_noLocks @inline(__always)
     func amplitudeRow(_ level: Float, _ count: Int) -> UnsafeMutablePointer<Float> {
         if !(amplitudeRowLevel == level) {
-            let intensity = controls
+            let intensity = controlRow(ControlIndex.hapticIntensity)
             let row = amplitudeRowValues
             // A constant control: one value (what every lane below would compute).
-            let constant = controlConstant[0]
+            let constant = controlConstant[ControlIndex.hapticIntensity]
             if constant { row.update(repeating: amplitude(intensity: level * intensity[0]), count: count) }
             // 8 lanes at a time, each lane the scalar `amplitude(intensity:)` (same operations).
             let table = flat.amplitudeTable.baseAddress!

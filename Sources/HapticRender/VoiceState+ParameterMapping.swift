@@ -1,5 +1,6 @@
 // An event's parameters mapped through the profile: envelope times, frequency, amplitude.
 
+import HapticDSP
 import HapticPattern
 
 extension VoiceState {

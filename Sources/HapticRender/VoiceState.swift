@@ -1,42 +1,33 @@
-// A voice's preallocated, pointer-addressed state: its clock, its buffers and the block loop
-// that splits a render call into chunks at loop wraps and fade ends and starts the events
-// whose onsets fall in each chunk. The per-kind renderers, controls, events and fades are
+// A voice's preallocated, pointer-addressed state: its clock and its buffers. The block loop
+// (VoiceState+Render.swift), event starts, per-kind renderers, controls and fades are
 // extensions in the files named VoiceState+*.swift.
 //
 // Functions in other files that the @_noLocks render path calls carry @_noLocks themselves:
 // in unoptimised (debug) builds the checker cannot see a body in another file, and it
-// accepts a call to a function that is checked where it is defined.
+// accepts a call to a function that is checked where it is defined. The kernels in HapticDSP
+// are `@inlinable package` and @_noLocks, so calls into that module are checked the same way
+// (Swift 6.3.1: an unannotated, non-inlinable callee there is rejected).
 
+import HapticDSP
 import HapticPattern
 
 /// Frames per internal chunk (scratch size). A computed global: no lazy initialisation
-/// or type metadata on the render path.
-var voiceChunk: Int { @_noLocks @inline(__always) get { 256 } }
-/// Number of dynamic parameters (`DynamicParameterID.count`).
-var voiceControlCount: Int { @_noLocks @inline(__always) get { 12 } }
+/// or type metadata on the render path. Samples do not depend on it (every value is a
+/// function of the absolute sample index); 512 rather than 256 halves the per-chunk set-up
+/// (control rows, amplitude row, event starts): the voice renders warmth.ahap about 5 %
+/// faster, with the same output bits (bench/RESULTS.md, issue 15). Costs 12 KB more per voice.
+var voiceChunk: Int { @_noLocks @inline(__always) get { 512 } }
+/// Rows of a voice's control tables: one per dynamic parameter (`DynamicParameterID.count`,
+/// counted from its cases). Read only where the tables are made and copied, off the render thread.
+var voiceControlCount: Int { DynamicParameterID.count }
 /// Entries - 1 of the sharpness→frequency, pitch→frequency and intensity→amplitude tables.
 var renderTableSize: Int { @_noLocks @inline(__always) get { 1024 } }
 
-extension CompiledEvent {
-    // Pattern matching, not ==: enum equality goes through Equatable, which the
-    // performance checker (rightly, in debug builds) treats as metadata access.
-    var isTransient: Bool {
-        @_noLocks @inline(__always) get {
-            if case .transient = kind { return true }
-            return false
-        }
-    }
-    var isHapticContinuous: Bool {
-        @_noLocks @inline(__always) get {
-            if case .continuous = kind { return true }
-            return false
-        }
-    }
-}
 
 /// Runs the voice's vector kernels once per process on scratch memory (a global's one-time
 /// initialisation, reached only from `VoiceState.init`, off the render thread): in
 /// unoptimised builds their first use instantiates generic type metadata, which allocates.
+/// Process-wide: a one-time effect (that metadata stays instantiated); nothing else changes.
 let voiceKernelsWarmedUp: Void = {
     let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 32)
     scratch.initialize(repeating: 0, count: 32)
@@ -252,126 +243,5 @@ final class VoiceState {
         if loopEnd != nil || cursor < eventCount || activeCount > 0 { return false }
         if case .seekingOut = fadeMode { return false }
         return true
-    }
-}
-
-extension VoiceState {
-    // MARK: rendering
-
-    @_noLocks
-    func render(into bus: MixBus) {
-        var offset = 0
-        while offset < bus.frames {
-            if stopped { return }
-            var length = Swift.min(bus.frames - offset, voiceChunk)
-            let n0 = now
-            if isFading {
-                let left = fadeStart &+ Int64(fadeSamples) &- n0
-                if left <= 0 {
-                    switch fadeMode {
-                    case .stopping:
-                        stopped = true
-                        activeCount = 0
-                        return
-                    case .seekingOut:
-                        performSeek(at: n0)
-                    case .seekingIn, .none:
-                        fadeMode = .none
-                    }
-                    continue
-                }
-                length = Swift.min(length, Int(left))
-            }
-            if let loop = loopEnd {
-                if patternPosition(at: n0) >= loop {
-                    pOffset += loop
-                    cursor = 0
-                    continue
-                }
-                let wrap = firstSample(reaching: loop)
-                length = Swift.min(length, Int(wrap &- n0))
-            }
-            renderChunk(n0, length, bus.haptic + offset, bus.audioLeft + offset, bus.audioRight + offset)
-            now = n0 &+ Int64(length)
-            offset += length
-        }
-    }
-
-    @_noLocks @inline(__always)
-    func renderChunk(
-        _ n0: Int64, _ count: Int, _ outHaptic: UnsafeMutablePointer<Float>,
-        _ outLeft: UnsafeMutablePointer<Float>, _ outRight: UnsafeMutablePointer<Float>
-    ) {
-        let chunkEnd = n0 &+ Int64(count)
-        // Start the events whose onset falls in this chunk.
-        while cursor < eventCount {
-            let onset = flat.events[cursor].onset
-            if let loop = loopEnd, onset >= loop {
-                cursor = eventCount
-                break
-            }
-            let m = Swift.max(n0, firstSample(reaching: onset))
-            if m >= chunkEnd { break }
-            activate(cursor, at: m)
-            cursor += 1
-        }
-        if activeCount == 0 { return }
-
-        let fading = isFading
-        if fading {
-            hapticScratch.update(repeating: 0, count: count)
-            haptic = hapticScratch
-        } else {
-            haptic = outHaptic
-        }
-        fillControl(0, n0, count)
-        fillControl(1, n0, count)
-        amplitudeRowLevel = .nan
-        if hasAudio {
-            left.update(repeating: 0, count: count)
-            right.update(repeating: 0, count: count)
-            for id in 5...8 { fillControl(id, n0, count) }
-        }
-        var i = 0
-        while i < activeCount {
-            let slot = active + i
-            let from = Int(Swift.max(0, slot.pointee.start &- n0))
-            switch slot.pointee.kind {
-            case .transient:
-                renderTransient(slot, n0, from, count)
-            case .continuous:
-                renderContinuous(slot, n0, from, count)
-            case .audioCustom:
-                renderAudioCustom(slot, n0, from, count)
-            case .audioContinuous:
-                renderAudioContinuous(slot, n0, from, count)
-            }
-            i += 1
-        }
-        // Compact: keep the order of the survivors (summation order must not depend on history).
-        var kept = 0
-        for j in 0..<activeCount where !active[j].done {
-            if kept != j { active[kept] = active[j] }
-            kept += 1
-        }
-        activeCount = kept
-
-        if !fading {
-            if hasAudio {
-                for k in 0..<count {
-                    outLeft[k] += left[k]
-                    outRight[k] += right[k]
-                }
-            }
-        } else {
-            for k in 0..<count {
-                let g = fadeGain(at: n0 &+ Int64(k))
-                outHaptic[k] += hapticScratch[k] * g
-                if hasAudio {
-                    outLeft[k] += left[k] * g
-                    outRight[k] += right[k] * g
-                }
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import HapticTestSupport
 import Foundation
 import Testing
+import HapticDSP
 @testable import HapticRender
 
 @Suite("Math kernels (no libm on the render path)")

@@ -4,7 +4,7 @@
 //
 //   swift build -c release --product render-bench
 //   .build/release/render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000]
-//                               [--profiles NAMES] [--no-sox] [--wall]
+//                               [--profiles NAMES] [--no-sox] [--wall] [--digest]
 // The corpus is ../shared/corpus/ahap, or $HAPTICSYNTH_CORPUS/ahap, or --corpus DIR (read only
 // when warmth is measured).
 
@@ -19,6 +19,7 @@ var runs = 9
 var only: Set<String> = []  // --only heartbeat,warmth,stress1000 (default: all)
 var skipSox = false  // --no-sox
 nonisolated(unsafe) var useWall = false  // --wall (set once while parsing arguments): wall-clock instead of thread CPU time
+var printDigest = false  // --digest: an FNV-1a digest of each rendered output's bits (two builds render identically)
 var onlyProfiles: Set<String> = []  // --profiles bass-shaker,lra (default: all)
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
@@ -28,10 +29,11 @@ while let a = args.popFirst() {
     case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
     case "--no-sox": skipSox = true
     case "--wall": useWall = true
+    case "--digest": printDigest = true
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--profiles": onlyProfiles = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     default:
-        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox] [--wall]\n".data(using: .utf8)!)
+        FileHandle.standardError.write("usage: render-bench [--heartbeat PATH] [--corpus DIR] [--runs N] [--only heartbeat,warmth,stress1000] [--profiles NAMES] [--no-sox] [--wall] [--digest]\n".data(using: .utf8)!)
         exit(2)
     }
 }
@@ -96,6 +98,20 @@ struct Figure {
     var voiceOnly: [Double]
     var stageOnly: [Double]  // OutputStage.process alone, on the voice's output
     var setup: [Double]  // creating an OfflineRenderStream (voice + output stage + buffers)
+    var digest: UInt64  // FNV-1a over the in-memory render's sample bits
+}
+
+/// FNV-1a over the bit patterns of `samples` (equal digests: bit-identical renders).
+func digest(_ samples: [Float]) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for x in samples {
+        var b = x.bitPattern
+        for _ in 0..<4 {
+            h = (h ^ UInt64(b & 0xff)) &* 0x100_0000_01b3
+            b >>= 8
+        }
+    }
+    return h
 }
 
 /// Times the preparation, the stream set-up, the streamed chain, the in-memory render, and
@@ -128,6 +144,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     var setup: [Double] = []
     var memory: [Double] = []
     var prepare: [Double] = []
+    var outputDigest: UInt64 = 0
     // What `hapticsynth render` does: the stream (default block) into a reused 4096-frame buffer.
     let cliFrames = 4096
     let cliBuffer = UnsafeMutablePointer<Float>.allocate(capacity: cliFrames)
@@ -155,6 +172,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
         let out = OfflineRenderer.render(p, layout: .hapticMono, blockSize: block)
         let tm1 = clock.now
         sink += out.peak
+        if run == 0 { outputDigest = digest(out.samples) }
         if run > 0 { memory.append(tm1 - tm0) }
         var voice = PatternVoice(pattern: p)
         let t2 = clock.now
@@ -186,7 +204,7 @@ func measure(_ name: String, _ pattern: AHAPPattern, _ profile: ActuatorProfile,
     }
     if sink.isNaN { print("") }
     cliBuffer.deallocate()
-    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, memory: memory, prepare: prepare, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup)
+    return Figure(name: name, profile: profile.name, audioSeconds: Double(frames) / rate, chain: chain, memory: memory, prepare: prepare, voiceOnly: voiceOnly, stageOnly: stageOnly, setup: setup, digest: outputDigest)
 }
 
 /// CPU time (user + system) of waited-for child processes so far.
@@ -241,7 +259,8 @@ for (name, make) in patterns where only.isEmpty || only.contains(name) {
                      name as NSString, profile.name as NSString, f.audioSeconds,
                      median(c), c.min()!, c.max()!, withPrepare, f.audioSeconds / median(f.memory),
                      median(v), v.min()!, v.max()!, median(st), st.min()!, st.max()!)
-              + String(format: "  %10.1f  %8.1f", median(f.prepare) * 1e6, median(f.setup) * 1e6))
+              + String(format: "  %10.1f  %8.1f", median(f.prepare) * 1e6, median(f.setup) * 1e6)
+              + (printDigest ? "  digest " + String(f.digest, radix: 16) : ""))
     }
 }
 print("")

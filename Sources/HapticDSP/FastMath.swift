@@ -5,8 +5,8 @@
 /// x^(halves/2) for x in 0...1: one square root (`squareRootFast`) when `halves` is odd, then
 /// whole powers by repeated products. The scalar and the 8-lane forms do the same operations,
 /// so a lane gives the scalar's value to the bit.
-@_noLocks @inline(__always)
-func halfPower(_ x: Float, _ halves: Int) -> Float {
+@_noLocks @inline(__always) @inlinable
+package func halfPower(_ x: Float, _ halves: Int) -> Float {
     var r: Float = halves & 1 == 1 ? squareRootFast(x) : 1
     var k = halves >> 1
     while k > 0 {
@@ -16,8 +16,8 @@ func halfPower(_ x: Float, _ halves: Int) -> Float {
     return r
 }
 
-@_noLocks @inline(__always)
-func halfPower(_ x: SIMD8<Float>, _ halves: Int) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func halfPower(_ x: SIMD8<Float>, _ halves: Int) -> SIMD8<Float> {
     var r: SIMD8<Float> = halves & 1 == 1 ? squareRootFast(x) : SIMD8(repeating: 1)
     var k = halves >> 1
     while k > 0 {
@@ -31,8 +31,8 @@ func halfPower(_ x: SIMD8<Float>, _ halves: Int) -> SIMD8<Float> {
 /// standard library's `squareRoot` falls back to libm's `sqrtf`, and its 8-lane form runs lane
 /// by lane. The reciprocal root's bit-pattern estimate (3.4 % off), two Newton steps (5e-6),
 /// then one correction of the root itself.
-@_noLocks @inline(__always)
-func squareRootFast(_ x: Float) -> Float {
+@_noLocks @inline(__always) @inlinable
+package func squareRootFast(_ x: Float) -> Float {
     var r = Float(bitPattern: 0x5f37_59df &- (x.bitPattern &>> 1))
     let h = 0.5 * x
     r = r * (1.5 - h * r * r)
@@ -41,8 +41,8 @@ func squareRootFast(_ x: Float) -> Float {
     return y + (x - y * y) * (0.5 * r)
 }
 
-@_noLocks @inline(__always)
-func squareRootFast(_ x: SIMD8<Float>) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func squareRootFast(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let bits = SIMD8<UInt32>(repeating: 0x5f37_59df) &- (unsafeBitCast(x, to: SIMD8<UInt32>.self) &>> 1)
     var r = unsafeBitCast(bits, to: SIMD8<Float>.self)
     let h = 0.5 * x
@@ -53,16 +53,16 @@ func squareRootFast(_ x: SIMD8<Float>) -> SIMD8<Float> {
 }
 
 /// The fractional part of `x` (in [0, 1)), without libm.
-@_noLocks @inline(__always)
-func fractionalPart(_ x: Double) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func fractionalPart(_ x: Double) -> Double {
     x - floorFast(x)
 }
 
 /// floor(x) (values with |x| >= 2^51 are returned as they are: they are integers or too large
 /// to matter here). Written with plain arithmetic because `rounded(_:)` goes through a generic rounding
 /// rule that the real-time checker rejects in unoptimised builds.
-@_noLocks @inline(__always)
-func floorFast(_ x: Double) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func floorFast(_ x: Double) -> Double {
     // Adding and removing 1.5·2^52 rounds to an integer (the sum lies in [2^52, 2^53), where
     // the spacing of doubles is 1) for |x| < 2^51; step down if it rounded up.
     if !(abs(x) < 2.251799813685248e15) { return x }
@@ -71,28 +71,28 @@ func floorFast(_ x: Double) -> Double {
 }
 
 /// The fractional part of x for 0 <= x < 2^51 (oscillator phases): branch-free, so loops vectorise.
-@_noLocks @inline(__always)
-func phaseFraction(_ x: Double) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func phaseFraction(_ x: Double) -> Double {
     let r = (x + 6.755399441055744e15) - 6.755399441055744e15
     return x - (r > x ? r - 1 : r)
 }
 
 /// ceil(x), same domain as `floorFast`.
-@_noLocks @inline(__always)
-func ceilFast(_ x: Double) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func ceilFast(_ x: Double) -> Double {
     -floorFast(-x)
 }
 
 /// Rounds half away from zero (like `rounded()`), same domain as `floorFast`.
-@_noLocks @inline(__always)
-func roundFast(_ x: Double) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func roundFast(_ x: Double) -> Double {
     x >= 0 ? floorFast(x + 0.5) : -floorFast(-x + 0.5)
 }
 
 /// 2^x in double precision (relative error ~1e-12). Not on the hot path; used to
 /// build tables and convert decibels.
-@_noLocks
-func exp2Double(_ x: Double) -> Double {
+@_noLocks @inlinable
+package func exp2Double(_ x: Double) -> Double {
     if x.isNaN { return .nan }
     if x > 1023 { return .infinity }
     if x < -1074 { return 0 }
@@ -119,7 +119,7 @@ func exp2Double(_ x: Double) -> Double {
 }
 
 /// log2(x) for x > 0 in double precision (error ~1e-13); -inf for 0.
-func log2Double(_ x: Double) -> Double {
+package func log2Double(_ x: Double) -> Double {
     precondition(!(x < 0), "log2 of a negative number")
     if x == 0 { return -.infinity }
     if x.isInfinite { return .infinity }
@@ -144,18 +144,18 @@ func log2Double(_ x: Double) -> Double {
 }
 
 /// x^y for x >= 0 (0^y = 0 for y > 0, 1 for y == 0).
-func powDouble(_ x: Double, _ y: Double) -> Double {
+package func powDouble(_ x: Double, _ y: Double) -> Double {
     if y == 0 { return 1 }
     if x == 0 { return 0 }
     return exp2Double(y * log2Double(x))
 }
 
 /// Decibels to a linear gain.
-func decibelsToGain(_ db: Double) -> Double {
+package func decibelsToGain(_ db: Double) -> Double {
     exp2Double(db * 0.16609640474436813)  // log2(10) / 20
 }
 
 /// A linear gain to decibels (-inf for 0).
-public func gainToDecibels(_ gain: Double) -> Double {
+package func gainToDecibels(_ gain: Double) -> Double {
     20 * log2Double(abs(gain)) * 0.30102999566398120  // log10(2)
 }

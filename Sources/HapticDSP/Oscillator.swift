@@ -5,8 +5,8 @@
 /// 0, ½ and 1. Branch- and select-free so that the 8-lane version is cheap on plain SSE2:
 /// sin(2πx) = cos(2πw) with w = x - ¼ reduced to [-½, ½], = sin(π/2 · (1 - 4|w|)), and the
 /// argument of that sine lies in [-π/2, π/2], where an odd Taylor polynomial is accurate.
-@_noLocks @inline(__always)
-func sin2pi(_ x: Float) -> Float {
+@_noLocks @inline(__always) @inlinable
+package func sin2pi(_ x: Float) -> Float {
     let u = x - 0.25
     let w = u - ((u + 12_582_912) - 12_582_912)  // u minus the nearest integer (1.5·2^23 trick)
     let y = (1 - 4 * abs(w)) * (Float.pi / 2)
@@ -26,8 +26,8 @@ func sin2pi(_ x: Float) -> Float {
 /// point g = n rounded down to a multiple of 8 in double precision from the anchor (exact over
 /// any length), then n - g increments in Float. The value depends on n only, never on how
 /// the samples were split into blocks, and `gridPhases` computes the same values 8 at a time.
-@_noLocks @inline(__always)
-func gridPhase(_ anchor: Double, _ base: Int64, _ inc: Double, _ n: Int64) -> Float {
+@_noLocks @inline(__always) @inlinable
+package func gridPhase(_ anchor: Double, _ base: Int64, _ inc: Double, _ n: Int64) -> Float {
     let g = n & ~7
     let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
     let x = pg + Float(n &- g) * Float(inc)
@@ -35,8 +35,8 @@ func gridPhase(_ anchor: Double, _ base: Int64, _ inc: Double, _ n: Int64) -> Fl
 }
 
 /// `gridPhase` for the 8 samples g ..< g + 8 (g a multiple of 8); identical values.
-@_noLocks @inline(__always)
-func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> SIMD8<Float> {
     let pg = Float(fractionalPart(anchor + Double(g &- base) * inc))
     let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
     var x = SIMD8<Float>(repeating: pg) + lanes * Float(inc)
@@ -45,8 +45,8 @@ func gridPhases(_ anchor: Double, _ base: Int64, _ inc: Double, _ g: Int64) -> S
 }
 
 /// `sin2pi` on 8 lanes: the same operations in the same order, so identical values.
-@_noLocks @inline(__always)
-func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let u = x - 0.25
     let w = u - ((u + 12_582_912) - 12_582_912)
     let magnitude = unsafeBitCast(unsafeBitCast(w, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
@@ -63,8 +63,8 @@ func sin2piVector(_ x: SIMD8<Float>) -> SIMD8<Float> {
 
 /// out[j] += amp[j] · sin(2π·gridPhase(n0 + j)) for j in from ..< count, 8 grid-aligned
 /// samples at a time (the partial grid blocks at either end take the same lanes one by one).
-@_noLocks @inline(__always)
-func addOscillator(
+@_noLocks @inline(__always) @inlinable
+package func addOscillator(
     _ out: UnsafeMutablePointer<Float>, _ amp: UnsafeMutablePointer<Float>, _ n0: Int64, _ from: Int, _ count: Int,
     _ anchor: Double, _ base: Int64, _ inc: Double
 ) {

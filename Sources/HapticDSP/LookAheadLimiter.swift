@@ -1,4 +1,4 @@
-// The look-ahead peak limiter of the protection chain, and its 8-lane helpers.
+// The look-ahead peak limiter of the protection chain (its 8-lane helpers: SIMDHelpers.swift).
 
 /// A look-ahead peak limiter that guarantees |output| <= ceiling.
 ///
@@ -20,30 +20,30 @@
 /// 0, do not reach them) and finishes the block on the next call from the same state: any
 /// split of the input gives identical output. The idle path (nothing to reduce anywhere in
 /// the window) passes whole blocks through the delay and produces the same samples.
-struct LookAheadLimiter {
+package struct LookAheadLimiter {
     /// The constants and rings (see `Kernel`).
-    let kernel: Kernel
-    let channels: Int
-    let blockCount: Int  // ceil(L/8)
-    let blockMax: UnsafeMutablePointer<Float>
-    var blockPosition = 0
+    package let kernel: Kernel
+    package let channels: Int
+    package let blockCount: Int  // ceil(L/8)
+    package let blockMax: UnsafeMutablePointer<Float>
+    package var blockPosition = 0
     /// Ring position of the current grid block (a multiple of 8).
-    var position = 0
+    package var position = 0
     /// Inputs of the current grid block; lanes >= `filled` are 0.
-    var pending0 = SIMD8<Float>.zero
-    var pending1 = SIMD8<Float>.zero
-    var filled = 0
+    package var pending0 = SIMD8<Float>.zero
+    package var pending1 = SIMD8<Float>.zero
+    package var filled = 0
     /// Maximum of a over the blocks before the current one (within the window).
-    var olderMax: Float = 0
+    package var olderMax: Float = 0
     /// d and the window sum of units at the end of the previous block.
-    var depth: Float = 0
-    var sum: Float = 0
+    package var depth: Float = 0
+    package var sum: Float = 0
 
-    var lookahead: Int { kernel.lookahead }
-    var ceiling: Float { kernel.ceiling }
-    var ringLength: Int { kernel.ringLength }
+    package var lookahead: Int { kernel.lookahead }
+    package var ceiling: Float { kernel.ceiling }
+    package var ringLength: Int { kernel.ringLength }
 
-    init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
+    package init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
         self.channels = channels
         let window = lookahead + 1
         let q = exp2Double(-1.4426950408889634 / max(1, releaseSamples))
@@ -71,13 +71,13 @@ struct LookAheadLimiter {
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
     /// state lives in locals/registers without per-access exclusivity checks).
-    func deallocate() {
+    package func deallocate() {
         kernel.inputs.deallocate()
         kernel.units.deallocate()
         blockMax.deallocate()
     }
 
-    mutating func copyState(from o: LookAheadLimiter) {
+    package mutating func copyState(from o: LookAheadLimiter) {
         kernel.inputs.update(from: o.kernel.inputs, count: channels * (ringLength + 8))
         kernel.units.update(from: o.kernel.units, count: ringLength + 8)
         blockMax.update(from: o.blockMax, count: blockCount)
@@ -93,40 +93,40 @@ struct LookAheadLimiter {
 
     /// The per-block arithmetic with its constants: a small trivial value, copied into the
     /// loop's locals (calling methods of the whole limiter there copies the limiter).
-    struct Kernel {
+    package struct Kernel {
         /// L, and the window L + 1 that the gain averages over.
-        let lookahead: Int
-        let window: Int
+        package let lookahead: Int
+        package let window: Int
         /// Ring length (a power of two >= window + 8); each ring has 8 mirrored entries after
         /// it, so that any 8 consecutive entries are one unaligned load.
-        let ringLength: Int
-        let ceiling: Float
+        package let ringLength: Int
+        package let ceiling: Float
         /// d is rounded to a multiple of 1/scale; gainPerUnit = 1/(scale·window).
-        let scale: Float
-        let gainPerUnit: Float
+        package let scale: Float
+        package let gainPerUnit: Float
         /// q^1 ... q^8 (q: release factor per sample).
-        let release: SIMD8<Float>
+        package let release: SIMD8<Float>
         /// channels × (ringLength + 8) input samples, by absolute index mod ringLength.
-        let inputs: UnsafeMutablePointer<Float>
+        package let inputs: UnsafeMutablePointer<Float>
         /// ringLength + 8 entries of round(d·scale).
-        let units: UnsafeMutablePointer<Float>
+        package let units: UnsafeMutablePointer<Float>
 
         /// Stores 8 values at ring position `at` (a multiple of 8), mirroring the first 8.
-        @inline(__always)
-        func store(_ v: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>, _ at: Int) {
+        @inline(__always) @inlinable
+        package func store(_ v: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>, _ at: Int) {
             UnsafeMutableRawPointer(ring + at).storeBytes(of: v, as: SIMD8<Float>.self)
             if at == 0 { UnsafeMutableRawPointer(ring + ringLength).storeBytes(of: v, as: SIMD8<Float>.self) }
         }
 
         /// The 8 ring entries from `back` samples before position `at`.
-        @inline(__always)
-        func load(_ ring: UnsafeMutablePointer<Float>, _ at: Int, back: Int) -> SIMD8<Float> {
+        @inline(__always) @inlinable
+        package func load(_ ring: UnsafeMutablePointer<Float>, _ at: Int, back: Int) -> SIMD8<Float> {
             let from = (at - back) & (ringLength - 1)
             return UnsafeRawPointer(ring + from).loadUnaligned(as: SIMD8<Float>.self)
         }
 
-        @inline(__always)
-        func magnitude(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, stereo: Bool) -> SIMD8<Float> {
+        @inline(__always) @inlinable
+        package func magnitude(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, stereo: Bool) -> SIMD8<Float> {
             let a0 = abs8(v0)
             if !stereo { return a0 }
             let a1 = abs8(v1)
@@ -136,8 +136,8 @@ struct LookAheadLimiter {
         /// One grid block: outputs, and the state it leaves (applied by `finishBlock` once the
         /// block is complete). Writes the block's inputs and units into the rings (rewritten
         /// identically when a partial block is completed).
-        @inline(__always)
-        func block(
+        @inline(__always) @inlinable
+        package func block(
             _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
             stereo: Bool
         ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float) {
@@ -176,20 +176,20 @@ struct LookAheadLimiter {
     }
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
-    @_noLocks @inline(__always)
-    mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+    @_noLocks @inline(__always) @inlinable
+    package mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
         // Two copies of the loop, so the mono one carries no stereo work.
         if channels == 2 { limitStereo(x0, x1, count) } else { limitMono(x0, count) }
     }
 
     // Separate functions, so that each is compiled for one channel count.
-    mutating func limitMono(_ x: UnsafeMutablePointer<Float>, _ count: Int) { limit(x, x, count, stereo: false) }
-    mutating func limitStereo(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
+    package mutating func limitMono(_ x: UnsafeMutablePointer<Float>, _ count: Int) { limit(x, x, count, stereo: false) }
+    package mutating func limitStereo(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
         limit(x0, x1, count, stereo: true)
     }
 
-    @inline(__always)
-    mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
+    @inline(__always) @inlinable
+    package mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
         let k = kernel
         let c = k.ceiling
         let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
@@ -257,8 +257,8 @@ struct LookAheadLimiter {
         filled = f
     }
 
-    @inline(__always)
-    mutating func finishBlock(
+    @inline(__always) @inlinable
+    package mutating func finishBlock(
         _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float),
         _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float
     ) {
@@ -275,44 +275,4 @@ struct LookAheadLimiter {
         s = r.sum
         pos = (pos + 8) & (ringLength - 1)
     }
-}
-
-@inline(__always)
-func abs8(_ v: SIMD8<Float>) -> SIMD8<Float> {
-    unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
-}
-
-@inline(__always)
-func pointwiseMax8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    a.replacing(with: b, where: b .> a)
-}
-
-/// Clamped to [-c, c].
-@inline(__always)
-func clamp8(_ v: SIMD8<Float>, _ c: Float) -> SIMD8<Float> {
-    let hi = v.replacing(with: SIMD8(repeating: c), where: v .> c)
-    return hi.replacing(with: SIMD8(repeating: -c), where: hi .< -c)
-}
-
-/// Running sums over the lanes (lane j: v[0] + ... + v[j]), as 4-lane shifts and adds.
-@inline(__always)
-func prefixSum8(_ v: SIMD8<Float>) -> SIMD8<Float> {
-    @inline(__always) func scan(_ v: SIMD4<Float>) -> SIMD4<Float> {
-        let x = v + SIMD4(0, v[0], v[1], v[2])
-        return x + SIMD4(0, 0, x[0], x[1])
-    }
-    let low = scan(v.lowHalf)
-    return SIMD8(lowHalf: low, highHalf: scan(v.highHalf) + low[3])
-}
-
-/// Running maxima over the lanes (lane j: max of v[0] ... v[j]), for v >= 0.
-@inline(__always)
-func prefixMax8(_ v: SIMD8<Float>) -> SIMD8<Float> {
-    @inline(__always) func most(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { a.replacing(with: b, where: b .> a) }
-    @inline(__always) func scan(_ v: SIMD4<Float>) -> SIMD4<Float> {
-        let x = most(v, SIMD4(0, v[0], v[1], v[2]))
-        return most(x, SIMD4(0, 0, x[0], x[1]))
-    }
-    let low = scan(v.lowHalf)
-    return SIMD8(lowHalf: low, highHalf: most(scan(v.highHalf), SIMD4(repeating: low[3])))
 }

@@ -1,13 +1,13 @@
 // The protection high-pass's second-order section, and the Taylor sine its design uses.
 
 /// A second-order section (transposed direct form II, double-precision state).
-struct Biquad {
-    var b0, b1, b2, a1, a2: Double
-    var s1 = 0.0
-    var s2 = 0.0
+package struct Biquad {
+    package var b0, b1, b2, a1, a2: Double
+    package var s1 = 0.0
+    package var s2 = 0.0
 
     /// RBJ cookbook high-pass. b0 + b1 + b2 == 0 exactly, so DC is removed completely.
-    static func highPass(cutoff: Double, q: Double, sampleRate: Double) -> Biquad {
+    package static func highPass(cutoff: Double, q: Double, sampleRate: Double) -> Biquad {
         let w0 = 2 * Double.pi * cutoff / sampleRate
         let cosw = sinDouble(w0 + Double.pi / 2)
         let alpha = sinDouble(w0) / (2 * q)
@@ -16,8 +16,8 @@ struct Biquad {
         return Biquad(b0: b / a0, b1: -2 * b / a0, b2: b / a0, a1: -2 * cosw / a0, a2: (1 - alpha) / a0)
     }
 
-    @inline(__always)
-    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+    @inline(__always) @inlinable
+    package mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
         var s1 = self.s1
         var s2 = self.s2
         for i in 0..<count {
@@ -33,7 +33,7 @@ struct Biquad {
 }
 
 /// sin(x) for |x| <= 2π, Taylor series (coefficient set-up only, never per sample).
-func sinDouble(_ x: Double) -> Double {
+package func sinDouble(_ x: Double) -> Double {
     var term = x
     var sum = x
     var k = 1.0

@@ -42,41 +42,41 @@
 /// inputs; the next call recomputes the block with the same state and the inputs it now has.
 /// The state advances (and is checked for silence) only on complete blocks, so every output
 /// is the same function of the input whatever the call sizes.
-struct BlockHighPass {
+package struct BlockHighPass {
     /// State dimension (2 per section).
-    let dims: Int
+    package let dims: Int
     /// Float matrices as 4-lane columns (see `Layout`).
-    let k: UnsafeMutablePointer<SIMD4<Float>>
+    package let k: UnsafeMutablePointer<SIMD4<Float>>
     /// The state in the modal basis (lanes >= `dims` stay 0).
-    var s = SIMD4<Float>.zero
+    package var s = SIMD4<Float>.zero
     /// The state is exactly zero (set by the silence check, cleared by the first non-zero input).
-    var quiet = true
+    package var quiet = true
     /// Blocks run since the last silence ended (the silence check runs on every 8th).
-    var sounding = 0
+    package var sounding = 0
     /// Below this every state coordinate is flushed to zero (see the type's comment).
-    static let silence: Float = 0x1p-46
+    package static let silence: Float = 0x1p-46
     /// Inputs of the current grid block; lanes >= `filled` are 0.
-    var pendingLow = SIMD4<Float>.zero
-    var pendingHigh = SIMD4<Float>.zero
-    var filled = 0
+    package var pendingLow = SIMD4<Float>.zero
+    package var pendingHigh = SIMD4<Float>.zero
+    package var filled = 0
 
     /// Where each matrix lives in `k` (columns: lane r is row r).
-    enum Layout {
+    package enum Layout {
         /// C, output lanes 0-3 from state i: k[i]; lanes 4-7: k[4 + i].
-        static let cLow = 0, cHigh = 4
+        package static let cLow = 0, cHigh = 4
         /// D, output lanes 0-3 from input lane l < 4: k[8 + l]; lanes 4-7 from input l < 8: k[12 + l].
-        static let dLow = 8, dHigh = 12
+        package static let dLow = 8, dHigh = 12
         /// B (next-state increment) from input lane l: k[20 + l].
-        static let b = 20
+        package static let b = 20
         /// E = A - I (next-state increment) from state i: k[28 + i].
-        static let e = 28
+        package static let e = 28
         /// All bits set (see `pinned`).
-        static let ones = 32
-        static let count = 33
+        package static let ones = 32
+        package static let count = 33
     }
 
     /// `inputGain` multiplies the input (folded into D and B: one pass less).
-    init(sections: [Biquad], inputGain: Double = 1) {
+    package init(sections: [Biquad], inputGain: Double = 1) {
         precondition(sections.count >= 1 && sections.count <= 2)
         dims = 2 * sections.count
         k = .allocate(capacity: Layout.count)
@@ -184,11 +184,11 @@ struct BlockHighPass {
         }
     }
 
-    func deallocate() {
+    package func deallocate() {
         k.deallocate()
     }
 
-    mutating func copyState(from o: BlockHighPass) {
+    package mutating func copyState(from o: BlockHighPass) {
         s = o.s
         quiet = o.quiet
         sounding = o.sounding
@@ -198,18 +198,18 @@ struct BlockHighPass {
     }
 
     /// Filters `count` samples in place.
-    @_noLocks @inline(__always)
-    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+    @_noLocks @inline(__always) @inlinable
+    package mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
         // Two copies of the loop, so the order-2 one carries no order-4 work.
         if dims == 4 { run4(x, count) } else { run2(x, count) }
     }
 
     // Separate functions, so that each is compiled (and its registers allocated) for one order.
-    mutating func run2(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: false) }
-    mutating func run4(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: true) }
+    package mutating func run2(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: false) }
+    package mutating func run4(_ x: UnsafeMutablePointer<Float>, _ count: Int) { run(x, count, four: true) }
 
-    @inline(__always)
-    mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
+    @inline(__always) @inlinable
+    package mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int, four: Bool) {
         var s = self.s
         var quiet = self.quiet
         var sounding = self.sounding
@@ -267,8 +267,8 @@ struct BlockHighPass {
 
     /// Counts a block that ran the kernel; on every 8th, sets a negligible state to zero.
     /// Returns whether the state is now zero (`quiet`).
-    @inline(__always)
-    static func countBlock(_ sounding: inout Int, _ s: inout SIMD4<Float>) -> Bool {
+    @inline(__always) @inlinable
+    package static func countBlock(_ sounding: inout Int, _ s: inout SIMD4<Float>) -> Bool {
         sounding &+= 1
         if sounding & 7 != 0 { return false }
         if !all((s .< silence) .& (s .> -silence)) { return false }
@@ -277,8 +277,8 @@ struct BlockHighPass {
     }
 
     /// One grid block: its 8 outputs from the state and the inputs, and the next state.
-    @inline(__always)
-    func block(
+    @inline(__always) @inlinable
+    package func block(
         _ s: SIMD4<Float>, _ xl: SIMD4<Float>, _ xh: SIMD4<Float>, four: Bool
     ) -> (low: SIMD4<Float>, high: SIMD4<Float>, s: SIMD4<Float>) {
         let k = self.k
@@ -312,8 +312,8 @@ struct BlockHighPass {
     /// `v` unchanged, through one integer vector instruction (see the type's comment: it keeps
     /// the vectoriser on the column form). The mask is read from `k`, not written as a
     /// constant: the optimiser would fold an AND with a constant all-ones away.
-    @inline(__always)
-    func pinned(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    @inline(__always) @inlinable
+    package func pinned(_ v: SIMD4<Float>) -> SIMD4<Float> {
         let ones = unsafeBitCast(k[Layout.ones], to: SIMD4<UInt32>.self)
         return unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & ones, to: SIMD4<Float>.self)
     }
