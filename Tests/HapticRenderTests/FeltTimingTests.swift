@@ -180,6 +180,7 @@ struct FeltTimingTests {
         let dry = renderVoice(p, frames: out.frames).haptic.map { abs($0) * Float(pow(10, -3.0 / 20)) }.max()!
         #expect(dry > 2 * ceiling, "the limiter is not working hard (drive peak \(dry))")
         let share = energyShare(out.samples, below: 5)
+        print("limiter sub-band: \(pattern.rawValue): \(String(format: "%.4f", share * 100)) % of the energy below 5 Hz")
         #expect(share < 0.001, "\(share * 100) % of the energy below 5 Hz")
     }
 
