@@ -4,11 +4,15 @@
 ///
 /// With a[n] = 1 - min(1, c/|x[n]|) (the reduction sample n needs) and L the look-ahead:
 /// A[n] = max of a over a window that contains [n-L, n]; the reduction depth
-/// d[n] = max(A[n], q·d[n-1]) releases exponentially (q = e^(-1/release)); the gain
+/// d[n] = max(A[n], q·d[n-1]) releases exponentially (q = e^(-1/release)), after a hold: for
+/// `holdSamples` after d last rose, d[n] = max(A[n], d[n-1]) (counted in whole grid blocks). The
+/// hold, one period of the lowest frequency the chain passes, keeps the gain from rippling once
+/// per cycle of a low tone; that ripple times the tone is energy below the band. The gain
 /// h[n] = 1 - mean of d over [n-L, n]; y[n] = x[n-L]·h[n]. Every d[j] averaged into h[n]
 /// has j-L <= n-L <= j, so d[j] >= a[n-L] and h[n] <= min(1, c/|x[n-L]|): the output never
-/// exceeds c. Gain changes are spread over the look-ahead (attack) and the release time, so
-/// isolated peaks do not pump. A final clamp catches rounding only.
+/// exceeds c (the hold only makes d larger). Gain changes are spread over the look-ahead
+/// (attack) and the release time, so isolated peaks do not pump. A final clamp catches
+/// rounding only.
 ///
 /// Evaluated 8 samples at a time on a grid of the absolute sample index, with no serial
 /// step inside a block: A's window is the running maximum since the block's start (a
@@ -38,13 +42,18 @@ package struct LookAheadLimiter {
     /// d and the window sum of units at the end of the previous block.
     package var depth: Float = 0
     package var sum: Float = 0
+    /// Whole blocks the depth is still held before it releases (see `holdBlocks`).
+    package var holdLeft = 0
+    /// How long d is held after its last rise before it releases, in blocks.
+    package let holdBlocks: Int
 
     package var lookahead: Int { kernel.lookahead }
     package var ceiling: Float { kernel.ceiling }
     package var ringLength: Int { kernel.ringLength }
 
-    package init(lookahead: Int, ceiling: Float, releaseSamples: Double, channels: Int) {
+    package init(lookahead: Int, ceiling: Float, releaseSamples: Double, holdSamples: Int = 0, channels: Int) {
         self.channels = channels
+        holdBlocks = max(0, holdSamples + 7) / 8
         let window = lookahead + 1
         let q = exp2Double(-1.4426950408889634 / max(1, releaseSamples))
         var powers = SIMD8<Float>.zero
@@ -89,6 +98,7 @@ package struct LookAheadLimiter {
         olderMax = o.olderMax
         depth = o.depth
         sum = o.sum
+        holdLeft = o.holdLeft
     }
 
     /// The per-block arithmetic with its constants: a small trivial value, copied into the
@@ -139,8 +149,8 @@ package struct LookAheadLimiter {
         @inline(__always) @inlinable
         package func block(
             _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
-            stereo: Bool
-        ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float) {
+            holding: Bool, stereo: Bool
+        ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool) {
             let c = ceiling
             let p = magnitude(v0, v1, stereo: stereo)
             let over = p .> c
@@ -155,9 +165,11 @@ package struct LookAheadLimiter {
                 runMax = need[7]
                 a = pointwiseMax8(need, a)
             }
-            // Without anything to reduce, A is 0 and d is the release alone.
-            let decayed = release * dPrev
-            let d = runMax == 0 && older == 0 ? decayed : pointwiseMax8(a, decayed)
+            // Without anything to reduce, A is 0 and d is the release alone (or held).
+            let decayed = holding ? SIMD8(repeating: dPrev) : release * dPrev
+            let quiet = runMax == 0 && older == 0
+            let d = quiet ? decayed : pointwiseMax8(a, decayed)
+            let rose = !quiet && any(a .> decayed)
             let u = (d * scale + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
             store(u, units, pos)
             // Prefix sum (exact: integers below 2^24).
@@ -171,7 +183,7 @@ package struct LookAheadLimiter {
                 store(v1, ring1, pos)
                 y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
             }
-            return (y0, y1, d[7], sums[7], runMax)
+            return (y0, y1, d[7], sums[7], runMax, rose)
         }
     }
 
@@ -228,7 +240,7 @@ package struct LookAheadLimiter {
                 in1 = pending1
             }
             // One call site for whole and partial blocks (so the kernel is inlined once).
-            let r = k.block(in0, in1, pos, d, s, older, stereo: stereo)
+            let r = k.block(in0, in1, pos, d, s, older, holding: holdLeft > 0, stereo: stereo)
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
@@ -259,7 +271,7 @@ package struct LookAheadLimiter {
 
     @inline(__always) @inlinable
     package mutating func finishBlock(
-        _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float),
+        _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool),
         _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float
     ) {
         blockMax[blockPosition] = r.blockMax
@@ -272,6 +284,7 @@ package struct LookAheadLimiter {
         // d = 0, and the idle path can resume sooner. (The idle path also waits for the block
         // maxima to clear, so no sample over c is still in the delay line when it runs.)
         d = r.depth * kernel.scale < 0.5 ? 0 : r.depth
+        holdLeft = d == 0 ? 0 : r.rose ? holdBlocks : Swift.max(0, holdLeft - 1)
         s = r.sum
         pos = (pos + 8) & (ringLength - 1)
     }

@@ -99,8 +99,10 @@ final class OutputState {
         let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
         let lookahead = max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
         let release = profile.limiter.releaseMs / 1000 * sampleRate
-        hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 1)
-        audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, channels: 2)
+        // Hold the gain for one period of the lowest frequency the high-pass lets through.
+        let hold = Int((sampleRate / profile.protection.highPassHz).rounded())
+        hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: 1)
+        audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: 2)
         _ = outputKernelsWarmedUp
     }
 

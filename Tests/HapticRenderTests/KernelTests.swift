@@ -34,11 +34,12 @@ struct KernelTests {
         return (0..<n).map { i in Float.random(in: -1...1, using: &g) * ((i / 1_000) % 8 == 0 ? 3 : 0.5) }
     }
 
-    @Test func limiterIsSplitIndependentAndNeverExceedsTheCeiling() {
+    @Test(arguments: [0, 300])
+    func limiterIsSplitIndependentAndNeverExceedsTheCeiling(hold: Int) {
         let n = 40_000
         let left = Self.bursts(n, seed: 11), right = Self.bursts(n, seed: 12)
         func run(_ blocks: [Int], channels: Int) -> ([Float], [Float]) {
-            var limiter = LookAheadLimiter(lookahead: 48, ceiling: 0.9, releaseSamples: 100, channels: channels)
+            var limiter = LookAheadLimiter(lookahead: 48, ceiling: 0.9, releaseSamples: 100, holdSamples: hold, channels: channels)
             defer { limiter.deallocate() }
             var l = left, r = channels == 2 ? right : left
             l.withUnsafeMutableBufferPointer { lb in
@@ -66,6 +67,31 @@ struct KernelTests {
                 #expect(split.0 == whole.0 && split.1 == whole.1, "channels \(channels) blocks \(blocks)")
             }
         }
+    }
+
+    /// A steady tone over the ceiling: held for a period of the lowest frequency, the gain is
+    /// flat once settled (the tone comes out clean, with no sub-band products); released
+    /// between the cycles' peaks, it ripples once per cycle.
+    @Test func limiterHoldKeepsTheGainFlatOnASteadyLowTone() {
+        let n = 48_000, lookahead = 24
+        let x = (0..<n).map { i in Float(2 * sin(2 * Double.pi * 24 * Double(i) / 48_000)) }
+        func gainSpread(hold: Int) -> Float {
+            var y = x
+            var limiter = LookAheadLimiter(lookahead: lookahead, ceiling: 0.9, releaseSamples: 5_760, holdSamples: hold, channels: 1)
+            defer { limiter.deallocate() }
+            y.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, $0.baseAddress!, n) }
+            // The gain where the input is large enough to measure it well, after the first 0.25 s.
+            var low: Float = .infinity, high: Float = 0
+            for i in 12_000..<n where abs(x[i - lookahead]) > 0.5 {
+                let g = y[i] / x[i - lookahead]
+                low = min(low, g)
+                high = max(high, g)
+            }
+            #expect(y.allSatisfy { abs($0) <= 0.9 })
+            return high - low
+        }
+        #expect(gainSpread(hold: 2_000) < 1e-4)
+        #expect(gainSpread(hold: 0) > 0.01)
     }
 
     @Test func halfPowersAreAccurateAndTheSameOnEveryLane() {
