@@ -182,21 +182,7 @@ public struct Render: HapticsynthVerb {
         } catch {
             throw CLIError(error.description)
         }
-        let blockFrames = 4096
-        var block = [Float](repeating: 0, count: blockFrames * stream.channels)
-        do {
-            while !stream.isFinished {
-                let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: blockFrames) }
-                if n == 0 { break }
-                try block.withUnsafeBufferPointer { buffer throws(SoundFileError) in
-                    try writer.write(UnsafeBufferPointer(rebasing: buffer[0..<(n * stream.channels)]))
-                }
-            }
-            try writer.finish()
-        } catch {
-            writer.cancel()
-            throw CLIError(error.description)
-        }
+        do { try writer.write(&stream) } catch { throw CLIError(error.description) }
         let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
         let duration = Double(writer.framesWritten) / Double(synthesis.rate)
         let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"
