@@ -196,7 +196,7 @@ public struct Rhythm: AsyncParsableCommand {
         }
         if live.verbose {
             for engine in [engines.0, engines.1].compactMap({ $0 }) where engines.0 !== engines.1 || engine === engines.0 {
-                live.report(engine, into: &out)
+                live.report(EngineReport(engine), into: &out)
             }
         }
         if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
