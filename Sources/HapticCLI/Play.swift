@@ -143,6 +143,8 @@ public struct Play: AsyncParsableCommand {
                     outages.back(outageSeconds: outage, gapSeconds: gap, droppedOnsets: dropped)
                 case .finished:
                     finished.complete()
+                case .schedulingFailed(let why):
+                    finished.fail("play: the looped playlist's next round could not be scheduled: \(why)")
                 }
             }
         } catch {

@@ -50,6 +50,9 @@ public final class LivePlayer: Sendable {
         case gaveUp(String)
         /// Every pattern of a one-time playback has finished.
         case finished
+        /// A looped playlist's next round could not be scheduled (the engine refused a start:
+        /// its command queue full, the engine stopped...). Nothing more is scheduled.
+        case schedulingFailed(String)
     }
 
     /// The player's configuration.
@@ -125,7 +128,7 @@ public final class LivePlayer: Sendable {
             let playlist = Playlist(patterns: patterns, firstRound: startTime)
             let engine = self.engine, done = self.done
             Task.detached {
-                await playlist.run(on: engine, while: { !done.isSet })
+                await playlist.run(on: engine, while: { !done.isSet }, failed: { events(.schedulingFailed($0)) })
             }
         }
         return startTime

@@ -23,14 +23,18 @@ struct Playlist: Sendable {
         }
     }
 
-    /// Schedules round after round while `keepGoing` says so.
-    func run(on engine: HapticEngine, while keepGoing: @Sendable () -> Bool) async {
+    /// Schedules round after round while `keepGoing` says so. A round the engine refuses (its
+    /// command queue full, the engine stopped...) ends the playlist: `failed` hears why, once.
+    func run(on engine: HapticEngine, while keepGoing: @Sendable () -> Bool, failed: @Sendable (String) -> Void) async {
         var next = firstRound
         while keepGoing() {
             let wait = next - engine.currentTime - Self.leadSeconds
             if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
             if !keepGoing() { break }
-            try? scheduleRound(on: engine, at: next)
+            do { try scheduleRound(on: engine, at: next) } catch {
+                failed("\(error)")
+                return
+            }
             next += roundSeconds
         }
     }
