@@ -96,8 +96,10 @@ public struct Render: HapticsynthVerb {
             out.printError(error.description)
             return 1
         }
-        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written.
-        TemporaryFiles.removeOnSignals()
+        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written;
+        // the dispositions they had are back when the verb returns.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
         // Inputs are never written over: patterns, the profile file, the sounds they use.
         var inputs = inputs.compactMap(FileIdentity.init(path:))
         if ActuatorProfile.builtIn(named: synthesis.profile) == nil, let identity = FileIdentity(path: synthesis.profile) {
