@@ -261,11 +261,15 @@ nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
 /// that spins cannot keep it off the CPU), wakes on it, makes the call, and ends the process
 /// with 128 + the signal if the verb has not returned by the deadline (a render thread that
 /// does not come back, a sound server that does not answer a close). A second signal ends the
-/// process at once. One watch per process at a time.
-final class SignalWatch: Sendable {
+/// process at once. One watch per process at a time. `cancel()` puts back the dispositions
+/// the signals had before.
+///
+/// `@unchecked Sendable`: `previous` is set once in `init` and only read after.
+final class SignalWatch: @unchecked Sendable {
     private final class State: Sendable { let cancelled = Atomic<Bool>(false) }
     private let state = State()
     private let signals: [Int32]
+    private var previous: [(Int32, sigaction)] = []
 
     /// The signal received (0: none yet).
     var received: Int32 { receivedSignal.load(ordering: .acquiring) }
@@ -295,12 +299,17 @@ final class SignalWatch: Sendable {
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = Int32(SA_RESTART)
-            sigaction(number, &action, nil)
+            var old = sigaction()
+            sigaction(number, &action, &old)
+            previous.append((number, old))
         }
     }
 
     func cancel() {
-        for number in signals { signal(number, SIG_DFL) }
+        for (number, old) in previous.reversed() {
+            var action = old
+            sigaction(number, &action, nil)
+        }
         if receivedSignal.load(ordering: .acquiring) == 0 {
             state.cancelled.store(true, ordering: .releasing)
             sem_post(signalSemaphore)
