@@ -38,6 +38,11 @@ public struct LiveOutputOptions: ParsableArguments {
     func report(_ report: EngineReport, into output: inout some CommandOutput) {
         output.print(report.description)
     }
+
+    /// `--verbose`'s note that the verb locked the process's memory.
+    func reportMemoryLock(into output: inout some CommandOutput) {
+        output.print(Self.memoryNote)
+    }
 }
 
 /// `hapticsynth play FILE... [-D DEVICE] [--at SECONDS] [--loop] ...`
@@ -154,7 +159,10 @@ public struct Play: AsyncParsableCommand {
 
         let outcome = await finished.wait()
         // Before the stop: after a signal the watchdog may end the process during the fade.
-        if live.verbose { live.report(player.report, into: &output) }
+        if live.verbose {
+            live.report(player.report, into: &output)
+            live.reportMemoryLock(into: &output)
+        }
         await player.stop()
         switch outcome {
         case .completed: return 0

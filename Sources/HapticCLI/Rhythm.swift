@@ -198,6 +198,7 @@ public struct Rhythm: AsyncParsableCommand {
             for engine in [engines.0, engines.1].compactMap({ $0 }) where engines.0 !== engines.1 || engine === engines.0 {
                 live.report(EngineReport(engine), into: &out)
             }
+            live.reportMemoryLock(into: &out)
         }
         if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
         if watch.timedOut {

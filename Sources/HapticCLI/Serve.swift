@@ -164,7 +164,10 @@ public struct Serve: AsyncParsableCommand {
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
-        if live.verbose, let engine { live.report(EngineReport(engine), into: &out) }
+        if live.verbose {
+            if let engine { live.report(EngineReport(engine), into: &out) }
+            live.reportMemoryLock(into: &out)
+        }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
         return 0
     }

@@ -55,6 +55,19 @@ extension HapticManager {
             engine = HapticEngine.Configuration(
                 layout: layout ?? (audioOutput == nil ? .stereoPlusHaptic : .hapticMono), profile: profile)
             audioEngine = HapticEngine.Configuration(layout: .stereoAudio, profile: profile)
+            lockMemory = false
+        }
+
+        /// Whether the engines lock the process's memory (`mlockall(MCL_CURRENT|MCL_FUTURE)`)
+        /// when they start. Off by default: it is a process-wide effect a library must not take
+        /// on its own (a long session holds everything it ever allocated in RAM). An app that
+        /// plays live and owns its process may turn it on (the CLI's live verbs do).
+        public var lockMemory: Bool {
+            get { engine.lockMemory }
+            set {
+                engine.lockMemory = newValue
+                audioEngine.lockMemory = newValue
+            }
         }
     }
 }

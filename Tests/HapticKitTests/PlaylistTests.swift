@@ -38,3 +38,17 @@ struct PlaylistTests {
         #expect(rounds.load(ordering: .relaxed) < 200)
     }
 }
+
+@Suite("Process-wide effects: library defaults")
+struct LibraryDefaultsTests {
+    @Test("a HapticManager configuration does not lock memory unless asked; asking sets both engines")
+    func memoryLockIsOffByDefault() {
+        var config = HapticManager.Configuration(hapticsFolder: "h", assetsFolder: "a", audioOutput: .alsa("b"))
+        #expect(!config.lockMemory && !config.engine.lockMemory && !config.audioEngine.lockMemory)
+        config.lockMemory = true
+        #expect(config.engine.lockMemory && config.audioEngine.lockMemory)
+        #expect(!LivePlayer.Configuration(
+            output: .alsa("default"), layout: .hapticMono, profile: .bassShaker, sampleRate: 48_000, periodFrames: 256,
+            bufferPeriods: 3).lockMemory)
+    }
+}
