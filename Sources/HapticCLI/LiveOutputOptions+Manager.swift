@@ -1,6 +1,4 @@
 import HapticKit
-import HapticRender
-import Logging
 
 extension LiveOutputOptions {
     /// What `--verbose` says about the memory lock every live verb asks for.
@@ -11,18 +9,14 @@ extension LiveOutputOptions {
     /// with --verbose, the manager's from `managerLogLevel` up (--verbose: from info).
     func managerConfiguration(
         haptics: String, assets: String, output: HapticManager.Output, audioOutput: HapticManager.Output?,
-        profile: String, managerLogLevel: Logger.Level
+        profile: String, managerLogLevel: LogLevel
     ) -> HapticManager.Configuration {
         var config = HapticManager.Configuration(
             hapticsFolder: haptics, assetsFolder: assets, output: output,
             profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
         config.lockMemory = true  // a live verb owns its process; see LiveOutputOptions.memoryNote
-        config.logger.logLevel = verbose ? .info : managerLogLevel
-        for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
-            config[keyPath: engine].logger.logLevel = verbose ? .info : .error
-            config[keyPath: engine].periodFrames = period
-            config[keyPath: engine].bufferPeriods = bufferPeriods
-        }
+        config.setLogLevels(manager: verbose ? .info : managerLogLevel, engines: verbose ? .info : .error)
+        config.setPeriod(frames: period, bufferPeriods: bufferPeriods)
         return config
     }
 }

@@ -2,8 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HapticKit
-import HapticPattern
-import HapticRender
 import Synchronization
 
 /// Options shared by the verbs that play live: device, period, buffer.

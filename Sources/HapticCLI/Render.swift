@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticPattern
-import HapticRender
-import HapticSoundFile
+import HapticKit
 
 /// `hapticsynth render INPUT... -o OUTPUT`
 public struct Render: HapticsynthVerb {

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import HapticEngine
 import HapticKit
 import HapticOSC
-import HapticRender
-import Logging
 import Synchronization
 
 /// `hapticsynth serve [-D DEVICE] [--haptic-device D2] [--osc-port 9000] [--listen ADDR] ...`
@@ -102,7 +99,7 @@ public struct Serve: AsyncParsableCommand {
 
         var osc = OSCServer.Configuration()
         osc.queueCapacity = queueCapacity
-        osc.logger.logLevel = live.verbose ? .info : .warning
+        osc.logger.logLevel = live.verbose ? LogLevel.info : .warning
         let remote = Mutex(HapticRemoteControl(manager: manager))
         let server: OSCServer
         do {
@@ -119,11 +116,7 @@ public struct Serve: AsyncParsableCommand {
 
         let finished = Finish()
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
-        let logger = { () -> Logger in
-            var logger = Logger(label: "hapticsynth.serve")
-            logger.logLevel = .notice
-            return logger
-        }()
+        let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
         let hangup = SignalListener(signals: [SIGHUP]) {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
             logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
