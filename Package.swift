@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "HapticKit",
             dependencies: [
-                "HapticEngine", "HapticALSA", "HapticSoundFile",
+                "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -67,13 +67,14 @@ let package = Package(
             dependencies: ["CLiblo", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // The CLI is a library (so help and parsing are testable) plus a one-line main.
+        // The CLI is a library (so help and parsing are testable) plus a one-line main: a thin
+        // shell over HapticKit (which re-exports the model, renderer and sound-file types) and
+        // HapticOSC. HapticEngine only until rhythm's offline render moves into HapticKit.
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit", "HapticOSC",
+                "HapticKit", "HapticOSC", "HapticEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

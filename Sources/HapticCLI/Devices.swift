@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticALSA
+import HapticKit
 
 /// `hapticsynth devices [--json] [--quiet]`
 public struct Devices: HapticsynthVerb {
@@ -53,13 +53,8 @@ public struct Devices: HapticsynthVerb {
     public func execute(into output: inout some CommandOutput) throws -> Int32 {
         // Probing makes alsa-lib and its plugins (JACK's above all) print their own
         // complaints on stderr; our listing already says why each PCM cannot open.
-        let (cards, listed, defaultPCM) = withStandardErrorSilenced {
-            (
-                ALSADevices.cards(),
-                ALSADevices.list().filter { $0.direction != .capture },
-                ALSADevices.probe("default")
-            )
-        }
+        let survey = withStandardErrorSilenced { PlaybackDevices.survey() }
+        let (cards, listed, defaultPCM) = (survey.cards, survey.pcms, survey.defaultPCM)
         var pcms = listed
         if !pcms.contains(where: { $0.name == "default" }) && defaultPCM.probeError == nil { pcms.insert(defaultPCM, at: 0) }
         let openable = pcms.filter { $0.probeError == nil }.map(\.name)

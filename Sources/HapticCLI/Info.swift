@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticPattern
-import HapticRender
+import HapticKit
 
 /// `hapticsynth info FILE [--json] [--audio-root DIR]...`
 public struct Info: HapticsynthVerb {

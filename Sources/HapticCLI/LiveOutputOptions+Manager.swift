@@ -1,24 +1,22 @@
 import HapticKit
-import HapticRender
-import Logging
 
 extension LiveOutputOptions {
+    /// What `--verbose` says about the memory lock every live verb asks for.
+    static let memoryNote = "memory: locked while playing live (mlockall, asked for by the live verbs play, rhythm and serve; a refusal is logged as a warning)"
+
     /// A HapticManager configuration for these options (the verbs that play cues: `rhythm`,
     /// `serve`): both engines take the period and the buffer; the engines' notes show only
     /// with --verbose, the manager's from `managerLogLevel` up (--verbose: from info).
     func managerConfiguration(
         haptics: String, assets: String, output: HapticManager.Output, audioOutput: HapticManager.Output?,
-        profile: String, managerLogLevel: Logger.Level
+        profile: String, managerLogLevel: LogLevel
     ) -> HapticManager.Configuration {
         var config = HapticManager.Configuration(
             hapticsFolder: haptics, assetsFolder: assets, output: output,
             profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
-        config.logger.logLevel = verbose ? .info : managerLogLevel
-        for engine in [\HapticManager.Configuration.engine, \HapticManager.Configuration.audioEngine] {
-            config[keyPath: engine].logger.logLevel = verbose ? .info : .error
-            config[keyPath: engine].periodFrames = period
-            config[keyPath: engine].bufferPeriods = bufferPeriods
-        }
+        config.lockMemory = true  // a live verb owns its process; see LiveOutputOptions.memoryNote
+        config.setLogLevels(manager: verbose ? .info : managerLogLevel, engines: verbose ? .info : .error)
+        config.setPeriod(frames: period, bufferPeriods: bufferPeriods)
         return config
     }
 }

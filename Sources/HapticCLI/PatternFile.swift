@@ -2,7 +2,7 @@
 // "unreadable" and "not a valid AHAP file" into one clear line naming the file.
 
 import Foundation
-import HapticPattern
+import HapticKit
 
 /// Why a pattern file could not be loaded.
 public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertible {

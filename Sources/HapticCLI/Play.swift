@@ -1,10 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import HapticALSA
-import HapticEngine
-import HapticPattern
-import HapticRender
+import HapticKit
 import Synchronization
 
 /// Options shared by the verbs that play live: device, period, buffer.
@@ -28,21 +25,21 @@ public struct LiveOutputOptions: ParsableArguments {
         guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
     }
 
-    /// An engine configuration for these options.
-    func configuration(layout: ChannelLayout, profile: ActuatorProfile, rate: Int) -> HapticEngine.Configuration {
-        // The engine reconnects forever; the verb enforces --reconnect-timeout itself.
-        HapticEngine.Configuration(
-            layout: layout, profile: profile, sampleRate: rate, periodFrames: period, bufferPeriods: bufferPeriods)
+    /// A live player's configuration for these options.
+    func playerConfiguration(layout: ChannelLayout, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
+        LivePlayer.Configuration(
+            output: .alsa(device), layout: layout, profile: profile, sampleRate: rate, periodFrames: period,
+            bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
     }
 
     /// The engine's own measurements, for `--verbose`.
-    func report(_ engine: HapticEngine, into output: inout some CommandOutput) {
-        let stats = engine.renderStatistics
-        output.print(String(
-            format: "latency %.1f ms, xruns %d, stalls %d, reconnections %d, onsets dropped %d, render per period: median %.3f ms, p99 %.3f ms, max %.3f ms of %.3f ms (headroom %.0f%%), realtime scheduling: %@",
-            engine.outputLatency * 1000, engine.xrunCount, engine.stallCount, engine.reconnectionCount,
-            engine.droppedOnsetCount, stats.p50Seconds * 1000, stats.p99Seconds * 1000,
-            stats.maxSeconds * 1000, stats.periodSeconds * 1000, stats.headroom * 100, engine.isRealtime ? "yes" : "no"))
+    func report(_ report: EngineReport, into output: inout some CommandOutput) {
+        output.print(report.description)
+    }
+
+    /// `--verbose`'s note that the verb locked the process's memory.
+    func reportMemoryLock(into output: inout some CommandOutput) {
+        output.print(Self.memoryNote)
     }
 }
 
@@ -113,14 +110,10 @@ public struct Play: AsyncParsableCommand {
         }
         let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device
-        var configuration = live.configuration(layout: layout, profile: profile, rate: synthesis.rate)
         // The verb prints its own lost/back lines; the engine's notes only with --verbose.
-        configuration.logger.logLevel = live.verbose ? .info : .error
-        let engine = HapticEngine(configuration: configuration) {
-            ALSAOutputDevice(name: device)
-        }
+        let player: LivePlayer
         do {
-            try engine.start()
+            player = try LivePlayer(configuration: live.playerConfiguration(layout: layout, profile: profile, rate: synthesis.rate))
         } catch {
             output.printError("play: \(error)")
             return 1
@@ -130,79 +123,45 @@ public struct Play: AsyncParsableCommand {
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
         defer { signals.cancel() }
 
+        let reconnectLimit = reconnect.reconnectTimeout
+        let looping = loop
+        let outages = OutageReport(verb: "play", device: device, loopSeconds: loop && prepared.count == 1 ? prepared[0].duration : nil)
         do {
-            var startTime = at.map { engine.currentTime + $0 } ?? engine.currentTime + engine.outputLatency
-            var players: [PatternPlayer] = []
-            for pattern in prepared {
-                if loop && prepared.count == 1 {
-                    let player = try engine.makeAdvancedPlayer(with: pattern)
-                    player.loopEnabled = true
-                    player.loopEnd = pattern.duration
-                    try player.start(atTime: startTime)
-                    players.append(player)
-                } else {
-                    let player = try engine.makePlayer(with: pattern)
-                    try player.start(atTime: startTime)
-                    players.append(player)
-                }
-                startTime += pattern.duration
-            }
-            let end = startTime
-            let reconnectLimit = reconnect.reconnectTimeout
-            let looping = loop
-            let outages = OutageReport(verb: "play", device: device, loopSeconds: loop && prepared.count == 1 ? prepared[0].duration : nil)
-            engine.stoppedHandler = { reason in
-                if case .recoveryFailed(let why) = reason {
+            try player.play(prepared, startingIn: at, loop: loop) { [weak player] event in
+                switch event {
+                case .gaveUp(let why):
                     finished.fail("play: gave up reconnecting to \(device): \(why)")
-                    return
-                }
-                let lostAt = MonotonicClock.now()
-                let outage = outages.lost(reason)
-                // Default limit: none with --loop, else the rest of the pattern.
-                guard let limit = reconnectLimit ?? (looping ? nil : max(0, end - lostAt)) else { return }
-                Task.detached {
-                    try? await Task.sleep(for: .seconds(limit))
-                    if outages.stillLost(outage) {
-                        finished.fail("play: \(device) did not come back within \(String(format: "%.1f", limit)) s (--reconnect-timeout)")
-                    }
-                }
-            }
-            engine.reconnectedHandler = { info in outages.back(info) }
-            if !loop {
-                engine.notifyWhenPlayersFinished { _ in
-                    finished.complete()
-                    return .leaveRunning
-                }
-            } else if prepared.count > 1 {
-                // Several files looped: schedule rounds ahead, one round at a time.
-                let round = prepared.reduce(0) { $0 + $1.duration }
-                Task.detached {
-                    var next = startTime
-                    while !finished.isDone {
-                        let wait = next - engine.currentTime - 0.5
-                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
-                        if finished.isDone { break }
-                        var t = next
-                        for pattern in prepared {
-                            try? engine.makePlayer(with: pattern).start(atTime: t)
-                            t += pattern.duration
+                case .lost(let why):
+                    let lostAt = player?.currentTime ?? 0
+                    let outage = outages.lost(why)
+                    // Default limit: none with --loop, else the rest of the pattern.
+                    guard let limit = reconnectLimit ?? (looping ? nil : max(0, (player?.firstRoundEnd ?? 0) - lostAt)) else { return }
+                    Task.detached {
+                        try? await Task.sleep(for: .seconds(limit))
+                        if outages.stillLost(outage) {
+                            finished.fail("play: \(device) did not come back within \(String(format: "%.1f", limit)) s (--reconnect-timeout)")
                         }
-                        next += round
                     }
+                case .back(let outage, let gap, let dropped):
+                    outages.back(outageSeconds: outage, gapSeconds: gap, droppedOnsets: dropped)
+                case .finished:
+                    finished.complete()
+                case .schedulingFailed(let why):
+                    finished.fail("play: the looped playlist's next round could not be scheduled: \(why)")
                 }
             }
         } catch {
-            engine.stop()
             output.printError("play: \(error)")
             return 1
         }
 
         let outcome = await finished.wait()
         // Before the stop: after a signal the watchdog may end the process during the fade.
-        if live.verbose { live.report(engine, into: &output) }
-        let stopped = Finish()
-        engine.stop { _ in stopped.complete() }
-        _ = await stopped.wait()
+        if live.verbose {
+            live.report(player.report, into: &output)
+            live.reportMemoryLock(into: &output)
+        }
+        await player.stop()
         switch outcome {
         case .completed: return 0
         case .interrupted: return signals.interruptedStatus
@@ -230,17 +189,11 @@ final class OutageReport: Sendable {
     }
 
     /// Prints the lost line; returns the outage's number.
-    func lost(_ reason: HapticEngine.StoppedReason) -> Int {
+    func lost(_ why: String) -> Int {
         let number = state.withLock { s in
             s.count += 1
             s.lost = true
             return s.count
-        }
-        let why: String
-        switch reason {
-        case .deviceLost(let message): why = message
-        case .deviceTimeout: why = "no progress within the bounded wait"
-        case .recoveryFailed(let message): why = message
         }
         Self.printLine("\(verb): \(device) lost (\(why)); reconnecting")
         return number
@@ -250,11 +203,11 @@ final class OutageReport: Sendable {
     func stillLost(_ number: Int) -> Bool { state.withLock { $0.lost && $0.count == number } }
 
     /// Prints the back line.
-    func back(_ info: HapticEngine.Reconnection, extra: String? = nil) {
+    func back(outageSeconds: Double, gapSeconds: Double, droppedOnsets: Int, extra: String? = nil) {
         state.withLock { $0.lost = false }
-        var line = "\(verb): \(device) is back after \(String(format: "%.2f", info.outageSeconds)) s: gap \(String(format: "%.2f", info.gapSeconds)) s, onsets dropped \(info.droppedOnsets)"
+        var line = "\(verb): \(device) is back after \(String(format: "%.2f", outageSeconds)) s: gap \(String(format: "%.2f", gapSeconds)) s, onsets dropped \(droppedOnsets)"
         if let loopSeconds, loopSeconds > 0 {
-            line += String(format: ", loop cycles skipped %.1f", info.gapSeconds / loopSeconds)
+            line += String(format: ", loop cycles skipped %.1f", gapSeconds / loopSeconds)
         }
         if let extra { line += ", " + extra }
         Self.printLine(line)
@@ -314,11 +267,15 @@ nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
 /// that spins cannot keep it off the CPU), wakes on it, makes the call, and ends the process
 /// with 128 + the signal if the verb has not returned by the deadline (a render thread that
 /// does not come back, a sound server that does not answer a close). A second signal ends the
-/// process at once. One watch per process at a time.
-final class SignalWatch: Sendable {
+/// process at once. One watch per process at a time. `cancel()` puts back the dispositions
+/// the signals had before.
+///
+/// `@unchecked Sendable`: `previous` is set once in `init` and only read after.
+final class SignalWatch: @unchecked Sendable {
     private final class State: Sendable { let cancelled = Atomic<Bool>(false) }
     private let state = State()
     private let signals: [Int32]
+    private var previous: [(Int32, sigaction)] = []
 
     /// The signal received (0: none yet).
     var received: Int32 { receivedSignal.load(ordering: .acquiring) }
@@ -331,7 +288,7 @@ final class SignalWatch: Sendable {
         _ = signalSemaphore  // made here, never first inside the signal handler
         receivedSignal.store(0, ordering: .releasing)
         let state = self.state
-        HapticEngine.spawnDetachedThread(name: "signal-watchdog", realtimePriority: 90) {
+        spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
             while sem_wait(signalSemaphore) != 0 {}  // EINTR
             if state.cancelled.load(ordering: .acquiring) { return }  // the verb ended by itself
             let number = receivedSignal.load(ordering: .acquiring)
@@ -348,12 +305,17 @@ final class SignalWatch: Sendable {
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = Int32(SA_RESTART)
-            sigaction(number, &action, nil)
+            var old = sigaction()
+            sigaction(number, &action, &old)
+            previous.append((number, old))
         }
     }
 
     func cancel() {
-        for number in signals { signal(number, SIG_DFL) }
+        for (number, old) in previous.reversed() {
+            var action = old
+            sigaction(number, &action, nil)
+        }
         if receivedSignal.load(ordering: .acquiring) == 0 {
             state.cancelled.store(true, ordering: .releasing)
             sem_post(signalSemaphore)

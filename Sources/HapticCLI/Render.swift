@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticPattern
-import HapticRender
-import HapticSoundFile
+import HapticKit
 
 /// `hapticsynth render INPUT... -o OUTPUT`
 public struct Render: HapticsynthVerb {
@@ -96,8 +94,10 @@ public struct Render: HapticsynthVerb {
             out.printError(error.description)
             return 1
         }
-        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written.
-        TemporaryFiles.removeOnSignals()
+        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written;
+        // the dispositions they had are back when the verb returns.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
         // Inputs are never written over: patterns, the profile file, the sounds they use.
         var inputs = inputs.compactMap(FileIdentity.init(path:))
         if ActuatorProfile.builtIn(named: synthesis.profile) == nil, let identity = FileIdentity(path: synthesis.profile) {
@@ -182,21 +182,7 @@ public struct Render: HapticsynthVerb {
         } catch {
             throw CLIError(error.description)
         }
-        let blockFrames = 4096
-        var block = [Float](repeating: 0, count: blockFrames * stream.channels)
-        do {
-            while !stream.isFinished {
-                let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: blockFrames) }
-                if n == 0 { break }
-                try block.withUnsafeBufferPointer { buffer throws(SoundFileError) in
-                    try writer.write(UnsafeBufferPointer(rebasing: buffer[0..<(n * stream.channels)]))
-                }
-            }
-            try writer.finish()
-        } catch {
-            writer.cancel()
-            throw CLIError(error.description)
-        }
+        do { try writer.write(&stream) } catch { throw CLIError(error.description) }
         let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
         let duration = Double(writer.framesWritten) / Double(synthesis.rate)
         let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"

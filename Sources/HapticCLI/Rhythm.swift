@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import HapticEngine
 import HapticKit
-import HapticRender
-import HapticSoundFile
 import Synchronization
 
 /// `hapticsynth rhythm --bpm 100 --beats 64 [--cue beat_hit] [-D DEVICE | -o FILE] [--haptic-device D2]`
@@ -196,8 +194,9 @@ public struct Rhythm: AsyncParsableCommand {
         }
         if live.verbose {
             for engine in [engines.0, engines.1].compactMap({ $0 }) where engines.0 !== engines.1 || engine === engines.0 {
-                live.report(engine, into: &out)
+                live.report(EngineReport(engine), into: &out)
             }
+            live.reportMemoryLock(into: &out)
         }
         if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
         if watch.timedOut {
@@ -229,7 +228,7 @@ public struct Rhythm: AsyncParsableCommand {
     /// Sleeps until monotonic `time` in short steps, returning early when `stop` says so.
     static func sleep(until time: Double, unless stop: () -> Bool) {
         while !stop() {
-            let left = time - MonotonicClock.now()
+            let left = time - HapticClock.now()
             if left <= 0 { return }
             usleep(UInt32(min(left, 0.02) * 1e6))
         }
@@ -404,7 +403,7 @@ final class RhythmOutageWatch {
     }
 
     func check(_ manager: HapticManager, session: RhythmSession) {
-        let now = MonotonicClock.now()
+        let now = HapticClock.now()
         switch manager.status {
         case .reconnecting(let why):
             if lostAt == nil {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticEngine
+import HapticKit
 import HapticOSC
 
 /// `hapticsynth send ADDRESS [ARGS...] [--at +0.5] [--port 9000]`
@@ -87,7 +87,7 @@ public struct Send: ParsableCommand {
             out.printError("send: \(error)")
             return 1
         }
-        let now = MonotonicClock.now()
+        let now = HapticClock.now()
         var args = Self.typed(arguments)
         if let at, let t = Self.time(at, now: now) { args.append(.double(t)) }
         var wall: Double? = nil

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import HapticEngine
 import HapticKit
 import HapticOSC
-import HapticRender
-import Logging
 import Synchronization
 
 /// `hapticsynth serve [-D DEVICE] [--haptic-device D2] [--osc-port 9000] [--listen ADDR] ...`
@@ -102,7 +99,7 @@ public struct Serve: AsyncParsableCommand {
 
         var osc = OSCServer.Configuration()
         osc.queueCapacity = queueCapacity
-        osc.logger.logLevel = live.verbose ? .info : .warning
+        osc.logger.logLevel = live.verbose ? LogLevel.info : .warning
         let remote = Mutex(HapticRemoteControl(manager: manager))
         let server: OSCServer
         do {
@@ -119,11 +116,7 @@ public struct Serve: AsyncParsableCommand {
 
         let finished = Finish()
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
-        let logger = { () -> Logger in
-            var logger = Logger(label: "hapticsynth.serve")
-            logger.logLevel = .notice
-            return logger
-        }()
+        let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
         let hangup = SignalListener(signals: [SIGHUP]) {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
             logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
@@ -164,7 +157,10 @@ public struct Serve: AsyncParsableCommand {
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
-        if live.verbose, let engine { live.report(engine, into: &out) }
+        if live.verbose {
+            if let engine { live.report(EngineReport(engine), into: &out) }
+            live.reportMemoryLock(into: &out)
+        }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
         return 0
     }

@@ -3,9 +3,7 @@
 
 import ArgumentParser
 import Foundation
-import HapticPattern
-import HapticRender
-import HapticSoundFile
+import HapticKit
 
 /// `--profile`, `--rate`, `--layout`, `--sounds`, `--strict`.
 public struct SynthesisOptions: ParsableArguments {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import HapticPattern
-import HapticRender
+import HapticKit
 
 /// `hapticsynth validate FILE... [--strict] [--json]`
 public struct Validate: HapticsynthVerb {

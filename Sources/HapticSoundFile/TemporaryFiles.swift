@@ -1,7 +1,8 @@
 // Temporary files that must not outlive the process: `SoundFileWriter` registers each
 // one here, and `TemporaryFiles.removeOnSignals()` (called by the CLI's `render`)
 // installs handlers so that SIGINT, SIGTERM and SIGHUP remove them before the process
-// dies as the signal would have made it die.
+// dies as the signal would have made it die; the dispositions it replaced are put back
+// through the `SavedSignalActions` it returns.
 
 #if canImport(Glibc)
     import Glibc
@@ -52,9 +53,14 @@ public enum TemporaryFiles {
 
     /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered
     /// temporary file, then let the signal take its default course (the process ends
-    /// with the signal, so the shell sees 130, 143 or 129). Idempotent.
-    public static func removeOnSignals() {
-        for signal in [SIGINT, SIGTERM, SIGHUP] {
+    /// with the signal, so the shell sees 130, 143 or 129). A process-wide change: the
+    /// caller puts the previous dispositions back with the result's `restore()` when its
+    /// files are done (the CLI's `render` does, when it returns).
+    /// (`signals`: tests use others, so as not to race with renders running beside them.)
+    @discardableResult
+    public static func removeOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) -> SavedSignalActions {
+        var saved = SavedSignalActions()
+        for signal in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
                 for i in 0..<TemporaryFiles.capacity {
@@ -65,6 +71,22 @@ public enum TemporaryFiles {
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0
+            var previous = sigaction()
+            sigaction(signal, &action, &previous)
+            saved.actions.append((signal, previous))
+        }
+        return saved
+    }
+}
+
+/// The dispositions signals had before a handler was installed over them, to put back.
+public struct SavedSignalActions {
+    var actions: [(Int32, sigaction)] = []
+
+    /// Puts every saved disposition back (the latest installed first).
+    public func restore() {
+        for (signal, previous) in actions.reversed() {
+            var action = previous
             sigaction(signal, &action, nil)
         }
     }

@@ -34,6 +34,18 @@ public enum Corpus {
 
     public static var isAvailable: Bool { folder != nil }
 
+    /// Whether the corpus must be there: in CI (`$CI` set), or when `$HAPTICSYNTH_CORPUS` names
+    /// one. Then its absence fails the availability test instead of skipping the suites silently.
+    public static var isRequired: Bool { requiredBecause != "" }
+
+    /// Why the corpus is required ("" when it is not).
+    public static var requiredBecause: String {
+        let env = ProcessInfo.processInfo.environment
+        if let named = env["HAPTICSYNTH_CORPUS"], !named.isEmpty { return "$HAPTICSYNTH_CORPUS names \(named)" }
+        if let ci = env["CI"], !ci.isEmpty, ci != "0", ci.lowercased() != "false" { return "CI=\(ci) requires it" }
+        return ""
+    }
+
     /// The `*.ahap` files of the corpus, sorted.
     public static func files() throws -> [String] {
         guard let folder else { return [] }

@@ -1,0 +1,26 @@
+import Glibc
+import Testing
+
+@testable import HapticSoundFile
+
+/// The handler a signal has now, as a number (SIG_DFL 0, SIG_IGN 1, else a function's address).
+func currentHandler(_ signal: Int32) -> UInt {
+    var action = sigaction()
+    sigaction(signal, nil, &action)
+    return unsafeBitCast(action.__sigaction_handler.sa_handler, to: UInt.self)
+}
+
+@Suite("Temporary files: signal handlers")
+struct SignalRestoreTests {
+    @Test("removeOnSignals installs its handler and restore() puts back the disposition the signal had")
+    func restoresPreviousDisposition() {
+        // SIGUSR2: no other test touches it (render's signals would race with renders in parallel).
+        let before = signal(SIGUSR2, SIG_IGN)
+        defer { signal(SIGUSR2, before) }
+        let ignored = currentHandler(SIGUSR2)
+        let saved = TemporaryFiles.removeOnSignals([SIGUSR2])
+        #expect(currentHandler(SIGUSR2) != ignored, "no handler installed")
+        saved.restore()
+        #expect(currentHandler(SIGUSR2) == ignored, "SIG_IGN not restored")
+    }
+}
