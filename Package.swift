@@ -69,12 +69,24 @@ let package = Package(
             name: "HapticCLI",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit", "HapticOSC",
+                "HapticEngineTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
+
+        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks; of the
+        // production targets only HapticKit depends on HapticEngineTesting, for its offline render)
+        // The virtual device, the manual clock and drive, a recording device, recording alignment.
+        .target(name: "HapticEngineTesting", dependencies: ["HapticEngine"], swiftSettings: strict),
+        // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
+        .target(
+            name: "HapticALSATesting",
+            dependencies: ["CALSA", "CALSASupport", "HapticALSA", "HapticEngine"],
+            swiftSettings: strict
+        ),
 
         // MARK: test support: counts allocations per thread (malloc interposed in the test binary)
         .target(name: "CAllocationCounter"),
@@ -85,11 +97,11 @@ let package = Package(
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
-        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticTestSupport"]),
+        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "HapticEngineTesting", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
-        .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticRender", "HapticTestSupport"]),
+        .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
@@ -116,12 +128,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "rhythm-bench",
-            dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
+            dependencies: ["HapticKit", "HapticEngine", "HapticALSA", "HapticEngineTesting", "HapticALSATesting"],
             path: "bench/rhythm-bench"
         ),
         .executableTarget(
             name: "reconnect-bench",
-            dependencies: ["HapticALSA"],
+            dependencies: ["HapticALSA", "HapticALSATesting"],
             path: "bench/reconnect-bench"
         ),
     ],

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticKit
 import HapticRender
 import HapticSoundFile

@@ -90,11 +90,11 @@ public final class HapticEngine: Sendable {
     /// What to do once all players have finished.
     public enum FinishedAction: Sendable { case stopEngine, leaveRunning }
 
-    /// Who runs the render loop.
-    public enum Drive: Sendable, Equatable {
+    /// Who runs the render loop. Manual drive is HapticEngineTesting's (`Configuration.manual(clock:)`).
+    package enum Drive: Sendable, Equatable {
         /// A dedicated render thread (production).
         case renderThread
-        /// The caller, one period per `renderOnePeriod()` (tests with a virtual device).
+        /// The caller, one period per `renderOnePeriod()` (HapticEngineTesting, with a virtual device).
         case manual
     }
 
@@ -119,8 +119,8 @@ public final class HapticEngine: Sendable {
         public var maxVoices: Int = 4096
         /// Commands in flight to the render thread; a call beyond it throws ``HapticEngineError/commandQueueFull``.
         public var commandCapacity: Int = 16_384
-        /// Render thread or manual stepping.
-        public var drive: Drive = .renderThread
+        /// Render thread or manual stepping (HapticEngineTesting's `Configuration.manual(clock:)`).
+        package var drive: Drive = .renderThread
         /// The time base (CLOCK_MONOTONIC, or a manual clock for tests).
         public var clock: EngineClock = .monotonic
         /// SCHED_FIFO priority of the render thread (nil: normal scheduling).
@@ -346,9 +346,10 @@ public final class HapticEngine: Sendable {
         return max(0, m.time(forFrame: m.nextFrame + core.scheduleAdvanceFrames) - Double(clock.nanos()) / 1e9)
     }
 
-    /// Test support: starves the render thread once, for `seconds`, before its next period
-    /// (the device runs dry: an xrun, recovered in place).
-    func stallRenderThread(seconds: Double) {
+    /// Test support (HapticEngineTesting's `stallRenderThread(seconds:)`): starves the render
+    /// thread once, for `seconds`, before its next period (the device runs dry: an xrun,
+    /// recovered in place).
+    package func requestRenderStall(seconds: Double) {
         core.stallRequestNanos.store(Int64(seconds * 1e9), ordering: .relaxed)
     }
 
@@ -463,12 +464,11 @@ public final class HapticEngine: Sendable {
         completion?(nil)
     }
 
-    // MARK: - manual drive (tests with a virtual device)
+    // MARK: - manual drive (HapticEngineTesting's `renderOnePeriod()`)
 
     /// Renders and writes one period, then runs the control-side service step
     /// (finished players, handlers, recovery). Only for `Drive.manual`.
-    @discardableResult
-    public func renderOnePeriod() -> PeriodOutcome {
+    package func renderOneManualPeriod() -> PeriodOutcome {
         precondition(configuration.drive == .manual, "renderOnePeriod() is for Drive.manual engines")
         let outcome = core.renderOnePeriod()
         serviceStep()
@@ -478,7 +478,7 @@ public final class HapticEngine: Sendable {
     /// One round of the control-side service: returns finished voices (and frees
     /// them), calls completion and finished handlers, handles a lost device and
     /// runs due restart attempts, and auto-shutdown. The service thread calls it
-    /// periodically; manual-drive tests call it (or `renderOnePeriod()`).
+    /// periodically; manual-drive tests call it (or HapticEngineTesting's `renderOnePeriod()`).
     public func serviceStep() {
         var calls: [() -> Void] = []
         var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)? = nil

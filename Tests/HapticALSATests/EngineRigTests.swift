@@ -8,6 +8,8 @@ import Testing
 
 @testable import HapticALSA
 @testable import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 
 /// The engine end to end through a real sound server (scripts/rig.sh: PulseAudio null sinks,
 /// the ALSA pulse plugin). Every test records what reached the server from the sink's monitor

@@ -1,4 +1,5 @@
 @testable import HapticEngine
+import HapticEngineTesting
 import HapticTestSupport
 import HapticPattern
 import HapticRender

@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 import Synchronization

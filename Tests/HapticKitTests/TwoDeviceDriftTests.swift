@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticRender
 import Synchronization
 import Testing

@@ -12,6 +12,8 @@
 import Foundation
 import HapticALSA
 import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 import HapticKit
 import HapticPattern
 import HapticRender
