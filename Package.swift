@@ -54,6 +54,7 @@ let package = Package(
             name: "HapticKit",
             dependencies: [
                 "HapticEngine", "HapticALSA", "HapticSoundFile",
+                "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -69,7 +70,6 @@ let package = Package(
             name: "HapticCLI",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticSoundFile", "HapticEngine", "HapticALSA", "HapticKit", "HapticOSC",
-                "HapticEngineTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
