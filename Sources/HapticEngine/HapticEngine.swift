@@ -354,7 +354,7 @@ public final class HapticEngine: Sendable {
     }
 
     /// Times the schedule grid was moved after settling (drift corrections, resyncs after xruns).
-    public var scheduleCorrectionCount: Int { core.gridCorrections.load(ordering: .relaxed) }
+    public var scheduleCorrectionCount: Int { core.deviceClock.gridCorrections.load(ordering: .relaxed) }
 
     /// Monotonic seconds at which device frame `frame` plays (the schedule mapping). A start
     /// at T is rendered `outputStageLatencyFrames` before the frame that plays at T, so the
@@ -381,7 +381,7 @@ public final class HapticEngine: Sendable {
     public var reconnectionCount: Int { control.withLock { $0.reconnections } }
 
     /// Scheduled commands that arrived after their frame had been rendered (applied at once).
-    public var lateCommandCount: Int { core.lateCommandCount.load(ordering: .relaxed) }
+    public var lateCommandCount: Int { core.mixer.lateCommandCount.load(ordering: .relaxed) }
 
     /// Render time per period.
     public var renderStatistics: RenderStatistics { core.statistics() }

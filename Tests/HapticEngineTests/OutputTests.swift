@@ -103,7 +103,7 @@ import Synchronization
         #expect(completions.count == threads * perThread)
         #expect(engine.core.appliedCommands().filter { $0.kind == .start }.count == threads * perThread)
         #expect(engine.activeVoiceCount == 0)
-        #expect(engine.core.droppedCommandCount.load(ordering: .relaxed) == 0)
+        #expect(engine.core.mixer.droppedCommandCount.load(ordering: .relaxed) == 0)
     }
 }
 
