@@ -182,8 +182,6 @@ final class RenderCore: @unchecked Sendable {
     /// Ends every voice (engine stop or reset); see ``VoiceMixer/discardAllVoices(reason:)``.
     func discardAllVoices(reason: FinishReason) { mixer.discardAllVoices(reason: reason) }
 
-    var activeVoiceCount: Int { mixer.activeVoiceCount }
-
     /// The applied-command trace (tests).
     func appliedCommands() -> [VoiceMixer.AppliedCommand] { mixer.appliedCommands() }
     func clearTrace() { mixer.clearTrace() }

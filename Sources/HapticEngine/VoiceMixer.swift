@@ -131,8 +131,6 @@ final class VoiceMixer: @unchecked Sendable {
         return dropped
     }
 
-    var activeVoiceCount: Int { activeCount }
-
     /// The applied-command trace (tests).
     func appliedCommands() -> [AppliedCommand] { Array(UnsafeBufferPointer(start: trace, count: traceCount)) }
     func clearTrace() { traceCount = 0 }
