@@ -24,7 +24,7 @@ extension VoiceState {
         let stereo = span.channels == 2
         let volume = controls + 5 * voiceChunk
         let pan = controls + 6 * voiceChunk
-        let fade = audioFadeSamples
+        let fade = fadeSamples
         let hasDuration = a.end.isFinite
         var j = from
         while j < count {
