@@ -125,8 +125,11 @@ public final class HapticEngine: Sendable {
         public var clock: EngineClock = .monotonic
         /// SCHED_FIFO priority of the render thread (nil: normal scheduling).
         public var realtimePriority: Int32? = 70
-        /// Lock the process's memory (mlockall) when permitted.
-        public var lockMemory: Bool = true
+        /// Lock the process's memory (`mlockall(MCL_CURRENT | MCL_FUTURE)`) when permitted, so the
+        /// render path never page-faults. Off by default: it is process-wide and never undone (a
+        /// library must not pin its host's memory on its own; a 5-minute `play --loop` held 400 MB
+        /// locked). A program that wants it turns it on (the CLI's live verbs do).
+        public var lockMemory: Bool = false
         /// Fade-out length of `stop()`.
         public var stopFadeSeconds: Double = 0.005
         /// Idle time before auto-shutdown closes the device (when enabled).
@@ -288,6 +291,9 @@ public final class HapticEngine: Sendable {
 
     /// The format the device granted (nil before the first successful start).
     public var deviceFormat: DeviceFormat? { control.withLock { $0.format } }
+
+    /// Whether the process's memory is locked (`Configuration.lockMemory`, and permitted).
+    public var isMemoryLocked: Bool { control.withLock { $0.memoryLocked } }
 
     /// Whether the render thread got SCHED_FIFO (false in manual drive or when refused).
     public var isRealtime: Bool { control.withLock { $0.realtimeGranted } }

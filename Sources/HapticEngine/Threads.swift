@@ -71,6 +71,10 @@ enum EngineThread {
 
     /// Locks the process's memory (once per process) so the render path never page-faults.
     /// Returns whether memory is locked.
+    ///
+    /// Process-wide and permanent: `MCL_FUTURE` pins every later allocation of the whole
+    /// program too, and nothing unlocks it (other engines may still rely on it). Only reached
+    /// when a configuration asks for it (`HapticEngine.Configuration.lockMemory`, off by default).
     static func lockMemoryOnce() -> (locked: Bool, errno: Int32) {
         if memoryLocked.load(ordering: .acquiring) == 0 {
             let result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE))
