@@ -102,12 +102,27 @@ public class PatternPlayer: @unchecked Sendable {
         try send([Command(kind: .cancel, slot: 0, generation: 0, timeNanos: 0)])
     }
 
-    /// Silences this player's output while it keeps its time (2 ms fades).
+    /// Silences this player's output while it keeps its time (2 ms fades). Setting it is
+    /// ``setMuted(_:)`` without the error (as Core Haptics' property, which cannot throw): a
+    /// playing voice that the change cannot reach is logged; call ``setMuted(_:)`` to see it.
     public var isMuted: Bool {
         get { settings.withLock { $0.muted } }
-        set {
-            settings.withLock { $0.muted = newValue }
-            try? send([Command(kind: .mute, slot: 0, generation: 0, timeNanos: 0, value: newValue ? 1 : 0)])
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setMuted(newValue) }, "isMuted") }
+    }
+
+    /// Mutes or unmutes (2 ms fades). The setting is kept for later starts either way; throws
+    /// when the playing voice cannot be told (``HapticEngineError/commandQueueFull``, an engine
+    /// that is not running, a player invalidated by a reset).
+    public func setMuted(_ muted: Bool) throws(HapticEngineError) {
+        settings.withLock { $0.muted = muted }
+        try send([Command(kind: .mute, slot: 0, generation: 0, timeNanos: 0, value: muted ? 1 : 0)])
+    }
+
+    /// A property setter's failure, which cannot be thrown: logged on the engine's logger
+    /// (control side), never dropped silently.
+    func reportUnsent(_ result: Result<Void, HapticEngineError>, _ property: String) {
+        if case .failure(let error) = result {
+            engine.logger.warning("haptic player: \(property) did not reach the playing voice: \(error)")
         }
     }
 
@@ -159,32 +174,47 @@ public final class AdvancedPatternPlayer: PatternPlayer, @unchecked Sendable {
         else { try engine.checkValid(self) }
     }
 
-    /// Loop back to the start on reaching `loopEnd` (may change during playback).
+    /// Loop back to the start on reaching `loopEnd` (may change during playback). Setting it is
+    /// ``setLoopEnabled(_:)`` without the error (logged when the playing voice is not reached).
     public var loopEnabled: Bool {
         get { settings.withLock { $0.loopEnabled } }
-        set {
-            settings.withLock { $0.loopEnabled = newValue }
-            sendLoop()
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setLoopEnabled(newValue) }, "loopEnabled") }
     }
 
-    /// Where a loop jumps back (pattern seconds); 0 = the pattern's duration.
+    /// Where a loop jumps back (pattern seconds); 0 = the pattern's duration. Setting it is
+    /// ``setLoopEnd(_:)`` without the error (logged when the playing voice is not reached).
     public var loopEnd: Double {
         get { settings.withLock { $0.loopEnd } }
-        set {
-            settings.withLock { $0.loopEnd = max(0, newValue) }
-            sendLoop()
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setLoopEnd(newValue) }, "loopEnd") }
     }
 
-    /// Pattern seconds per second: scales times and durations, not frequencies; may change during playback.
+    /// Pattern seconds per second: scales times and durations, not frequencies; may change during
+    /// playback. Setting it is ``setPlaybackRate(_:)`` without the error (logged when the playing
+    /// voice is not reached).
     public var playbackRate: Double {
         get { settings.withLock { $0.playbackRate } }
-        set {
-            let rate = max(0.01, newValue)
-            settings.withLock { $0.playbackRate = rate }
-            try? send([Command(kind: .rate, slot: 0, generation: 0, timeNanos: 0, value: rate)])
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setPlaybackRate(newValue) }, "playbackRate") }
+    }
+
+    /// Turns looping on or off. The setting is kept for later starts either way; throws when the
+    /// playing voice cannot be told (``HapticEngineError/commandQueueFull``...).
+    public func setLoopEnabled(_ enabled: Bool) throws(HapticEngineError) {
+        settings.withLock { $0.loopEnabled = enabled }
+        try sendLoop()
+    }
+
+    /// Sets where a loop jumps back (pattern seconds; 0 = the pattern's duration); throws as
+    /// ``setLoopEnabled(_:)``.
+    public func setLoopEnd(_ end: Double) throws(HapticEngineError) {
+        settings.withLock { $0.loopEnd = max(0, end) }
+        try sendLoop()
+    }
+
+    /// Sets the playback rate (at least 0.01); throws as ``setLoopEnabled(_:)``.
+    public func setPlaybackRate(_ rate: Double) throws(HapticEngineError) {
+        let rate = max(0.01, rate)
+        settings.withLock { $0.playbackRate = rate }
+        try send([Command(kind: .rate, slot: 0, generation: 0, timeNanos: 0, value: rate)])
     }
 
     /// Called on the control side when a playback ends: nil when it finished, was
@@ -194,9 +224,9 @@ public final class AdvancedPatternPlayer: PatternPlayer, @unchecked Sendable {
         set { settings.withLock { $0.completion = newValue } }
     }
 
-    private func sendLoop() {
+    private func sendLoop() throws(HapticEngineError) {
         let end = settings.withLock { $0.effectiveLoopEnd(duration: pattern.duration) }
-        try? send([Command(kind: .loop, slot: 0, generation: 0, timeNanos: 0, value: end ?? -1)])
+        try send([Command(kind: .loop, slot: 0, generation: 0, timeNanos: 0, value: end ?? -1)])
     }
 }
 
