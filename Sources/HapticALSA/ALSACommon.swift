@@ -66,6 +66,15 @@ package func openError(_ device: String, _ step: String, _ code: Int32, hint: St
 
 /// alsa-lib prints its own errors on stderr unless told otherwise; hapticsynth reports
 /// them itself (see `openError`). Installed once, before the first call into alsa-lib.
+///
+/// PROCESS-WIDE: `snd_lib_error_set_handler` replaces alsa-lib's one global error handler for
+/// the whole program (a host that installed its own loses it) and routes every alsa-lib message,
+/// from any thread, into a per-thread buffer (CALSASupport.c) instead of stderr. It is not
+/// restored on the last close: alsa-lib may report on any thread at any time while one of our
+/// PCMs, probes or device listings is in use (the render thread's write on a dying server), it
+/// has no way to wait for calls in progress before the handler is swapped back, and the
+/// previous handler cannot be chained (it is variadic; a `va_list` cannot be passed on).
+/// Installed by the first ALSA output, capture, probe or device listing; never before.
 package enum ALSAErrorCapture {
     static let installed: Void = hs_alsa_capture_errors()
     package static func install() { _ = installed }

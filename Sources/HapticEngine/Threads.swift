@@ -21,6 +21,8 @@ enum EngineThread {
 
     /// Starts `body` on a new joinable thread, with SCHED_FIFO at `priority` when the
     /// system permits (falls back to normal scheduling; never fails for that reason).
+    /// The policy is set on the new thread's attributes only: the process's and the caller's
+    /// scheduling are left as they were.
     static func spawn(name: String, realtimePriority: Int32?, body: @escaping () -> Void) -> Started? {
         var refused: Int32 = 0
         if let priority = realtimePriority {
