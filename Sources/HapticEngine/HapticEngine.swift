@@ -47,36 +47,6 @@ public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertib
 /// short lock on the control side; the render thread is reached only through
 /// lock-free queues.
 public final class HapticEngine: Sendable {
-    /// The engine's lifecycle. Every transition is listed in ``State``'s cases.
-    public enum State: Sendable, Equatable, CustomStringConvertible {
-        /// Made, never started. `start()` → running or unavailable.
-        case created
-        /// Rendering to an open device.
-        case running
-        /// Auto-shutdown: the device was closed after idling; the next playback reopens it.
-        case idle
-        /// Stopped by the program (`stop()` or a finished-handler's `.stopEngine`).
-        case stopped
-        /// The device was lost; the engine retries in the background (with backoff).
-        case degraded
-        /// A new device handle was built; players made before are invalid. Passes on to running.
-        case reset
-        /// No usable device: `start()` failed, or recovery gave up (`maxRestartAttempts`).
-        case unavailable
-
-        public var description: String {
-            switch self {
-            case .created: "created"
-            case .running: "running"
-            case .idle: "idle"
-            case .stopped: "stopped"
-            case .degraded: "degraded"
-            case .reset: "reset"
-            case .unavailable: "unavailable"
-            }
-        }
-    }
-
     /// Why the engine stopped on its own (never reported for stops the program asked for).
     public enum StoppedReason: Sendable, Equatable {
         /// The device or its sound server failed (the back-end's message).
@@ -125,8 +95,7 @@ public final class HapticEngine: Sendable {
     }
 
     struct Control {
-        var state: State = .created
-        var history: [State] = [.created]
+        var lifecycle: EngineLifecycle
         var device: DeviceRef? = nil
         var format: DeviceFormat? = nil
         var renderThread: pthread_t? = nil
@@ -134,16 +103,6 @@ public final class HapticEngine: Sendable {
         var freeSlots: [Int32]
         var slotGenerations: [UInt32]
         var voicesInUse = 0
-        var resetGeneration = 0
-        var lastActivityNanos: Int64 = 0
-        var autoShutdown = false
-        var retryAtNanos: Int64 = 0
-        var backoffSeconds: Double = 0
-        var failedAttempts = 0
-        /// When the current loss was noticed (engine clock, ns).
-        var lostAtNanos: Int64 = 0
-        var reconnections = 0
-        var deviceLostPending = false
         var realtimeGranted = false
         var memoryLocked = false
         var handlers = Handlers()
@@ -166,7 +125,13 @@ public final class HapticEngine: Sendable {
         core = RenderCore(maxVoices: voices, commandCapacity: max(64, configuration.commandCapacity),
                           traceCapacity: configuration.commandTraceCapacity)
         core.clock = configuration.clock
-        control = Mutex(Control(freeSlots: (0..<Int32(voices)).reversed(), slotGenerations: Array(repeating: 0, count: voices)))
+        let policy = EngineLifecycle.Policy(
+            restartBackoffSeconds: configuration.restartBackoffSeconds,
+            maxRestartBackoffSeconds: configuration.maxRestartBackoffSeconds,
+            maxRestartAttempts: configuration.maxRestartAttempts,
+            autoShutdownIdleSeconds: configuration.autoShutdownIdleSeconds)
+        control = Mutex(Control(lifecycle: EngineLifecycle(policy: policy), freeSlots: (0..<Int32(voices)).reversed(),
+                                slotGenerations: Array(repeating: 0, count: voices)))
     }
 
     deinit {
@@ -188,10 +153,10 @@ public final class HapticEngine: Sendable {
     public var currentTime: Double { clock.seconds() }
 
     /// The current state.
-    public var state: State { control.withLock { $0.state } }
+    public var state: State { control.withLock { $0.lifecycle.state } }
 
     /// Every state the engine has been in, oldest first (bounded; for tests and diagnostics).
-    public var stateHistory: [State] { control.withLock { $0.history } }
+    public var stateHistory: [State] { control.withLock { $0.lifecycle.history } }
 
     /// False when no usable device is there (start failed or recovery gave up).
     public var isAvailable: Bool { state != .unavailable }
@@ -245,8 +210,8 @@ public final class HapticEngine: Sendable {
 
     /// Close the device after `autoShutdownIdleSeconds` without players, reopen it on demand.
     public var isAutoShutdownEnabled: Bool {
-        get { control.withLock { $0.autoShutdown } }
-        set { control.withLock { $0.autoShutdown = newValue } }
+        get { control.withLock { $0.lifecycle.autoShutdown } }
+        set { control.withLock { $0.lifecycle.autoShutdown = newValue } }
     }
 
     // MARK: - measurements
@@ -291,7 +256,7 @@ public final class HapticEngine: Sendable {
     public var droppedOnsetCount: Int { core.droppedOnsetCount.load(ordering: .relaxed) }
 
     /// Times the engine reconnected to its device by itself after losing it.
-    public var reconnectionCount: Int { control.withLock { $0.reconnections } }
+    public var reconnectionCount: Int { control.withLock { $0.lifecycle.reconnections } }
 
     /// Scheduled commands that arrived after their frame had been rendered (applied at once).
     public var lateCommandCount: Int { core.mixer.lateCommandCount.load(ordering: .relaxed) }
@@ -325,30 +290,29 @@ public final class HapticEngine: Sendable {
     /// becomes `unavailable`) when no device can be opened; the program keeps working.
     public func start() throws(HapticEngineError) {
         let result: Result<[() -> Void], HapticEngineError> = control.withLock { c in
-            switch c.state {
-            case .running, .reset:
+            switch c.lifecycle.startPlan {
+            case .nothing:
                 return .success([])
-            case .degraded:
+            case .restartNow:
                 // The seeds' "on stop, try one restart": same path as the background recovery
                 // (reopen the old handle, else a new handle and a reset), but now, and throwing.
                 switch restartDevice(&c, now: clock.nanos()) {
                 case .success(let calls):
-                    c.failedAttempts = 0
+                    c.lifecycle.restartedByStart()
                     return .success(calls)
                 case .failure(let error):
                     return .failure(error)
                 }
-            case .created, .stopped, .unavailable, .idle:
+            case .open:
                 let handle = c.device ?? DeviceRef(makeDevice())
                 c.device = handle
                 do throws(HapticEngineError) {
                     try openAndRun(handle, &c)
-                    c.failedAttempts = 0
-                    transition(&c, to: .running)
-                    c.lastActivityNanos = clock.nanos()
+                    let now = clock.nanos()
+                    lifecycle(&c) { $0.opened(atNanos: now) }
                     return .success([])
                 } catch {
-                    transition(&c, to: .unavailable)
+                    lifecycle(&c) { $0.openFailed() }
                     return .failure(error)
                 }
             }
@@ -362,16 +326,11 @@ public final class HapticEngine: Sendable {
     public func stop(completion: (@Sendable (HapticEngineError?) -> Void)? = nil) {
         var finished: [() -> Void] = []
         control.withLock { c in
-            switch c.state {
-            case .running, .reset:
-                haltRendering(&c, fade: true)
-            case .idle, .degraded, .created, .stopped, .unavailable:
-                break
-            }
+            if c.lifecycle.isRendering { haltRendering(&c, fade: true) }
             core.discardAllVoices(reason: .engineStopped)
             finished = drainEvents(&c)
             c.device?.device.close()
-            transition(&c, to: .stopped)
+            lifecycle(&c) { $0.stopped() }
         }
         for call in finished { call() }
         completion?(nil)
@@ -398,22 +357,21 @@ public final class HapticEngine: Sendable {
         control.withLock { c in
             calls = drainEvents(&c)
             let now = clock.nanos()
-            if c.deviceLostPending {
-                c.deviceLostPending = false
-                if c.state == .running { calls += loseDevice(&c, now: now) }
+            if c.lifecycle.deviceLostPending {
+                c.lifecycle.deviceLostPending = false
+                if c.lifecycle.state == .running { calls += loseDevice(&c, now: now) }
             }
-            if c.state == .degraded && now >= c.retryAtNanos {
+            if c.lifecycle.retryDue(atNanos: now) {
                 calls += attemptRecovery(&c, now: now)
             }
-            if c.state == .running && c.voicesInUse == 0 {
+            if c.lifecycle.state == .running && c.voicesInUse == 0 {
                 if let handler = c.handlers.playersFinished {
                     c.handlers.playersFinished = nil
                     finishedHandler = handler
-                } else if c.autoShutdown,
-                          Double(now - c.lastActivityNanos) / 1e9 >= configuration.autoShutdownIdleSeconds {
+                } else if c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
                     haltRendering(&c, fade: false)
                     c.device?.device.close()
-                    transition(&c, to: .idle)
+                    lifecycle(&c) { $0.wentIdle() }
                 }
             }
         }
@@ -423,12 +381,13 @@ public final class HapticEngine: Sendable {
 
     // MARK: - internals (control side, under the control lock)
 
-    func transition(_ c: inout Control, to state: State) {
-        guard c.state != state else { return }
-        logger.debug("haptic engine: \(c.state) -> \(state)")
-        c.state = state
-        c.history.append(state)
-        if c.history.count > 256 { c.history.removeFirst(c.history.count - 256) }
+    /// Applies a lifecycle change (``EngineLifecycle``), logging the state change it makes.
+    @discardableResult
+    func lifecycle<R>(_ c: inout Control, _ change: (inout EngineLifecycle) -> R) -> R {
+        let before = c.lifecycle.state
+        let result = change(&c.lifecycle)
+        if c.lifecycle.state != before { logger.debug("haptic engine: \(before) -> \(c.lifecycle.state)") }
+        return result
     }
 
     func formatProblem(_ granted: DeviceFormat) -> String? {
@@ -528,13 +487,13 @@ public final class HapticEngine: Sendable {
             case .finished:
                 c.freeSlots.append(event.slot)
                 c.voicesInUse -= 1
-                c.lastActivityNanos = clock.nanos()
+                c.lifecycle.lastActivityNanos = clock.nanos()
                 if let box = event.box?.takeRetainedValue(), let onFinish = box.onFinish {
                     let reason = event.reason
                     calls.append { onFinish(reason) }
                 }
             case .deviceLost:
-                c.deviceLostPending = true
+                c.lifecycle.deviceLostPending = true
             }
         }
         return calls
@@ -542,16 +501,16 @@ public final class HapticEngine: Sendable {
 
     /// Reopens the device after auto-shutdown (a playback asked for it).
     func wakeFromIdle(_ c: inout Control) throws(HapticEngineError) {
-        guard let handle = c.device else { throw .engineNotRunning(c.state) }
+        guard let handle = c.device else { throw .engineNotRunning(c.lifecycle.state) }
         try openAndRun(handle, &c)
-        transition(&c, to: .running)
+        lifecycle(&c) { $0.wokeUp() }
     }
 
     /// Keeps one control-side service thread alive while the engine runs in thread drive.
     func ensureServiceThread() {
         guard configuration.drive == .renderThread else { return }
         let spawn: Bool = control.withLock { c in
-            guard !c.serviceThreadRunning, c.state == .running || c.state == .degraded else { return false }
+            guard !c.serviceThreadRunning, c.lifecycle.wantsServiceThread else { return false }
             c.serviceThreadRunning = true
             return true
         }
@@ -563,7 +522,7 @@ public final class HapticEngine: Sendable {
                 guard let engine = weakEngine.engine else { return }
                 engine.serviceStep()
                 let keepGoing: Bool = engine.control.withLock { c in
-                    let busy = c.state == .running || c.state == .degraded || c.state == .reset
+                    let busy = c.lifecycle.keepsServiceThread
                     if !busy { c.serviceThreadRunning = false }
                     return busy
                 }

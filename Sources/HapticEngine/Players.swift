@@ -257,7 +257,7 @@ extension HapticEngine {
     /// A player for a prepared pattern (which must be prepared at the engine's rate).
     public func makePlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> PatternPlayer {
         try checkRate(pattern)
-        return PatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+        return PatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.lifecycle.resetGeneration })
     }
 
     /// A player for a pattern (prepared here; prepare once and share it for many players).
@@ -268,7 +268,7 @@ extension HapticEngine {
     /// An advanced player (pause/resume/seek/loop/rate) for a prepared pattern.
     public func makeAdvancedPlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> AdvancedPatternPlayer {
         try checkRate(pattern)
-        return AdvancedPatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+        return AdvancedPatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.lifecycle.resetGeneration })
     }
 
     /// An advanced player for a pattern.
@@ -289,7 +289,7 @@ extension HapticEngine {
     }
 
     func checkValid(_ player: PatternPlayer) throws(HapticEngineError) {
-        let generation = control.withLock { $0.resetGeneration }
+        let generation = control.withLock { $0.lifecycle.resetGeneration }
         if player.resetGeneration != generation { throw .playerInvalidated }
     }
 
@@ -304,11 +304,11 @@ extension HapticEngine {
             return (s.muted, s.current)
         }
         let playback: PatternPlayer.Playback = try control.withLock { c throws(HapticEngineError) in
-            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
-            switch c.state {
+            if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
+            switch c.lifecycle.state {
             case .running: break
             case .idle: try wakeFromIdle(&c)
-            default: throw .engineNotRunning(c.state)
+            default: throw .engineNotRunning(c.lifecycle.state)
             }
             guard let slot = c.freeSlots.popLast() else { throw .voiceLimitReached(core.maxVoices) }
             c.slotGenerations[Int(slot)] &+= 1
@@ -329,7 +329,7 @@ extension HapticEngine {
                 throw .commandQueueFull
             }
             c.voicesInUse += 1
-            c.lastActivityNanos = clock.nanos()
+            c.lifecycle.lastActivityNanos = clock.nanos()
             return playback
         }
         player.settings.withLock { s in
@@ -341,14 +341,14 @@ extension HapticEngine {
     /// Sends commands addressed to one playback.
     func send(_ commands: [Command], for playback: PatternPlayer.Playback, of player: PatternPlayer) throws(HapticEngineError) {
         try control.withLock { c throws(HapticEngineError) in
-            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
-            guard c.state == .running else { throw .engineNotRunning(c.state) }
+            if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
+            guard c.lifecycle.state == .running else { throw .engineNotRunning(c.lifecycle.state) }
             for var command in commands {
                 command.slot = playback.slot
                 command.generation = playback.generation
                 guard core.commands.push(command) else { throw .commandQueueFull }
             }
-            c.lastActivityNanos = clock.nanos()
+            c.lifecycle.lastActivityNanos = clock.nanos()
         }
     }
 }
