@@ -6,39 +6,6 @@ import HapticRender
 import Logging
 import Synchronization
 
-/// Errors from engine and player calls.
-public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The call needs a running engine; the engine is in `state`.
-    case engineNotRunning(HapticEngine.State)
-    /// The player was made before the engine was reset (a new device handle); make a new one.
-    case playerInvalidated
-    /// Every voice of the pool (`Configuration.maxVoices`) is in use.
-    case voiceLimitReached(Int)
-    /// The command queue to the render thread is full (`Configuration.commandCapacity`).
-    case commandQueueFull
-    /// The device could not be opened (no device, no server, bad name...).
-    case deviceUnavailable(DeviceOpenError)
-    /// The device granted a format the engine cannot use.
-    case formatMismatch(String)
-    /// The pattern could not be prepared for this engine.
-    case preparation(RenderError)
-    /// The playback was ended by an engine stop or reset.
-    case engineStopped
-
-    public var description: String {
-        switch self {
-        case .engineNotRunning(let state): "haptic engine is not running (state: \(state))"
-        case .playerInvalidated: "player was created before the engine was reset"
-        case .voiceLimitReached(let n): "all \(n) voices are in use"
-        case .commandQueueFull: "command queue to the render thread is full"
-        case .deviceUnavailable(let error): "output device unavailable: \(error)"
-        case .formatMismatch(let message): "output device format: \(message)"
-        case .preparation(let error): "pattern preparation failed: \(error)"
-        case .engineStopped: "playback ended by an engine stop or reset"
-        }
-    }
-}
-
 /// A live haptic/audio engine on one output device, modelled on Core Haptics'
 /// `CHHapticEngine`. Times are seconds on CLOCK_MONOTONIC (`currentTime`), shared
 /// with the rest of the program; 0 means "as soon as possible".
@@ -213,59 +180,6 @@ public final class HapticEngine: Sendable {
         get { control.withLock { $0.lifecycle.autoShutdown } }
         set { control.withLock { $0.lifecycle.autoShutdown = newValue } }
     }
-
-    // MARK: - measurements
-
-    /// Seconds from now until a sample rendered for an immediate command reaches the
-    /// device output: the next block to render, delayed by the output stage's look-ahead
-    /// (`OutputStage.latencyFrames`), on the schedule mapping (latency compensation included).
-    public var outputLatency: Double {
-        let m = frameMapping
-        return max(0, m.time(forFrame: m.nextFrame + core.scheduleAdvanceFrames) - Double(clock.nanos()) / 1e9)
-    }
-
-    /// Test support (HapticEngineTesting's `stallRenderThread(seconds:)`): starves the render
-    /// thread once, for `seconds`, before its next period (the device runs dry: an xrun,
-    /// recovered in place).
-    package func requestRenderStall(seconds: Double) {
-        core.stallRequestNanos.store(Int64(seconds * 1e9), ordering: .relaxed)
-    }
-
-    /// Times the schedule grid was moved after settling (drift corrections, resyncs after xruns).
-    public var scheduleCorrectionCount: Int { core.deviceClock.gridCorrections.load(ordering: .relaxed) }
-
-    /// Monotonic seconds at which device frame `frame` plays (the schedule mapping). A start
-    /// at T is rendered `outputStageLatencyFrames` before the frame that plays at T, so the
-    /// device frame that plays at T carries the onset.
-    public func time(forFrame frame: Int64) -> Double { frameMapping.time(forFrame: frame) }
-
-    /// The device's rate relative to nominal as measured against the monotonic clock (1 + drift).
-    public var measuredRateRatio: Double {
-        let nanosPerFrame = core.measuredNanosPerFrame()
-        guard nanosPerFrame > 0 else { return 1 }
-        return (1e9 / nanosPerFrame) / Double(configuration.sampleRate)
-    }
-
-    /// Underruns recovered since the engine was created.
-    public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
-
-    /// Device stalls (no progress within a bounded wait) ridden out in place.
-    public var stallCount: Int { core.stallCount.load(ordering: .relaxed) }
-
-    /// Scheduled starts dropped because their time passed while the device was away.
-    public var droppedOnsetCount: Int { core.droppedOnsetCount.load(ordering: .relaxed) }
-
-    /// Times the engine reconnected to its device by itself after losing it.
-    public var reconnectionCount: Int { control.withLock { $0.lifecycle.reconnections } }
-
-    /// Scheduled commands that arrived after their frame had been rendered (applied at once).
-    public var lateCommandCount: Int { core.mixer.lateCommandCount.load(ordering: .relaxed) }
-
-    /// Render time per period.
-    public var renderStatistics: RenderStatistics { core.statistics() }
-
-    /// Voices playing or waiting for a scheduled start.
-    public var activeVoiceCount: Int { control.withLock { $0.voicesInUse } }
 
     // MARK: - capability
 
