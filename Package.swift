@@ -57,6 +57,7 @@ let package = Package(
             name: "HapticKit",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
+                "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -73,12 +74,23 @@ let package = Package(
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticKit", "HapticOSC", "HapticEngine",
+                "HapticKit", "HapticOSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
+
+        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks; of the
+        // production targets only HapticKit depends on HapticEngineTesting, for its offline render)
+        // The virtual device, the manual clock and drive, a recording device, recording alignment.
+        .target(name: "HapticEngineTesting", dependencies: ["HapticEngine"], swiftSettings: strict),
+        // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
+        .target(
+            name: "HapticALSATesting",
+            dependencies: ["CALSA", "CALSASupport", "HapticALSA", "HapticEngine"],
+            swiftSettings: strict
+        ),
 
         // MARK: test support: counts allocations per thread (malloc interposed in the test binary)
         .target(name: "CAllocationCounter"),
@@ -89,11 +101,11 @@ let package = Package(
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticDSP", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
-        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticEngine", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticTestSupport"]),
+        .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "HapticEngineTesting", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
-        .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticRender", "HapticTestSupport"]),
+        .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
@@ -120,12 +132,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "rhythm-bench",
-            dependencies: ["HapticKit", "HapticEngine", "HapticALSA"],
+            dependencies: ["HapticKit", "HapticEngine", "HapticALSA", "HapticEngineTesting", "HapticALSATesting"],
             path: "bench/rhythm-bench"
         ),
         .executableTarget(
             name: "reconnect-bench",
-            dependencies: ["HapticALSA"],
+            dependencies: ["HapticALSA", "HapticALSATesting"],
             path: "bench/reconnect-bench"
         ),
     ],

@@ -26,7 +26,7 @@ public enum ALSASampleFormat: String, Sendable, CaseIterable {
 }
 
 /// alsa-lib's message for an error code (`snd_strerror`).
-func alsaMessage(_ code: Int32) -> String {
+package func alsaMessage(_ code: Int32) -> String {
     String(cString: snd_strerror(code))
 }
 
@@ -52,7 +52,7 @@ func errnoName(_ code: Int32) -> String {
 /// An open error carrying ALSA's message, the step and the device name, plus the last
 /// line alsa-lib itself reported on this thread (often the most specific one, e.g.
 /// "PulseAudio: Unable to connect: Connection refused").
-func openError(_ device: String, _ step: String, _ code: Int32, hint: String? = nil) -> DeviceOpenError {
+package func openError(_ device: String, _ step: String, _ code: Int32, hint: String? = nil) -> DeviceOpenError {
     var message = "\(step) failed: \(alsaMessage(code)) (\(errnoName(code)))"
     if let hint { message += "; " + hint }
     let detail = String(cString: hs_alsa_last_error())
@@ -66,14 +66,23 @@ func openError(_ device: String, _ step: String, _ code: Int32, hint: String? = 
 
 /// alsa-lib prints its own errors on stderr unless told otherwise; hapticsynth reports
 /// them itself (see `openError`). Installed once, before the first call into alsa-lib.
-enum ALSAErrorCapture {
+///
+/// PROCESS-WIDE: `snd_lib_error_set_handler` replaces alsa-lib's one global error handler for
+/// the whole program (a host that installed its own loses it) and routes every alsa-lib message,
+/// from any thread, into a per-thread buffer (CALSASupport.c) instead of stderr. It is not
+/// restored on the last close: alsa-lib may report on any thread at any time while one of our
+/// PCMs, probes or device listings is in use (the render thread's write on a dying server), it
+/// has no way to wait for calls in progress before the handler is swapped back, and the
+/// previous handler cannot be chained (it is variadic; a `va_list` cannot be passed on).
+/// Installed by the first ALSA output, capture, probe or device listing; never before.
+package enum ALSAErrorCapture {
     static let installed: Void = hs_alsa_capture_errors()
-    static func install() { _ = installed }
+    package static func install() { _ = installed }
 }
 
 /// CLOCK_MONOTONIC now, in nanoseconds (allocation-free).
 @inline(__always)
-func monotonicNanos() -> Int64 {
+package func monotonicNanos() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
@@ -102,16 +111,16 @@ final class SoftwareParameters {
 }
 
 /// The hardware configuration that `configurePCM` negotiated.
-struct NegotiatedFormat {
-    var sampleFormat: ALSASampleFormat
-    var format: DeviceFormat
+package struct NegotiatedFormat {
+    package var sampleFormat: ALSASampleFormat
+    package var format: DeviceFormat
 }
 
 /// Negotiates interleaved access, the first accepted sample format of `formats`, the exact
 /// channel count, the nearest rate, period and buffer; then software parameters (start
 /// threshold, avail_min = one period, CLOCK_MONOTONIC timestamps).
 /// Errors name the step and carry ALSA's message.
-func configurePCM(
+package func configurePCM(
     _ pcm: OpaquePointer, device: String, requested: DeviceFormat, formats: [ALSASampleFormat],
     startThreshold: Int?, capture: Bool
 ) throws(DeviceOpenError) -> NegotiatedFormat {

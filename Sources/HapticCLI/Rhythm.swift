@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HapticEngine
 import HapticKit
 import Synchronization
 
@@ -237,59 +236,27 @@ public struct Rhythm: AsyncParsableCommand {
     // MARK: offline
 
     func offline(map: BeatMap, haptics: String, assets: String, to path: String, into out: inout some CommandOutput) async -> Int32 {
-        let clock = ManualClock()
-        let rate = 48_000
-        let writer: SoundFileWriter
-        do {
-            writer = try SoundFileWriter(
-                path: path, channels: 3, sampleRate: rate,
-                format: SoundFileWriter.FileFormat(extensionOf: path),
-                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16)
-        } catch {
-            out.printError("rhythm: \(error)")
-            return 1
-        }
-        let device = FileRecordingDevice(writer: writer, clock: clock)
-        var config = managerConfiguration(haptics: haptics, assets: assets, output: .device({ device }), audioOutput: nil,
+        // The render replaces the output with the file (HapticKit's OfflineRhythmRender).
+        let config = managerConfiguration(haptics: haptics, assets: assets, output: .alsa(path), audioOutput: nil,
                                           beats: map.times.count)
-        config.engine.drive = .manual
-        config.engine.clock = .manual(clock)
-        config.engine.realtimePriority = nil
-        config.engine.lockMemory = false
-        let manager = HapticManager(configuration: config)
-        guard manager.engineAvailable, let engine = manager.currentEngine else {
-            writer.cancel()
-            out.printError("rhythm: cannot render: \(manager.status)")
-            return 1
-        }
-        manager.preloadPatterns()
-        if let line = problem(with: manager, assets: assets) {
-            manager.shutDown()
-            writer.cancel()
+        let result = OfflineRhythmRender.render(
+            map: map, cue: cue, lead: lead, configuration: config, to: path,
+            sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
+            check: { problem(with: $0, assets: assets) })
+        switch result {
+        case .success(let report):
+            print(report, mode: "offline to \(path)", into: &out)
+            return 0
+        case .failure(.cannotCreate(let message)), .failure(.cannotFinish(let message)):
+            out.printError("rhythm: \(message)")
+        case .failure(.engineUnavailable(let status)):
+            out.printError("rhythm: cannot render: \(status)")
+        case .failure(.refused(let line)):
             out.printError(line)
-            return 1
+        case .failure(.writeFailed(let message)):
+            out.printError("rhythm: \(path): \(message)")
         }
-        let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
-        // The simulated clock moves as periods are rendered (the device waits for room).
-        let advance = { (time: Double) in
-            while clock.seconds < time && device.error == nil { engine.renderOnePeriod() }
-        }
-        // No settling needed: the simulated device's timestamps are exact from the first.
-        session.run(settle: 0, tail: 0.5, wait: advance)
-        let report = session.report(sampleRate: rate)
-        manager.shutDown()  // renders the fade and the buffer's tail
-        if let error = device.error {
-            writer.cancel()
-            out.printError("rhythm: \(path): \(error)")
-            return 1
-        }
-        do { try writer.finish() } catch {
-            writer.cancel()
-            out.printError("rhythm: \(error)")
-            return 1
-        }
-        print(report, mode: "offline to \(path)", into: &out)
-        return 0
+        return 1
     }
 
     // MARK: printing
@@ -328,62 +295,6 @@ struct RhythmDocument: Encodable {
     var mode: String
     var report: RhythmReport
     var summary: RhythmReport.Summary
-}
-
-/// The offline session's output: an ``OutputDevice`` that writes every frame to a sound file
-/// and plays on a simulated clock — frame `n` plays at the open time + n/fs, and a write
-/// waits (moves the clock) until the buffer has room, as a real device would. Its
-/// timestamps are exact, so the engine's frame/time mapping is exact too.
-/// `@unchecked Sendable`: used by the one thread that drives the manual engine.
-final class FileRecordingDevice: OutputDevice, @unchecked Sendable {
-    let name = "offline file"
-    let writer: SoundFileWriter
-    let clock: ManualClock
-    private var format = DeviceFormat(channels: 3, sampleRate: 48_000, periodFrames: 256, bufferFrames: 768)
-    private var openNanos: Int64 = 0
-    private var written: Int64 = 0
-    private(set) var error: String?
-
-    init(writer: SoundFileWriter, clock: ManualClock) {
-        self.writer = writer
-        self.clock = clock
-    }
-
-    func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat {
-        guard requested.channels == 3, requested.sampleRate == 48_000 else {
-            throw DeviceOpenError(device: name, message: "the offline file is 3 channels at 48000 Hz")
-        }
-        format = requested
-        openNanos = clock.nanos
-        written = 0
-        return requested
-    }
-
-    func nanos(ofFrame frame: Int64) -> Int64 {
-        openNanos + Int64((Double(frame) * 1e9 / Double(format.sampleRate)).rounded())
-    }
-
-    func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
-        if error != nil { return .gone(error!) }
-        clock.advance(toNanos: nanos(ofFrame: written + Int64(frames) - Int64(format.bufferFrames)))
-        do {
-            try writer.write(UnsafeBufferPointer(start: samples, count: frames * format.channels))
-        } catch {
-            self.error = error.description
-            return .gone(error.description)
-        }
-        written += Int64(frames)
-        return nil
-    }
-
-    func timestamp() -> DeviceTimestamp? {
-        let played = written - Int64(format.bufferFrames)
-        guard played > 0 else { return nil }
-        return DeviceTimestamp(framesPlayed: played, monotonicNanos: nanos(ofFrame: played))
-    }
-
-    func recover(from fault: DeviceFault) -> Bool { false }
-    func close() {}
 }
 
 /// Watches the manager's status for `rhythm` (the manager owns the engine's handlers): one line

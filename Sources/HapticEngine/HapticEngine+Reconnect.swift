@@ -33,11 +33,7 @@ extension HapticEngine {
         case nil: reason = .deviceLost("unknown fault")
         }
         logger.warning("haptic engine: device \(c.device?.device.name ?? "?") lost (\(reason)); retrying in the background")
-        transition(&c, to: .degraded)
-        c.lostAtNanos = now
-        c.backoffSeconds = configuration.restartBackoffSeconds
-        c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
-        c.failedAttempts = 0
+        lifecycle(&c) { $0.lost(atNanos: now) }
         guard let handler = c.handlers.stopped else { return [] }
         return [{ handler(reason) }]
     }
@@ -50,18 +46,14 @@ extension HapticEngine {
         case .success(let calls):
             return calls
         case .failure(let error):
-            c.failedAttempts += 1
-            if let limit = configuration.maxRestartAttempts, c.failedAttempts >= limit {
-                transition(&c, to: .unavailable)
-                logger.error("haptic engine: giving up after \(c.failedAttempts) restart attempts: \(error)")
+            if lifecycle(&c, { $0.retryFailed(atNanos: now) }) {
+                logger.error("haptic engine: giving up after \(c.lifecycle.failedAttempts) restart attempts: \(error)")
                 if let handler = c.handlers.stopped {
                     let message = error.description
                     return [{ handler(.recoveryFailed(message)) }]
                 }
                 return []
             }
-            c.backoffSeconds = min(c.backoffSeconds * 2, configuration.maxRestartBackoffSeconds)
-            c.retryAtNanos = now + Int64(c.backoffSeconds * 1e9)
             return []
         }
     }
@@ -86,17 +78,15 @@ extension HapticEngine {
             // Old voices belong to players that the reset invalidates: end them first.
             core.discardAllVoices(reason: .engineStopped)
             var calls = drainEvents(&c)
-            c.resetGeneration += 1
-            transition(&c, to: .reset)
+            lifecycle(&c) { $0.resetBegan() }
             c.device = fresh
             do throws(HapticEngineError) {
                 try run(fresh, format: granted, &c)
             } catch {
-                transition(&c, to: .degraded)
+                lifecycle(&c) { $0.resetFailed() }
                 throw error
             }
-            transition(&c, to: .running)
-            c.lastActivityNanos = now
+            lifecycle(&c) { $0.resetFinished(atNanos: now) }
             logger.info("haptic engine: new handle for \(fresh.device.name); engine reset")
             if let handler = c.handlers.reset { calls.append { handler() } }
             return .success(calls)
@@ -115,12 +105,10 @@ extension HapticEngine {
             old.device.close()
             return nil
         }
-        transition(&c, to: .running)
-        c.lastActivityNanos = now
-        c.reconnections += 1
+        let attempts = lifecycle(&c) { $0.reconnected(atNanos: now) }
         let info = Reconnection(
-            outageSeconds: Double(clock.nanos() - c.lostAtNanos) / 1e9, gapSeconds: resumption?.gapSeconds ?? 0,
-            droppedOnsets: resumption?.droppedOnsets ?? 0, attempts: c.failedAttempts + 1)
+            outageSeconds: Double(clock.nanos() - c.lifecycle.lostAtNanos) / 1e9, gapSeconds: resumption?.gapSeconds ?? 0,
+            droppedOnsets: resumption?.droppedOnsets ?? 0, attempts: attempts)
         logger.info("haptic engine: device \(old.device.name) reopened after \(info.outageSeconds) s; playback resumes")
         var calls = drainEvents(&c)
         if let handler = c.handlers.reconnected { calls.append { handler(info) } }

@@ -6,39 +6,6 @@ import HapticRender
 import Logging
 import Synchronization
 
-/// Errors from engine and player calls.
-public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The call needs a running engine; the engine is in `state`.
-    case engineNotRunning(HapticEngine.State)
-    /// The player was made before the engine was reset (a new device handle); make a new one.
-    case playerInvalidated
-    /// Every voice of the pool (`Configuration.maxVoices`) is in use.
-    case voiceLimitReached(Int)
-    /// The command queue to the render thread is full (`Configuration.commandCapacity`).
-    case commandQueueFull
-    /// The device could not be opened (no device, no server, bad name...).
-    case deviceUnavailable(DeviceOpenError)
-    /// The device granted a format the engine cannot use.
-    case formatMismatch(String)
-    /// The pattern could not be prepared for this engine.
-    case preparation(RenderError)
-    /// The playback was ended by an engine stop or reset.
-    case engineStopped
-
-    public var description: String {
-        switch self {
-        case .engineNotRunning(let state): "haptic engine is not running (state: \(state))"
-        case .playerInvalidated: "player was created before the engine was reset"
-        case .voiceLimitReached(let n): "all \(n) voices are in use"
-        case .commandQueueFull: "command queue to the render thread is full"
-        case .deviceUnavailable(let error): "output device unavailable: \(error)"
-        case .formatMismatch(let message): "output device format: \(message)"
-        case .preparation(let error): "pattern preparation failed: \(error)"
-        case .engineStopped: "playback ended by an engine stop or reset"
-        }
-    }
-}
-
 /// A live haptic/audio engine on one output device, modelled on Core Haptics'
 /// `CHHapticEngine`. Times are seconds on CLOCK_MONOTONIC (`currentTime`), shared
 /// with the rest of the program; 0 means "as soon as possible".
@@ -47,36 +14,6 @@ public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertib
 /// short lock on the control side; the render thread is reached only through
 /// lock-free queues.
 public final class HapticEngine: Sendable {
-    /// The engine's lifecycle. Every transition is listed in ``State``'s cases.
-    public enum State: Sendable, Equatable, CustomStringConvertible {
-        /// Made, never started. `start()` → running or unavailable.
-        case created
-        /// Rendering to an open device.
-        case running
-        /// Auto-shutdown: the device was closed after idling; the next playback reopens it.
-        case idle
-        /// Stopped by the program (`stop()` or a finished-handler's `.stopEngine`).
-        case stopped
-        /// The device was lost; the engine retries in the background (with backoff).
-        case degraded
-        /// A new device handle was built; players made before are invalid. Passes on to running.
-        case reset
-        /// No usable device: `start()` failed, or recovery gave up (`maxRestartAttempts`).
-        case unavailable
-
-        public var description: String {
-            switch self {
-            case .created: "created"
-            case .running: "running"
-            case .idle: "idle"
-            case .stopped: "stopped"
-            case .degraded: "degraded"
-            case .reset: "reset"
-            case .unavailable: "unavailable"
-            }
-        }
-    }
-
     /// Why the engine stopped on its own (never reported for stops the program asked for).
     public enum StoppedReason: Sendable, Equatable {
         /// The device or its sound server failed (the back-end's message).
@@ -90,102 +27,12 @@ public final class HapticEngine: Sendable {
     /// What to do once all players have finished.
     public enum FinishedAction: Sendable { case stopEngine, leaveRunning }
 
-    /// Who runs the render loop.
-    public enum Drive: Sendable, Equatable {
+    /// Who runs the render loop. Manual drive is HapticEngineTesting's (`Configuration.manual(clock:)`).
+    package enum Drive: Sendable, Equatable {
         /// A dedicated render thread (production).
         case renderThread
-        /// The caller, one period per `renderOnePeriod()` (tests with a virtual device).
+        /// The caller, one period per `renderOnePeriod()` (HapticEngineTesting, with a virtual device).
         case manual
-    }
-
-    /// Everything an engine is created with.
-    public struct Configuration: Sendable {
-        /// Output channels and what each carries.
-        public var layout: ChannelLayout = .hapticMono
-        /// The actuator the haptic channel drives.
-        public var profile: ActuatorProfile = ActuatorProfile(name: "default")
-        /// Frames per second.
-        public var sampleRate: Int = 48_000
-        /// Frames per period (render block and device write). Default 256 × 3 (16 ms of buffer):
-        /// measured through the PulseAudio rig (release, 20 s each, SCHED_FIFO granted), 256 × 3
-        /// ran without xruns idle and with a busy loop on the other core, while 128 × 3 (4
-        /// xruns) and 256 × 2 (2 xruns) did not survive the loaded case; render time per period
-        /// is ≈ 10 µs of 5333 µs (bench/RESULTS.md, "Live latency and timing").
-        public var periodFrames: Int = 256
-        /// Periods in the device buffer.
-        public var bufferPeriods: Int = 3
-        /// Voices that can play (or wait for a scheduled start) at once; a start beyond it throws
-        /// ``HapticEngineError/voiceLimitReached(_:)``.
-        public var maxVoices: Int = 4096
-        /// Commands in flight to the render thread; a call beyond it throws ``HapticEngineError/commandQueueFull``.
-        public var commandCapacity: Int = 16_384
-        /// Render thread or manual stepping.
-        public var drive: Drive = .renderThread
-        /// The time base (CLOCK_MONOTONIC, or a manual clock for tests).
-        public var clock: EngineClock = .monotonic
-        /// SCHED_FIFO priority of the render thread (nil: normal scheduling).
-        public var realtimePriority: Int32? = 70
-        /// Lock the process's memory (mlockall) when permitted.
-        public var lockMemory: Bool = true
-        /// Fade-out length of `stop()`.
-        public var stopFadeSeconds: Double = 0.005
-        /// Idle time before auto-shutdown closes the device (when enabled).
-        public var autoShutdownIdleSeconds: Double = 5
-        /// First delay before a reconnection attempt after the device was lost; doubles up to the
-        /// maximum. A PulseAudio server accepts connections again about 0.1 s after it is back, so
-        /// attempts every 0.5 s at most bring the sound back within about 0.6 s of the server's return (the 1 s bound, with room).
-        public var restartBackoffSeconds: Double = 0.05
-        public var maxRestartBackoffSeconds: Double = 0.5
-        /// Give up (state `unavailable`, `stoppedHandler(.recoveryFailed)`) after this many failed
-        /// attempts; nil (default) = keep trying for as long as the engine lives.
-        public var maxRestartAttempts: Int? = nil
-        /// A device that makes no progress for this long is treated as lost (closed and reopened
-        /// with backoff); shorter stalls (a paused server, a suspended device) are waited out in
-        /// place and counted (`stallCount`). A dead JACK server gives no error at all: this bound
-        /// is how its death is noticed.
-        public var stallLimitSeconds: Double = 0.5
-        /// After a reconnection, a scheduled start whose time passed while the device was away
-        /// still plays (late) when it is at most this late; older ones are dropped and counted
-        /// (`droppedOnsetCount`). Default 0: an onset that missed its time is dropped.
-        public var lateOnsetWindowSeconds: Double = 0
-        /// How often the control-side service thread collects finished voices and runs recovery.
-        public var servicePollSeconds: Double = 0.005
-        /// Sound files for AudioCustom events in patterns prepared by the engine.
-        public var sounds: (any SoundSource)? = nil
-        /// Latency the device adds beyond what it reports (seconds; default 0). Scheduled
-        /// events are rendered this much earlier and `outputLatency` includes it. The ALSA
-        /// `jack` plugin leaves about one server period out of its reported delay: set it to
-        /// that period to bring the scheduled-onset error's median to zero (see
-        /// bench/RESULTS.md, "Live latency and timing").
-        public var latencyCompensationSeconds: Double = 0
-        /// How far the schedule grid may drift from the filtered device clock before it is moved
-        /// (seconds). Onsets scheduled Δ apart land exactly round(Δ·fs) frames apart unless a
-        /// correction falls between them; the absolute error stays within this bound plus the
-        /// filter's own error. 0 makes the grid follow the filter every period (no exact spacing).
-        public var scheduleDriftToleranceSeconds: Double = 0.002
-        /// After a (re)lock the grid follows the filter for this long (device time) before it
-        /// holds its anchor: the first timestamps through a sound server are the least reliable.
-        public var scheduleSettleSeconds: Double = 0.5
-        /// Called first thing on the render thread (tests register it with the allocation counter).
-        public var renderThreadDidStart: (@Sendable () -> Void)? = nil
-        /// Control-side log (never used on the render thread).
-        public var logger = Logger(label: "hapticsynth.engine")
-        /// Test support: how many applied commands the render side records.
-        var commandTraceCapacity = 0
-
-        public init(layout: ChannelLayout = .hapticMono, profile: ActuatorProfile = ActuatorProfile(name: "default"),
-                    sampleRate: Int = 48_000, periodFrames: Int = 256, bufferPeriods: Int = 3) {
-            self.layout = layout
-            self.profile = profile
-            self.sampleRate = sampleRate
-            self.periodFrames = periodFrames
-            self.bufferPeriods = bufferPeriods
-        }
-
-        var requestedFormat: DeviceFormat {
-            DeviceFormat(channels: layout.channels, sampleRate: sampleRate, periodFrames: periodFrames,
-                         bufferFrames: periodFrames * bufferPeriods)
-        }
     }
 
     /// A device handle, touched by the control side only while the render side is not running.
@@ -215,8 +62,7 @@ public final class HapticEngine: Sendable {
     }
 
     struct Control {
-        var state: State = .created
-        var history: [State] = [.created]
+        var lifecycle: EngineLifecycle
         var device: DeviceRef? = nil
         var format: DeviceFormat? = nil
         var renderThread: pthread_t? = nil
@@ -224,16 +70,6 @@ public final class HapticEngine: Sendable {
         var freeSlots: [Int32]
         var slotGenerations: [UInt32]
         var voicesInUse = 0
-        var resetGeneration = 0
-        var lastActivityNanos: Int64 = 0
-        var autoShutdown = false
-        var retryAtNanos: Int64 = 0
-        var backoffSeconds: Double = 0
-        var failedAttempts = 0
-        /// When the current loss was noticed (engine clock, ns).
-        var lostAtNanos: Int64 = 0
-        var reconnections = 0
-        var deviceLostPending = false
         var realtimeGranted = false
         var memoryLocked = false
         var handlers = Handlers()
@@ -256,7 +92,13 @@ public final class HapticEngine: Sendable {
         core = RenderCore(maxVoices: voices, commandCapacity: max(64, configuration.commandCapacity),
                           traceCapacity: configuration.commandTraceCapacity)
         core.clock = configuration.clock
-        control = Mutex(Control(freeSlots: (0..<Int32(voices)).reversed(), slotGenerations: Array(repeating: 0, count: voices)))
+        let policy = EngineLifecycle.Policy(
+            restartBackoffSeconds: configuration.restartBackoffSeconds,
+            maxRestartBackoffSeconds: configuration.maxRestartBackoffSeconds,
+            maxRestartAttempts: configuration.maxRestartAttempts,
+            autoShutdownIdleSeconds: configuration.autoShutdownIdleSeconds)
+        control = Mutex(Control(lifecycle: EngineLifecycle(policy: policy), freeSlots: (0..<Int32(voices)).reversed(),
+                                slotGenerations: Array(repeating: 0, count: voices)))
     }
 
     deinit {
@@ -278,16 +120,19 @@ public final class HapticEngine: Sendable {
     public var currentTime: Double { clock.seconds() }
 
     /// The current state.
-    public var state: State { control.withLock { $0.state } }
+    public var state: State { control.withLock { $0.lifecycle.state } }
 
     /// Every state the engine has been in, oldest first (bounded; for tests and diagnostics).
-    public var stateHistory: [State] { control.withLock { $0.history } }
+    public var stateHistory: [State] { control.withLock { $0.lifecycle.history } }
 
     /// False when no usable device is there (start failed or recovery gave up).
     public var isAvailable: Bool { state != .unavailable }
 
     /// The format the device granted (nil before the first successful start).
     public var deviceFormat: DeviceFormat? { control.withLock { $0.format } }
+
+    /// Whether the process's memory is locked (`Configuration.lockMemory`, and permitted).
+    public var isMemoryLocked: Bool { control.withLock { $0.memoryLocked } }
 
     /// Whether the render thread got SCHED_FIFO (false in manual drive or when refused).
     public var isRealtime: Bool { control.withLock { $0.realtimeGranted } }
@@ -332,61 +177,9 @@ public final class HapticEngine: Sendable {
 
     /// Close the device after `autoShutdownIdleSeconds` without players, reopen it on demand.
     public var isAutoShutdownEnabled: Bool {
-        get { control.withLock { $0.autoShutdown } }
-        set { control.withLock { $0.autoShutdown = newValue } }
+        get { control.withLock { $0.lifecycle.autoShutdown } }
+        set { control.withLock { $0.lifecycle.autoShutdown = newValue } }
     }
-
-    // MARK: - measurements
-
-    /// Seconds from now until a sample rendered for an immediate command reaches the
-    /// device output: the next block to render, delayed by the output stage's look-ahead
-    /// (`OutputStage.latencyFrames`), on the schedule mapping (latency compensation included).
-    public var outputLatency: Double {
-        let m = frameMapping
-        return max(0, m.time(forFrame: m.nextFrame + core.scheduleAdvanceFrames) - Double(clock.nanos()) / 1e9)
-    }
-
-    /// Test support: starves the render thread once, for `seconds`, before its next period
-    /// (the device runs dry: an xrun, recovered in place).
-    func stallRenderThread(seconds: Double) {
-        core.stallRequestNanos.store(Int64(seconds * 1e9), ordering: .relaxed)
-    }
-
-    /// Times the schedule grid was moved after settling (drift corrections, resyncs after xruns).
-    public var scheduleCorrectionCount: Int { core.gridCorrections.load(ordering: .relaxed) }
-
-    /// Monotonic seconds at which device frame `frame` plays (the schedule mapping). A start
-    /// at T is rendered `outputStageLatencyFrames` before the frame that plays at T, so the
-    /// device frame that plays at T carries the onset.
-    public func time(forFrame frame: Int64) -> Double { frameMapping.time(forFrame: frame) }
-
-    /// The device's rate relative to nominal as measured against the monotonic clock (1 + drift).
-    public var measuredRateRatio: Double {
-        let nanosPerFrame = core.measuredNanosPerFrame()
-        guard nanosPerFrame > 0 else { return 1 }
-        return (1e9 / nanosPerFrame) / Double(configuration.sampleRate)
-    }
-
-    /// Underruns recovered since the engine was created.
-    public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
-
-    /// Device stalls (no progress within a bounded wait) ridden out in place.
-    public var stallCount: Int { core.stallCount.load(ordering: .relaxed) }
-
-    /// Scheduled starts dropped because their time passed while the device was away.
-    public var droppedOnsetCount: Int { core.droppedOnsetCount.load(ordering: .relaxed) }
-
-    /// Times the engine reconnected to its device by itself after losing it.
-    public var reconnectionCount: Int { control.withLock { $0.reconnections } }
-
-    /// Scheduled commands that arrived after their frame had been rendered (applied at once).
-    public var lateCommandCount: Int { core.lateCommandCount.load(ordering: .relaxed) }
-
-    /// Render time per period.
-    public var renderStatistics: RenderStatistics { core.statistics() }
-
-    /// Voices playing or waiting for a scheduled start.
-    public var activeVoiceCount: Int { control.withLock { $0.voicesInUse } }
 
     // MARK: - capability
 
@@ -411,30 +204,29 @@ public final class HapticEngine: Sendable {
     /// becomes `unavailable`) when no device can be opened; the program keeps working.
     public func start() throws(HapticEngineError) {
         let result: Result<[() -> Void], HapticEngineError> = control.withLock { c in
-            switch c.state {
-            case .running, .reset:
+            switch c.lifecycle.startPlan {
+            case .nothing:
                 return .success([])
-            case .degraded:
+            case .restartNow:
                 // The seeds' "on stop, try one restart": same path as the background recovery
                 // (reopen the old handle, else a new handle and a reset), but now, and throwing.
                 switch restartDevice(&c, now: clock.nanos()) {
                 case .success(let calls):
-                    c.failedAttempts = 0
+                    c.lifecycle.restartedByStart()
                     return .success(calls)
                 case .failure(let error):
                     return .failure(error)
                 }
-            case .created, .stopped, .unavailable, .idle:
+            case .open:
                 let handle = c.device ?? DeviceRef(makeDevice())
                 c.device = handle
                 do throws(HapticEngineError) {
                     try openAndRun(handle, &c)
-                    c.failedAttempts = 0
-                    transition(&c, to: .running)
-                    c.lastActivityNanos = clock.nanos()
+                    let now = clock.nanos()
+                    lifecycle(&c) { $0.opened(atNanos: now) }
                     return .success([])
                 } catch {
-                    transition(&c, to: .unavailable)
+                    lifecycle(&c) { $0.openFailed() }
                     return .failure(error)
                 }
             }
@@ -448,27 +240,21 @@ public final class HapticEngine: Sendable {
     public func stop(completion: (@Sendable (HapticEngineError?) -> Void)? = nil) {
         var finished: [() -> Void] = []
         control.withLock { c in
-            switch c.state {
-            case .running, .reset:
-                haltRendering(&c, fade: true)
-            case .idle, .degraded, .created, .stopped, .unavailable:
-                break
-            }
+            if c.lifecycle.isRendering { haltRendering(&c, fade: true) }
             core.discardAllVoices(reason: .engineStopped)
             finished = drainEvents(&c)
             c.device?.device.close()
-            transition(&c, to: .stopped)
+            lifecycle(&c) { $0.stopped() }
         }
         for call in finished { call() }
         completion?(nil)
     }
 
-    // MARK: - manual drive (tests with a virtual device)
+    // MARK: - manual drive (HapticEngineTesting's `renderOnePeriod()`)
 
     /// Renders and writes one period, then runs the control-side service step
     /// (finished players, handlers, recovery). Only for `Drive.manual`.
-    @discardableResult
-    public func renderOnePeriod() -> PeriodOutcome {
+    package func renderOneManualPeriod() -> PeriodOutcome {
         precondition(configuration.drive == .manual, "renderOnePeriod() is for Drive.manual engines")
         let outcome = core.renderOnePeriod()
         serviceStep()
@@ -478,29 +264,28 @@ public final class HapticEngine: Sendable {
     /// One round of the control-side service: returns finished voices (and frees
     /// them), calls completion and finished handlers, handles a lost device and
     /// runs due restart attempts, and auto-shutdown. The service thread calls it
-    /// periodically; manual-drive tests call it (or `renderOnePeriod()`).
+    /// periodically; manual-drive tests call it (or HapticEngineTesting's `renderOnePeriod()`).
     public func serviceStep() {
         var calls: [() -> Void] = []
         var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)? = nil
         control.withLock { c in
             calls = drainEvents(&c)
             let now = clock.nanos()
-            if c.deviceLostPending {
-                c.deviceLostPending = false
-                if c.state == .running { calls += loseDevice(&c, now: now) }
+            if c.lifecycle.deviceLostPending {
+                c.lifecycle.deviceLostPending = false
+                if c.lifecycle.state == .running { calls += loseDevice(&c, now: now) }
             }
-            if c.state == .degraded && now >= c.retryAtNanos {
+            if c.lifecycle.retryDue(atNanos: now) {
                 calls += attemptRecovery(&c, now: now)
             }
-            if c.state == .running && c.voicesInUse == 0 {
+            if c.lifecycle.state == .running && c.voicesInUse == 0 {
                 if let handler = c.handlers.playersFinished {
                     c.handlers.playersFinished = nil
                     finishedHandler = handler
-                } else if c.autoShutdown,
-                          Double(now - c.lastActivityNanos) / 1e9 >= configuration.autoShutdownIdleSeconds {
+                } else if c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
                     haltRendering(&c, fade: false)
                     c.device?.device.close()
-                    transition(&c, to: .idle)
+                    lifecycle(&c) { $0.wentIdle() }
                 }
             }
         }
@@ -510,12 +295,13 @@ public final class HapticEngine: Sendable {
 
     // MARK: - internals (control side, under the control lock)
 
-    func transition(_ c: inout Control, to state: State) {
-        guard c.state != state else { return }
-        logger.debug("haptic engine: \(c.state) -> \(state)")
-        c.state = state
-        c.history.append(state)
-        if c.history.count > 256 { c.history.removeFirst(c.history.count - 256) }
+    /// Applies a lifecycle change (``EngineLifecycle``), logging the state change it makes.
+    @discardableResult
+    func lifecycle<R>(_ c: inout Control, _ change: (inout EngineLifecycle) -> R) -> R {
+        let before = c.lifecycle.state
+        let result = change(&c.lifecycle)
+        if c.lifecycle.state != before { logger.debug("haptic engine: \(before) -> \(c.lifecycle.state)") }
+        return result
     }
 
     func formatProblem(_ granted: DeviceFormat) -> String? {
@@ -615,13 +401,13 @@ public final class HapticEngine: Sendable {
             case .finished:
                 c.freeSlots.append(event.slot)
                 c.voicesInUse -= 1
-                c.lastActivityNanos = clock.nanos()
+                c.lifecycle.lastActivityNanos = clock.nanos()
                 if let box = event.box?.takeRetainedValue(), let onFinish = box.onFinish {
                     let reason = event.reason
                     calls.append { onFinish(reason) }
                 }
             case .deviceLost:
-                c.deviceLostPending = true
+                c.lifecycle.deviceLostPending = true
             }
         }
         return calls
@@ -629,16 +415,16 @@ public final class HapticEngine: Sendable {
 
     /// Reopens the device after auto-shutdown (a playback asked for it).
     func wakeFromIdle(_ c: inout Control) throws(HapticEngineError) {
-        guard let handle = c.device else { throw .engineNotRunning(c.state) }
+        guard let handle = c.device else { throw .engineNotRunning(c.lifecycle.state) }
         try openAndRun(handle, &c)
-        transition(&c, to: .running)
+        lifecycle(&c) { $0.wokeUp() }
     }
 
     /// Keeps one control-side service thread alive while the engine runs in thread drive.
     func ensureServiceThread() {
         guard configuration.drive == .renderThread else { return }
         let spawn: Bool = control.withLock { c in
-            guard !c.serviceThreadRunning, c.state == .running || c.state == .degraded else { return false }
+            guard !c.serviceThreadRunning, c.lifecycle.wantsServiceThread else { return false }
             c.serviceThreadRunning = true
             return true
         }
@@ -650,7 +436,7 @@ public final class HapticEngine: Sendable {
                 guard let engine = weakEngine.engine else { return }
                 engine.serviceStep()
                 let keepGoing: Bool = engine.control.withLock { c in
-                    let busy = c.state == .running || c.state == .degraded || c.state == .reset
+                    let busy = c.lifecycle.keepsServiceThread
                     if !busy { c.serviceThreadRunning = false }
                     return busy
                 }

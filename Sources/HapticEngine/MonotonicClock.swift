@@ -22,53 +22,26 @@ public enum MonotonicClock {
     public static func now() -> Double { Double(nanos()) / 1e9 }
 }
 
-/// A clock advanced by hand (like NIO's EmbeddedEventLoop), for tests that drive
-/// the engine and a ``VirtualOutputDevice`` step by step.
-public final class ManualClock: Sendable {
-    private let current: Atomic<Int64>
-
-    /// A clock that reads `nanos` until advanced.
-    public init(nanos: Int64 = 1_000_000_000) { current = Atomic(nanos) }
-
-    /// Current reading in nanoseconds.
-    public var nanos: Int64 { current.load(ordering: .acquiring) }
-
-    /// Current reading in seconds.
-    public var seconds: Double { Double(nanos) / 1e9 }
-
-    /// Moves the clock forward by `delta` nanoseconds (negative values are ignored).
-    public func advance(byNanos delta: Int64) {
-        if delta > 0 { current.wrappingAdd(delta, ordering: .acquiringAndReleasing) }
-    }
-
-    /// Moves the clock forward by `seconds`.
-    public func advance(bySeconds seconds: Double) { advance(byNanos: Int64((seconds * 1e9).rounded())) }
-
-    /// Moves the clock forward to `nanos` if it is behind it (never backwards).
-    public func advance(toNanos target: Int64) {
-        var seen = current.load(ordering: .acquiring)
-        while seen < target {
-            let (done, now) = current.compareExchange(expected: seen, desired: target, ordering: .acquiringAndReleasing)
-            if done { return }
-            seen = now
-        }
-    }
+/// A time source advanced by hand: HapticEngineTesting's `ManualClock`. The engine only reads it.
+package protocol ManualTimeSource: AnyObject, Sendable {
+    /// Current reading in nanoseconds. Real-time safe.
+    var nanos: Int64 { get }
 }
 
 /// The time base an engine (and a virtual device) runs on: CLOCK_MONOTONIC in
-/// production, a ``ManualClock`` in step-by-step tests.
+/// production, a hand-driven clock in step-by-step tests (HapticEngineTesting's
+/// `EngineClock.manual(_:)`).
 public struct EngineClock: Sendable {
-    enum Source: Sendable {
+    package enum Source: Sendable {
         case monotonic
-        case manual(ManualClock)
+        case manual(any ManualTimeSource)
     }
-    let source: Source
+    package let source: Source
+
+    package init(source: Source) { self.source = source }
 
     /// The system's CLOCK_MONOTONIC.
     public static let monotonic = EngineClock(source: .monotonic)
-
-    /// A clock advanced by hand.
-    public static func manual(_ clock: ManualClock) -> EngineClock { EngineClock(source: .manual(clock)) }
 
     /// Current time in nanoseconds. Real-time safe.
     @inline(__always)

@@ -102,12 +102,27 @@ public class PatternPlayer: @unchecked Sendable {
         try send([Command(kind: .cancel, slot: 0, generation: 0, timeNanos: 0)])
     }
 
-    /// Silences this player's output while it keeps its time (2 ms fades).
+    /// Silences this player's output while it keeps its time (2 ms fades). Setting it is
+    /// ``setMuted(_:)`` without the error (as Core Haptics' property, which cannot throw): a
+    /// playing voice that the change cannot reach is logged; call ``setMuted(_:)`` to see it.
     public var isMuted: Bool {
         get { settings.withLock { $0.muted } }
-        set {
-            settings.withLock { $0.muted = newValue }
-            try? send([Command(kind: .mute, slot: 0, generation: 0, timeNanos: 0, value: newValue ? 1 : 0)])
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setMuted(newValue) }, "isMuted") }
+    }
+
+    /// Mutes or unmutes (2 ms fades). The setting is kept for later starts either way; throws
+    /// when the playing voice cannot be told (``HapticEngineError/commandQueueFull``, an engine
+    /// that is not running, a player invalidated by a reset).
+    public func setMuted(_ muted: Bool) throws(HapticEngineError) {
+        settings.withLock { $0.muted = muted }
+        try send([Command(kind: .mute, slot: 0, generation: 0, timeNanos: 0, value: muted ? 1 : 0)])
+    }
+
+    /// A property setter's failure, which cannot be thrown: logged on the engine's logger
+    /// (control side), never dropped silently.
+    func reportUnsent(_ result: Result<Void, HapticEngineError>, _ property: String) {
+        if case .failure(let error) = result {
+            engine.logger.warning("haptic player: \(property) did not reach the playing voice: \(error)")
         }
     }
 
@@ -159,32 +174,47 @@ public final class AdvancedPatternPlayer: PatternPlayer, @unchecked Sendable {
         else { try engine.checkValid(self) }
     }
 
-    /// Loop back to the start on reaching `loopEnd` (may change during playback).
+    /// Loop back to the start on reaching `loopEnd` (may change during playback). Setting it is
+    /// ``setLoopEnabled(_:)`` without the error (logged when the playing voice is not reached).
     public var loopEnabled: Bool {
         get { settings.withLock { $0.loopEnabled } }
-        set {
-            settings.withLock { $0.loopEnabled = newValue }
-            sendLoop()
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setLoopEnabled(newValue) }, "loopEnabled") }
     }
 
-    /// Where a loop jumps back (pattern seconds); 0 = the pattern's duration.
+    /// Where a loop jumps back (pattern seconds); 0 = the pattern's duration. Setting it is
+    /// ``setLoopEnd(_:)`` without the error (logged when the playing voice is not reached).
     public var loopEnd: Double {
         get { settings.withLock { $0.loopEnd } }
-        set {
-            settings.withLock { $0.loopEnd = max(0, newValue) }
-            sendLoop()
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setLoopEnd(newValue) }, "loopEnd") }
     }
 
-    /// Pattern seconds per second: scales times and durations, not frequencies; may change during playback.
+    /// Pattern seconds per second: scales times and durations, not frequencies; may change during
+    /// playback. Setting it is ``setPlaybackRate(_:)`` without the error (logged when the playing
+    /// voice is not reached).
     public var playbackRate: Double {
         get { settings.withLock { $0.playbackRate } }
-        set {
-            let rate = max(0.01, newValue)
-            settings.withLock { $0.playbackRate = rate }
-            try? send([Command(kind: .rate, slot: 0, generation: 0, timeNanos: 0, value: rate)])
-        }
+        set { reportUnsent(Result { () throws(HapticEngineError) in try setPlaybackRate(newValue) }, "playbackRate") }
+    }
+
+    /// Turns looping on or off. The setting is kept for later starts either way; throws when the
+    /// playing voice cannot be told (``HapticEngineError/commandQueueFull``...).
+    public func setLoopEnabled(_ enabled: Bool) throws(HapticEngineError) {
+        settings.withLock { $0.loopEnabled = enabled }
+        try sendLoop()
+    }
+
+    /// Sets where a loop jumps back (pattern seconds; 0 = the pattern's duration); throws as
+    /// ``setLoopEnabled(_:)``.
+    public func setLoopEnd(_ end: Double) throws(HapticEngineError) {
+        settings.withLock { $0.loopEnd = max(0, end) }
+        try sendLoop()
+    }
+
+    /// Sets the playback rate (at least 0.01); throws as ``setLoopEnabled(_:)``.
+    public func setPlaybackRate(_ rate: Double) throws(HapticEngineError) {
+        let rate = max(0.01, rate)
+        settings.withLock { $0.playbackRate = rate }
+        try send([Command(kind: .rate, slot: 0, generation: 0, timeNanos: 0, value: rate)])
     }
 
     /// Called on the control side when a playback ends: nil when it finished, was
@@ -194,9 +224,9 @@ public final class AdvancedPatternPlayer: PatternPlayer, @unchecked Sendable {
         set { settings.withLock { $0.completion = newValue } }
     }
 
-    private func sendLoop() {
+    private func sendLoop() throws(HapticEngineError) {
         let end = settings.withLock { $0.effectiveLoopEnd(duration: pattern.duration) }
-        try? send([Command(kind: .loop, slot: 0, generation: 0, timeNanos: 0, value: end ?? -1)])
+        try send([Command(kind: .loop, slot: 0, generation: 0, timeNanos: 0, value: end ?? -1)])
     }
 }
 
@@ -227,7 +257,7 @@ extension HapticEngine {
     /// A player for a prepared pattern (which must be prepared at the engine's rate).
     public func makePlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> PatternPlayer {
         try checkRate(pattern)
-        return PatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+        return PatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.lifecycle.resetGeneration })
     }
 
     /// A player for a pattern (prepared here; prepare once and share it for many players).
@@ -238,7 +268,7 @@ extension HapticEngine {
     /// An advanced player (pause/resume/seek/loop/rate) for a prepared pattern.
     public func makeAdvancedPlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> AdvancedPatternPlayer {
         try checkRate(pattern)
-        return AdvancedPatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.resetGeneration })
+        return AdvancedPatternPlayer(pattern: pattern, engine: self, resetGeneration: control.withLock { $0.lifecycle.resetGeneration })
     }
 
     /// An advanced player for a pattern.
@@ -259,7 +289,7 @@ extension HapticEngine {
     }
 
     func checkValid(_ player: PatternPlayer) throws(HapticEngineError) {
-        let generation = control.withLock { $0.resetGeneration }
+        let generation = control.withLock { $0.lifecycle.resetGeneration }
         if player.resetGeneration != generation { throw .playerInvalidated }
     }
 
@@ -274,11 +304,11 @@ extension HapticEngine {
             return (s.muted, s.current)
         }
         let playback: PatternPlayer.Playback = try control.withLock { c throws(HapticEngineError) in
-            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
-            switch c.state {
+            if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
+            switch c.lifecycle.state {
             case .running: break
             case .idle: try wakeFromIdle(&c)
-            default: throw .engineNotRunning(c.state)
+            default: throw .engineNotRunning(c.lifecycle.state)
             }
             guard let slot = c.freeSlots.popLast() else { throw .voiceLimitReached(core.maxVoices) }
             c.slotGenerations[Int(slot)] &+= 1
@@ -299,7 +329,7 @@ extension HapticEngine {
                 throw .commandQueueFull
             }
             c.voicesInUse += 1
-            c.lastActivityNanos = clock.nanos()
+            c.lifecycle.lastActivityNanos = clock.nanos()
             return playback
         }
         player.settings.withLock { s in
@@ -311,14 +341,14 @@ extension HapticEngine {
     /// Sends commands addressed to one playback.
     func send(_ commands: [Command], for playback: PatternPlayer.Playback, of player: PatternPlayer) throws(HapticEngineError) {
         try control.withLock { c throws(HapticEngineError) in
-            if player.resetGeneration != c.resetGeneration { throw .playerInvalidated }
-            guard c.state == .running else { throw .engineNotRunning(c.state) }
+            if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
+            guard c.lifecycle.state == .running else { throw .engineNotRunning(c.lifecycle.state) }
             for var command in commands {
                 command.slot = playback.slot
                 command.generation = playback.generation
                 guard core.commands.push(command) else { throw .commandQueueFull }
             }
-            c.lastActivityNanos = clock.nanos()
+            c.lifecycle.lastActivityNanos = clock.nanos()
         }
     }
 }

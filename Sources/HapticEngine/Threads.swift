@@ -21,6 +21,8 @@ enum EngineThread {
 
     /// Starts `body` on a new joinable thread, with SCHED_FIFO at `priority` when the
     /// system permits (falls back to normal scheduling; never fails for that reason).
+    /// The policy is set on the new thread's attributes only: the process's and the caller's
+    /// scheduling are left as they were.
     static func spawn(name: String, realtimePriority: Int32?, body: @escaping () -> Void) -> Started? {
         var refused: Int32 = 0
         if let priority = realtimePriority {
@@ -71,6 +73,10 @@ enum EngineThread {
 
     /// Locks the process's memory (once per process) so the render path never page-faults.
     /// Returns whether memory is locked.
+    ///
+    /// Process-wide and permanent: `MCL_FUTURE` pins every later allocation of the whole
+    /// program too, and nothing unlocks it (other engines may still rely on it). Only reached
+    /// when a configuration asks for it (`HapticEngine.Configuration.lockMemory`, off by default).
     static func lockMemoryOnce() -> (locked: Bool, errno: Int32) {
         if memoryLocked.load(ordering: .acquiring) == 0 {
             let result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE))

@@ -25,7 +25,7 @@ extension VoiceState {
         let stereo = span.channels == 2
         let volume = controlRow(ControlIndex.audioVolume)
         let pan = controlRow(ControlIndex.audioPan)
-        let fade = audioFadeSamples
+        let fade = fadeSamples
         let hasDuration = a.end.isFinite
         var j = from
         while j < count {

@@ -54,7 +54,6 @@ final class VoiceState {
     let decayMin: Double, decayLog: Double
     let releaseMin: Double, releaseLog: Double
     let fadeSamples: Double
-    let audioFadeSamples: Double
 
     // Clock: U(n) = uAnchor + (n - nAnchor)·rate (never jumps); P(n) = U(n) - pOffset.
     var now: Int64 = 0
@@ -115,7 +114,6 @@ final class VoiceState {
         releaseMin = p.envelope.release.min
         releaseLog = log2Double(p.envelope.release.max / p.envelope.release.min)
         fadeSamples = (PreparedPattern.fadeSeconds * pattern.sampleRate).rounded()
-        audioFadeSamples = fadeSamples
         // Room for every event twice (a loop may retrigger an event while its previous
         // instance is still releasing).
         activeCapacity = 2 * pattern.events.count + 8

@@ -8,6 +8,8 @@ import Testing
 
 @testable import HapticALSA
 @testable import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 
 /// The engine end to end through a real sound server (scripts/rig.sh: PulseAudio null sinks,
 /// the ALSA pulse plugin). Every test records what reached the server from the sink's monitor
@@ -230,7 +232,7 @@ struct EngineRigTests {
         #expect(worst <= 1.0)
         #expect(gaps.allSatisfy { abs($0 - 144) <= 1 || abs($0 - 144) >= 90 }, "3 ms = 144 frames apart, except across a grid correction")
         #expect(engine.xrunCount == 0)
-        #expect(engine.core.droppedCommandCount.load(ordering: .relaxed) == 0)
+        #expect(engine.core.mixer.droppedCommandCount.load(ordering: .relaxed) == 0)
         #expect(engine.lateCommandCount == 0)
     }
 

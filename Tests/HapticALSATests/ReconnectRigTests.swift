@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticALSATesting
 import HapticKit
 import HapticPattern
 import HapticTestSupport

@@ -1,6 +1,7 @@
 import HapticTestSupport
 import Foundation
 import HapticEngine
+import HapticALSATesting
 
 @testable import HapticALSA
 

@@ -1,6 +1,7 @@
 import HapticTestSupport
 import Testing
 @testable import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 

@@ -1,6 +1,7 @@
 import HapticTestSupport
 import Testing
 @testable import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 import CAllocationCounter
@@ -102,7 +103,7 @@ import Synchronization
         #expect(completions.count == threads * perThread)
         #expect(engine.core.appliedCommands().filter { $0.kind == .start }.count == threads * perThread)
         #expect(engine.activeVoiceCount == 0)
-        #expect(engine.core.droppedCommandCount.load(ordering: .relaxed) == 0)
+        #expect(engine.core.mixer.droppedCommandCount.load(ordering: .relaxed) == 0)
     }
 }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 

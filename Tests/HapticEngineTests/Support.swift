@@ -1,4 +1,5 @@
 @testable import HapticEngine
+import HapticEngineTesting
 import HapticTestSupport
 import HapticPattern
 import HapticRender
@@ -37,9 +38,8 @@ func makeManualEngine(
 ) -> (HapticEngine, DeviceFactory, ManualClock) {
     let clock = ManualClock(nanos: 5_000_000_000)
     let factory = DeviceFactory(clock: .manual(clock), options: options)
-    var configuration = HapticEngine.Configuration(periodFrames: period, bufferPeriods: bufferPeriods)
-    configuration.drive = .manual
-    configuration.clock = .manual(clock)
+    var configuration = HapticEngine.Configuration.manual(
+        clock: clock, base: HapticEngine.Configuration(periodFrames: period, bufferPeriods: bufferPeriods))
     configuration.maxVoices = maxVoices
     configuration.commandTraceCapacity = trace
     configure(&configuration)

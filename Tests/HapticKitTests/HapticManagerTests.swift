@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 import Synchronization
@@ -63,10 +64,7 @@ final class VirtualRig: Sendable {
                 made.append(device)
                 return device
             }))
-        config.engine.drive = .manual
-        config.engine.clock = .manual(clock)
-        config.engine.realtimePriority = nil
-        config.engine.lockMemory = false
+        config.engine = .manual(clock: clock, base: config.engine)
         config.engine.maxVoices = maxVoices
         config.engine.commandCapacity = commands
         config.engine.maxRestartAttempts = maxRestartAttempts

@@ -1,4 +1,5 @@
 import HapticEngine
+import HapticEngineTesting
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticRender
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticPattern
 import HapticTestSupport
 import Testing
@@ -29,10 +30,7 @@ struct RemoteControlTests {
             var config = HapticManager.Configuration(
                 hapticsFolder: folder + "/Haptics", assetsFolder: folder + "/Assets",
                 output: .device({ VirtualOutputDevice(name: "virtual", clock: .manual(clock)) }))
-            config.engine.drive = .manual
-            config.engine.clock = .manual(clock)
-            config.engine.realtimePriority = nil
-            config.engine.lockMemory = false
+            config.engine = .manual(clock: clock, base: config.engine)
             manager = HapticManager(configuration: config)
             manager.preloadPatterns()
         }

@@ -1,6 +1,8 @@
 import Foundation
 import HapticALSA
 import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 import HapticRender
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticEngineTesting
 import HapticRender
 import Synchronization
 import Testing
@@ -118,11 +119,7 @@ struct TwoDeviceDriftTests {
             hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .device({ box.haptic }),
             audioOutput: .device({ box.audio }))
         for role in 0..<2 {
-            var e = role == 0 ? config.engine : config.audioEngine
-            e.drive = .manual
-            e.clock = .manual(clock)
-            e.realtimePriority = nil
-            e.lockMemory = false
+            var e = HapticEngine.Configuration.manual(clock: clock, base: role == 0 ? config.engine : config.audioEngine)
             e.periodFrames = period
             e.bufferPeriods = bufferPeriods
             e.appliedCommandTraceCapacity = trace

@@ -1,6 +1,8 @@
 import Foundation
 import HapticALSA
 import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 import HapticRender
 import Testing
 
@@ -29,10 +31,7 @@ struct ServeRigTests {
         var config = HapticManager.Configuration(
             hapticsFolder: oscRepoRoot + "/Haptics", assetsFolder: oscRepoRoot + "/Assets",
             output: .device({ VirtualOutputDevice(name: "virtual", clock: .manual(clock)) }))
-        config.engine.drive = .manual
-        config.engine.clock = .manual(clock)
-        config.engine.realtimePriority = nil
-        config.engine.lockMemory = false
+        config.engine = .manual(clock: clock, base: config.engine)
         let m = HapticManager(configuration: config)
         m.preloadPatterns()
         return m

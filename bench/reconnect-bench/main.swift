@@ -8,6 +8,7 @@
 //
 //   scripts/rig.sh .build/release/reconnect-bench [--restarts 20] [--period 1024]
 import Foundation
+import HapticALSATesting
 import HapticALSA
 
 let env = ProcessInfo.processInfo.environment

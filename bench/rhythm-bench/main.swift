@@ -12,6 +12,8 @@
 import Foundation
 import HapticALSA
 import HapticEngine
+import HapticEngineTesting
+import HapticALSATesting
 import HapticKit
 import HapticPattern
 import HapticRender
@@ -61,10 +63,7 @@ let fs = 48_000
         let clock = ManualClock()
         var config = HapticManager.Configuration(hapticsFolder: haptics, assetsFolder: assets,
                                                  output: .device({ VirtualOutputDevice(clock: .manual(clock)) }))
-        config.engine.drive = .manual
-        config.engine.clock = .manual(clock)
-        config.engine.realtimePriority = nil
-        config.engine.lockMemory = false
+        config.engine = .manual(clock: clock, base: config.engine)
         config.logger.logLevel = .error
         let m = HapticManager(configuration: config)
         let t0 = MonotonicClock.now()

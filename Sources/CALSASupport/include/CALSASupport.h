@@ -3,6 +3,8 @@
 
 /// Routes alsa-lib's own error printing (it writes to stderr by default) into a
 /// per-thread buffer, so that the tool prints one clear line of its own instead.
+/// Process-wide: replaces alsa-lib's single global handler (snd_lib_error_set_handler) for the
+/// whole program, for good; see ALSAErrorCapture in HapticALSA/ALSACommon.swift for why.
 void hs_alsa_capture_errors(void);
 
 /// The last message alsa-lib reported on the calling thread ("" if none), e.g.

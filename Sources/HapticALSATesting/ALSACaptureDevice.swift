@@ -1,5 +1,6 @@
 import CALSA
 import CALSASupport
+import HapticALSA
 import HapticEngine
 import Synchronization
 

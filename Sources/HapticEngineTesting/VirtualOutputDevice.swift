@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HapticEngine
 import Synchronization
 
 /// An ``OutputDevice`` without hardware, for tests: it plays frames on a model of
@@ -309,11 +310,19 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
     private func wait(untilNanos target: Double) {
         switch clock.source {
         case .manual(let manual):
-            manual.advance(toNanos: Int64(target.rounded(.up)))
+            // A VirtualOutputDevice's clock is made by EngineClock.manual(_:), from a ManualClock.
+            (manual as? ManualClock)?.advance(toNanos: Int64(target.rounded(.up)))
         case .monotonic:
             let delta = target - Double(MonotonicClock.nanos())
-            if delta > 0 { EngineThread.sleep(seconds: delta / 1e9) }
+            if delta > 0 { sleep(nanos: delta) }
         }
+    }
+
+    private func sleep(nanos: Double) {
+        let seconds = nanos / 1e9
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
     private func record(_ samples: UnsafePointer<Float>, frames: Int) {
