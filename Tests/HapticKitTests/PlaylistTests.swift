@@ -13,11 +13,8 @@ struct PlaylistTests {
     @Test("a round the engine refuses (command queue full) ends the playlist with the error, not silently")
     func refusedRoundIsReported() async throws {
         let clock = ManualClock()
-        var config = HapticEngine.Configuration(layout: .hapticMono)
-        config.drive = .manual  // nothing renders: the commands stay queued
-        config.clock = .manual(clock)
-        config.realtimePriority = nil
-        config.lockMemory = false
+        // Driven by hand and never driven: nothing renders, the commands stay queued.
+        var config = HapticEngine.Configuration.manual(clock: clock, base: HapticEngine.Configuration(layout: .hapticMono))
         config.commandCapacity = 16
         let engine = HapticEngine(configuration: config) { VirtualOutputDevice(name: "virtual", clock: .manual(clock)) }
         try engine.start()
