@@ -5,30 +5,6 @@
 // that hostile input is an error and not a stack overflow, and loading must be fast
 // (the decoder pulls values straight into the model, with no intermediate tree).
 
-/// The kind of the next JSON value, judged from its first byte.
-enum JSONKind: Equatable {
-    case object, array, string, number, bool, null, invalid
-
-    var noun: String {
-        switch self {
-        case .object: "an object"
-        case .array: "an array"
-        case .string: "a string"
-        case .number: "a number"
-        case .bool: "true or false"
-        case .null: "null"
-        case .invalid: "something that is not JSON"
-        }
-    }
-}
-
-/// The raw bytes of a string (between the quotes) and whether it holds escapes.
-struct JSONStringToken {
-    var start: Int
-    var end: Int
-    var hasEscapes: Bool
-}
-
 /// Pull reader over a byte buffer. Containers are entered with `beginObject`/`beginArray`
 /// and walked with `nextMember`/`nextElement`, which also consume the closing bracket.
 struct JSONScanner {
