@@ -1,0 +1,80 @@
+// Where a cue's haptic and sound start, in whole samples, so that they are felt together
+// (or as the cue sheet says). Measured once per cue when the cues are prepared for an engine,
+// off the render thread (the Hilbert envelope allocates).
+
+import HapticRender
+
+/// A cue's two parts placed against each other, in frames of the engine they were prepared
+/// for: the haptic part starts `hapticDelayFrames` after the cue's time, the sound
+/// `audioDelayFrames` after it. Both are ≥ 0: the part felt earlier is the one delayed.
+public struct CueAlignment: Sendable, Equatable, Codable {
+    public var sampleRate: Int
+    /// Frames after the cue's time at which the haptic part starts.
+    public var hapticDelayFrames: Int64
+    /// Frames after the cue's time at which the sound starts (its sheet offset included).
+    public var audioDelayFrames: Int64
+    /// The sound's felt onset: frames from its first sample until its Hilbert envelope first
+    /// reaches half its peak (nil: no sound, or silent).
+    public var audioFeltFrames: Int64?
+    /// The haptic part's felt onset, in frames from the haptic part's start: where its
+    /// envelope first reaches half its peak in the window that starts at the sound's sheet
+    /// offset (so a long pattern is measured where its sound lands). nil: no haptic, or silent.
+    public var hapticFeltFrames: Int64?
+
+    /// Audio start minus haptic start, in frames: the sample skew a player of this cue plans.
+    public var plannedSkewFrames: Int64 { audioDelayFrames - hapticDelayFrames }
+
+    /// Felt onset of the sound minus that of the haptic, in frames, for parts started
+    /// `sampleSkew` frames apart (audio minus haptic); nil when either part has no felt onset.
+    public func feltSkewFrames(sampleSkew: Double) -> Double? {
+        guard let a = audioFeltFrames, let h = hapticFeltFrames else { return nil }
+        return sampleSkew + Double(a - h)
+    }
+
+    /// The window after a part's reference point in which its felt onset is measured.
+    public static let measureSeconds = 0.5
+
+    /// Places `cue`'s parts, prepared for one engine at `sampleRate`: `haptic` is the cue's
+    /// haptic part (nil or no events: none), `sound` its sound effect as a one-event pattern.
+    public static func place(
+        _ cue: CueSheet.Cue, haptic: PreparedPattern?, sound: PreparedPattern?, sampleRate: Int
+    ) -> CueAlignment {
+        let fs = Double(sampleRate)
+        let sheetOffset = Int64(((cue.sfx?.offset ?? 0) * fs).rounded())
+        let window = Int(measureSeconds * fs)
+        let hapticPart = haptic.flatMap { $0.eventCount > 0 ? $0 : nil }
+        let audioFelt = sound.flatMap { feltOnset(of: $0, layout: ChannelLayout([.audioLeft(gain: 1)]), from: 0, window: window) }
+        let hapticFelt = hapticPart.flatMap { feltOnset(of: $0, layout: .hapticMono, from: Int(sheetOffset), window: window) }
+        // The sound's start minus the haptic's (frames) the alignment asks for.
+        var skew = sheetOffset
+        if hapticPart != nil && sound != nil {
+            switch cue.alignment {
+            case .sample: break
+            case .hapticOffsetMs(let ms): skew = sheetOffset - Int64((ms / 1000 * fs).rounded())
+            case .felt:
+                // Felt together: haptic start + hapticFelt = audio start + audioFelt.
+                if let audioFelt, let hapticFelt { skew = hapticFelt - audioFelt }
+            }
+        }
+        // From the sample alignment (haptic at the cue's time, the sound at its sheet offset),
+        // delay whichever part must come later: nothing moves earlier than the sheet puts it.
+        let hapticDelay = max(0, sheetOffset - skew)
+        return CueAlignment(sampleRate: sampleRate, hapticDelayFrames: hapticDelay, audioDelayFrames: hapticDelay + skew,
+                            audioFeltFrames: audioFelt, hapticFeltFrames: hapticFelt)
+    }
+
+    /// Frames from `pattern`'s start to the first point at or after `from` where its Hilbert
+    /// envelope (of `layout`'s one channel, rendered offline through the pattern's profile)
+    /// reaches half its peak within `window` frames; nil when that stretch is silent or more
+    /// than 20 dB below the part's peak.
+    public static func feltOnset(of pattern: PreparedPattern, layout: ChannelLayout, from: Int, window: Int) -> Int64? {
+        let rendered = OfflineRenderer.render(pattern, layout: layout)
+        let start = max(0, min(from, rendered.frames)), end = min(rendered.frames, start + max(0, window))
+        let stretch = Array(rendered.samples[start..<end])
+        // Only a stretch that carries the part's energy has an onset to align (not the tail of
+        // a transient that came before the sound's offset): its peak within 20 dB of the part's.
+        let peak = stretch.map(abs).max() ?? 0
+        guard peak > 0, peak >= 0.1 * rendered.peak else { return nil }
+        return Int64(start + envelopeOnsets(hilbertEnvelope(stretch)).half)
+    }
+}
