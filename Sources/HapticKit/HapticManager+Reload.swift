@@ -72,6 +72,7 @@ extension HapticManager {
         } else if let (engine, id, _) = current {
             // Sound effects are unchanged: only the library's patterns and the cues are re-made.
             var caches = Caches(engineID: id)
+            caches.sounds = state.withLock { $0.haptic.caches.sounds }  // the cues' alignment measures the sounds
             preparePatternsAndCues(fresh.library, fresh.cueSheet, on: engine, into: &caches)
             updated = state.withLock { s in
                 // Not when a reset replaced the engine meanwhile (it prepared the new content itself).
@@ -79,6 +80,7 @@ extension HapticManager {
                 s.haptic.caches.patterns = caches.patterns
                 s.haptic.caches.cues = caches.cues
                 s.haptic.caches.cueHaptics = caches.cueHaptics
+                s.haptic.caches.cueAlignments = caches.cueAlignments
                 return true
             }
         }

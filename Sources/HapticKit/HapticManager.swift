@@ -14,7 +14,8 @@ import Synchronization
 ///   debug level) for an unknown name or when the engine is unavailable.
 /// - Sound effects are rendered by the same engine into the audio channels of the same
 ///   output stream as the haptics, so a sound and a haptic given the same time start on
-///   the same output frame (a cue even plays both from one voice).
+///   the same output frame (a cue even plays both from one voice, each part at the frame its
+///   alignment plans: by default they are felt together, see ``CueAlignment``).
 /// - Recovery follows the seeds: on stop, one restart; on failure, a rebuild; on failure,
 ///   unavailable. The one restart is the engine's own reconnection (it reopens the same device
 ///   with backoff, keeping players, loops and schedule): while it is under way the status is
@@ -152,6 +153,8 @@ public final class HapticManager: Sendable {
         var cues: [String: PreparedPattern] = [:]
         /// The haptic part of each cue alone (two-device mode, and tracked cues).
         var cueHaptics: [String: PreparedPattern] = [:]
+        /// Where each cue's parts start (HapticManager+CueAlignment.swift).
+        var cueAlignments: [String: CueAlignment] = [:]
         var transients: [Int: PreparedPattern] = [:]
     }
 
@@ -345,10 +348,13 @@ public final class HapticManager: Sendable {
         }
         for (name, cue) in cueSheet.cues {
             guard let haptic = cueHapticPattern(cue) else { continue }
-            if let prepared = prepare(cuePattern(cue, haptic: haptic), on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
-            if let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") {
-                caches.cueHaptics[name] = prepared
+            let hapticPart = prepare(haptic, on: engine, what: "cue \(name) (haptic part)")
+            let alignment = align(cue, haptic: hapticPart, caches: caches, on: engine)
+            caches.cueAlignments[name] = alignment
+            if let prepared = prepare(cuePattern(cue, haptic: haptic, alignment: alignment), on: engine, what: "cue \(name)") {
+                caches.cues[name] = prepared
             }
+            if let hapticPart { caches.cueHaptics[name] = hapticPart }
         }
     }
 
@@ -373,12 +379,12 @@ public final class HapticManager: Sendable {
               waveformPath: "sfx/\(name).wav", useVolumeEnvelope: false)
     }
 
-    /// A cue as one pattern: its haptic part (`cueHapticPattern`) and its sound at the
-    /// sound's offset, so that one voice plays both (same frame by construction).
-    func cuePattern(_ cue: CueSheet.Cue, haptic: AHAPPattern) -> AHAPPattern {
-        var elements = haptic.elements
+    /// A cue as one pattern: its haptic part (`cueHapticPattern`) and its sound, each at the
+    /// alignment's delay, so that one voice plays both (the planned frames by construction).
+    func cuePattern(_ cue: CueSheet.Cue, haptic: AHAPPattern, alignment: CueAlignment) -> AHAPPattern {
+        var elements = Self.delayed(haptic.elements, by: alignment.hapticDelaySeconds)
         if let sfx = cue.sfx {
-            elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
+            elements.append(.event(Self.soundEffectEvent(sfx.name, at: alignment.audioDelaySeconds)))
         }
         return AHAPPattern(elements: elements)
     }
@@ -425,9 +431,10 @@ public final class HapticManager: Sendable {
     /// Fires the cue `cue` of the cue sheet as soon as possible.
     public func play(cue: String) { play(cue: cue, atTime: 0) }
 
-    /// Fires the cue `cue` at `time`: its haptic at `time`, its sound at `time` plus the
-    /// sound's offset. In one stream both come from one voice (the same output frame by
-    /// construction when the offset is 0); in two-device mode the haptic part starts on the
+    /// Fires the cue `cue` at `time`: each part at `time` plus its delay in the cue's
+    /// ``CueAlignment`` (by default the part felt earlier waits, so that both are felt
+    /// together; the sound's sheet offset included). In one stream both come from one voice
+    /// (the planned frames by construction); in two-device mode the haptic part starts on the
     /// haptic engine and the sound on the audio engine at the same monotonic time, each
     /// placed by its own device's frame/time mapping.
     public func play(cue: String, atTime time: Double) {
@@ -463,7 +470,7 @@ public final class HapticManager: Sendable {
     public struct CuePlayback: Sendable {
         /// The cue's name.
         public let cue: String
-        /// The common monotonic time both parts were scheduled at (the sound adds its offset).
+        /// The cue's monotonic time (each part adds its delay from the cue's ``CueAlignment``).
         public let time: Double
         /// The haptic part (nil when the cue has none, or it could not start).
         public let haptic: CuePart?
@@ -500,15 +507,16 @@ public final class HapticManager: Sendable {
             return CuePart(role: role, engine: engine, player: player, slot: engine.slot(of: player), time: t,
                            predictedFrame: mapping.frame(forTime: t), mapping: mapping)
         }
-        let haptic = part(.haptic, hapticEngine, hapticPattern, at: time)
-        let audio = part(soundRole, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
+        let delays = cueDelaySeconds(name, sfxOffset: cue.sfx?.offset ?? 0)
+        let haptic = part(.haptic, hapticEngine, hapticPattern, at: time + delays.haptic)
+        let audio = part(soundRole, soundEngine, soundPattern, at: time + delays.audio)
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: time, haptic: haptic, audio: audio)
     }
 
     /// Fires the cue like ``playTracked(cue:atTime:)``, but at a device frame of the haptic
-    /// engine (its `frame(forTime:)` numbering): the haptic part plays at `frame`, the sound at
-    /// `frame` plus the sound's offset in whole frames. For grids kept on the device's own
+    /// engine (its `frame(forTime:)` numbering): each part at `frame` plus its alignment delay
+    /// in whole frames (the cue's planned skew exactly). For grids kept on the device's own
     /// clock (``RhythmSession`` in one stream), where frames, not monotonic times, are exact.
     /// A frame already past starts at the engine's next block (counted as a late command).
     /// In two-device mode frames of one device mean nothing to the other: the frame is turned
@@ -533,8 +541,9 @@ public final class HapticManager: Sendable {
             return CuePart(role: .haptic, engine: engine, player: player, slot: engine.slot(of: player),
                            time: mapping.time(forFrame: f), predictedFrame: f, mapping: mapping)
         }
-        let haptic = part(hapticPattern, at: frame)
-        let audio = part(soundPattern, at: frame + Int64(((cue.sfx?.offset ?? 0) * fs).rounded()))
+        let delays = cueDelayFrames(name, sfxOffset: cue.sfx?.offset ?? 0, sampleRate: fs)
+        let haptic = part(hapticPattern, at: frame + delays.haptic)
+        let audio = part(soundPattern, at: frame + delays.audio)
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: engine.frameMapping.time(forFrame: frame), haptic: haptic, audio: audio)
     }
