@@ -12,6 +12,14 @@ private func sheet(_ extra: String) -> [UInt8] {
         + "{\"intensity\": 1, \"sharpness\": 0.5}}, \"sfx\": {\"name\": \"s\"}\(extra)}}}").utf8)
 }
 
+/// A slow-swell sound effect, mono at 48 kHz: 220 Hz under a quadratic rise over 300 ms (its
+/// Hilbert envelope reaches half its peak 300·√0.5 ≈ 212 ms in), then a 150 ms fall.
+let slowSwell: [Float] = (0..<21_600).map { i -> Float in
+    let t = Double(i) / 48_000
+    let envelope = t < 0.3 ? (t / 0.3) * (t / 0.3) : max(0, 1 - (t - 0.3) / 0.15)
+    return Float(0.8 * envelope * sin(2 * Double.pi * 220 * t))
+}
+
 /// Supplies one 48 kHz sound for any path (the swell).
 private struct OneSound: SoundSource {
     let buffer: SoundBuffer
@@ -66,12 +74,7 @@ struct CueAlignmentTests {
     /// A slow swell (quadratic rise over 300 ms: half its envelope ~212 ms in) and one transient, prepared.
     static func swellParts() throws -> (haptic: PreparedPattern, sound: PreparedPattern) {
         let fs = 48_000.0
-        let swell = (0..<Int(0.45 * fs)).map { i -> Float in
-            let t = Double(i) / fs
-            let envelope = t < 0.3 ? (t / 0.3) * (t / 0.3) : max(0, 1 - (t - 0.3) / 0.15)
-            return Float(0.8 * envelope * sin(2 * Double.pi * 220 * t))
-        }
-        let sounds = OneSound(buffer: SoundBuffer(channels: 1, sampleRate: fs, samples: swell))
+        let sounds = OneSound(buffer: SoundBuffer(channels: 1, sampleRate: fs, samples: slowSwell))
         let sound = try PreparedPattern(HapticManager.soundEffectPattern("swell"), profile: .bassShaker, sampleRate: fs, sounds: sounds)
         let haptic = try PreparedPattern(AHAPPattern(elements: [.event(.transient(at: 0, intensity: 1, sharpness: 0.5))]),
                                          profile: .bassShaker, sampleRate: fs)

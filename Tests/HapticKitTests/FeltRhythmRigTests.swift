@@ -8,8 +8,7 @@ import Testing
 @testable import HapticKit
 
 /// An assets folder for the felt rig test: the bundled beat_hit (its sound copied from
-/// Assets/sfx) and `swell_hit`, one transient with a slow-swell sound (quadratic rise over
-/// 300 ms: its envelope reaches half its peak ~212 ms in).
+/// Assets/sfx) and `swell_hit`, one transient with a slow-swell sound (`slowSwell`).
 private final class FeltRigAssets {
     let url: URL
     init() throws {
@@ -17,15 +16,9 @@ private final class FeltRigAssets {
         let sfx = url.appendingPathComponent("sfx")
         try FileManager.default.createDirectory(at: sfx, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: kitAssets + "/sfx/sfx_shield_impact.wav", toPath: sfx.appendingPathComponent("sfx_shield_impact.wav").path)
-        let fs = 48_000.0
-        let swell = (0..<Int(0.45 * fs)).map { i -> Float in
-            let t = Double(i) / fs
-            let envelope = t < 0.3 ? (t / 0.3) * (t / 0.3) : max(0, 1 - (t - 0.3) / 0.15)
-            return Float(0.8 * envelope * sin(2 * Double.pi * 220 * t))
-        }
         let writer = try SoundFileWriter(path: sfx.appendingPathComponent("swell.wav").path, channels: 1, sampleRate: 48_000,
                                          sampleFormat: .float32)
-        try writer.write(swell)
+        try writer.write(slowSwell)
         try writer.finish()
         try Data("""
             {"schema": "hapticsynth-cues", "version": 1, "cues": {
