@@ -108,3 +108,30 @@ struct CueAlignmentTests {
         #expect(place(.hapticOffsetMs(150), offset: 0.1).audioDelayFrames == 4_800)
     }
 }
+
+@Suite("Cue alignment of the bundled cue sheet")
+struct BundledCueAlignmentTests {
+    @Test("every bundled cue with a sound and a haptic: felt together as planned, and no part moved by more than 50 ms")
+    func bundledCues() throws {
+        let rig = VirtualRig()
+        let m = rig.manager
+        m.preloadPatterns()
+        defer { m.shutDown() }
+        var lines: [String] = []
+        for (name, cue) in m.cueSheet.cues.sorted(by: { $0.key < $1.key }) where cue.sfx != nil && cue.haptic != nil {
+            let a = try #require(m.cueAlignment(name), "\(name) has an alignment")
+            let sheetOffset = Int64(((cue.sfx?.offset ?? 0) * 48_000).rounded())
+            lines.append("\(name): haptic +\(a.hapticDelayFrames), sound +\(a.audioDelayFrames) frames (sheet offset \(sheetOffset)); "
+                         + "felt onsets: sound \(a.audioFeltFrames.map(String.init) ?? "-"), haptic \(a.hapticFeltFrames.map(String.init) ?? "-")")
+            // Nothing earlier than the sheet says, and the felt alignment moves a part by little.
+            #expect(a.hapticDelayFrames >= 0 && a.audioDelayFrames >= sheetOffset, "\(name)")
+            #expect(a.hapticDelayFrames <= 2_400 && a.audioDelayFrames - sheetOffset <= 2_400, "\(name): \(a)")
+            // Where both parts have a felt onset, they coincide at the planned skew.
+            if a.audioFeltFrames != nil && a.hapticFeltFrames != nil {
+                #expect(a.feltSkewFrames(sampleSkew: Double(a.plannedSkewFrames)) == 0, "\(name)")
+            }
+        }
+        #expect(lines.count == 7, "\(lines)")
+        print("bundled cue alignment (bass-shaker, 48 kHz):\n  " + lines.joined(separator: "\n  "))
+    }
+}
