@@ -36,15 +36,19 @@ public struct CueAlignment: Sendable, Equatable, Codable {
 
     /// Places `cue`'s parts, prepared for one engine at `sampleRate`: `haptic` is the cue's
     /// haptic part (nil or no events: none), `sound` its sound effect as a one-event pattern.
+    /// `audioFelt`, `hapticFelt`: the parts' felt onsets when already measured (.some(nil):
+    /// measured, none), else nil.
     public static func place(
-        _ cue: CueSheet.Cue, haptic: PreparedPattern?, sound: PreparedPattern?, sampleRate: Int
+        _ cue: CueSheet.Cue, haptic: PreparedPattern?, sound: PreparedPattern?, sampleRate: Int, audioFelt known: Int64?? = nil,
+        hapticFelt knownHaptic: Int64?? = nil
     ) -> CueAlignment {
         let fs = Double(sampleRate)
         let sheetOffset = Int64(((cue.sfx?.offset ?? 0) * fs).rounded())
         let window = Int(measureSeconds * fs)
         let hapticPart = haptic.flatMap { $0.eventCount > 0 ? $0 : nil }
-        let audioFelt = sound.flatMap { feltOnset(of: $0, layout: ChannelLayout([.audioLeft(gain: 1)]), from: 0, window: window) }
-        let hapticFelt = hapticPart.flatMap { feltOnset(of: $0, layout: .hapticMono, from: Int(sheetOffset), window: window) }
+        let audioFelt = known ?? sound.flatMap { soundFeltOnset($0, sampleRate: sampleRate) }
+        let hapticFelt = hapticPart == nil ? nil
+            : knownHaptic ?? hapticPart.flatMap { feltOnset(of: $0, layout: .hapticMono, from: Int(sheetOffset), window: window) }
         // The sound's start minus the haptic's (frames) the alignment asks for.
         var skew = sheetOffset
         if hapticPart != nil && sound != nil {
@@ -61,6 +65,11 @@ public struct CueAlignment: Sendable, Equatable, Codable {
         let hapticDelay = max(0, sheetOffset - skew)
         return CueAlignment(sampleRate: sampleRate, hapticDelayFrames: hapticDelay, audioDelayFrames: hapticDelay + skew,
                             audioFeltFrames: audioFelt, hapticFeltFrames: hapticFelt)
+    }
+
+    /// A sound effect's felt onset (frames from its first sample; nil: silent).
+    public static func soundFeltOnset(_ sound: PreparedPattern, sampleRate: Int) -> Int64? {
+        feltOnset(of: sound, layout: ChannelLayout([.audioLeft(gain: 1)]), from: 0, window: Int(measureSeconds * Double(sampleRate)))
     }
 
     /// Frames from `pattern`'s start to the first point at or after `from` where its Hilbert

@@ -12,11 +12,29 @@ extension HapticManager {
         state.withLock { $0.caches.cueAlignments[name] }
     }
 
-    /// Places `cue`'s parts for `engine`: its haptic part as prepared, its sound as `caches`
-    /// holds it (the sounds are prepared before the cues).
-    func align(_ cue: CueSheet.Cue, haptic: PreparedPattern?, caches: Caches, on engine: HapticEngine) -> CueAlignment {
-        CueAlignment.place(cue, haptic: haptic, sound: cue.sfx.flatMap { caches.sounds[$0.name] },
-                           sampleRate: engine.configuration.sampleRate)
+    /// Places `cue`'s parts for `engine`: its haptic part (`haptic`, `prepared` for the
+    /// engine), its sound as `caches` holds it (the sounds are prepared before the cues). Each
+    /// felt onset is measured once per engine and kept in `caches`: a sound's by name (cues share
+    /// sounds), a haptic part's by cue with the pattern it was measured on (a reload re-measures
+    /// only what changed).
+    func align(_ cue: CueSheet.Cue, haptic: AHAPPattern, prepared: PreparedPattern?, caches: inout Caches,
+               on engine: HapticEngine) -> CueAlignment {
+        let rate = engine.configuration.sampleRate
+        let sound = cue.sfx.flatMap { caches.sounds[$0.name] }
+        var audioFelt: Int64?? = nil
+        if let name = cue.sfx?.name, let sound {
+            audioFelt = caches.soundFeltOnsets[name] ?? CueAlignment.soundFeltOnset(sound, sampleRate: rate)
+            caches.soundFeltOnsets[name] = audioFelt!
+        }
+        var hapticFelt: Int64?? = nil
+        let from = Int64(((cue.sfx?.offset ?? 0) * Double(rate)).rounded())
+        if let known = caches.hapticFeltOnsets[cue.name], known.pattern == haptic, known.from == from {
+            hapticFelt = .some(known.felt)
+        }
+        let placed = CueAlignment.place(cue, haptic: prepared, sound: sound, sampleRate: rate, audioFelt: audioFelt,
+                                        hapticFelt: hapticFelt)
+        caches.hapticFeltOnsets[cue.name] = HapticFeltOnset(pattern: haptic, from: from, felt: placed.hapticFeltFrames)
+        return placed
     }
 
     /// `elements` `seconds` later (events, parameters and curves; a curve's points are
@@ -52,6 +70,14 @@ extension HapticManager {
         }
         return (a.hapticDelayFrames, a.audioDelayFrames)
     }
+}
+
+/// A cue's haptic part's felt onset and what it was measured on (``HapticManager/align``).
+struct HapticFeltOnset: Sendable {
+    var pattern: AHAPPattern
+    /// The frame the measuring window started at (the sound's sheet offset).
+    var from: Int64
+    var felt: Int64?
 }
 
 extension CueAlignment {

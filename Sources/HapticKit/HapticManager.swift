@@ -153,8 +153,11 @@ public final class HapticManager: Sendable {
         var cues: [String: PreparedPattern] = [:]
         /// The haptic part of each cue alone (two-device mode, and tracked cues).
         var cueHaptics: [String: PreparedPattern] = [:]
-        /// Where each cue's parts start (HapticManager+CueAlignment.swift).
+        /// Where each cue's parts start, and each sound's felt onset once measured (by name;
+        /// nil: silent) — HapticManager+CueAlignment.swift.
         var cueAlignments: [String: CueAlignment] = [:]
+        var soundFeltOnsets: [String: Int64?] = [:]
+        var hapticFeltOnsets: [String: HapticFeltOnset] = [:]
         var transients: [Int: PreparedPattern] = [:]
     }
 
@@ -349,7 +352,7 @@ public final class HapticManager: Sendable {
         for (name, cue) in cueSheet.cues {
             guard let haptic = cueHapticPattern(cue) else { continue }
             let hapticPart = prepare(haptic, on: engine, what: "cue \(name) (haptic part)")
-            let alignment = align(cue, haptic: hapticPart, caches: caches, on: engine)
+            let alignment = align(cue, haptic: haptic, prepared: hapticPart, caches: &caches, on: engine)
             caches.cueAlignments[name] = alignment
             if let prepared = prepare(cuePattern(cue, haptic: haptic, alignment: alignment), on: engine, what: "cue \(name)") {
                 caches.cues[name] = prepared
