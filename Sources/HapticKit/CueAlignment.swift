@@ -77,31 +77,34 @@ public struct CueAlignment: Sendable, Equatable, Codable {
     /// reaches half its peak within `window` frames; nil when that stretch is silent or more
     /// than 20 dB below the part's peak until then.
     public static func feltOnset(of pattern: PreparedPattern, layout: ChannelLayout, from: Int, window: Int) -> Int64? {
+        // Nothing to measure past the pattern's end (its length is bounded by the pattern's limits).
+        let from = max(0, from), window = max(0, window)
+        guard from <= pattern.frameCount else { return nil }
         // Only as far as the window reaches (a long pattern's end, or the silent ending, is not
-        // needed), one channel, block by block.
-        let wanted = max(0, from) + max(0, window)
+        // needed), one channel, block by block; before the window only its peak is kept.
         var stream = OfflineRenderStream(pattern: pattern, layout: layout)
-        var samples = [Float](repeating: 0, count: wanted)
-        var done = 0
-        samples.withUnsafeMutableBufferPointer { buffer in
-            while done < wanted {
-                let n = stream.render(into: buffer.baseAddress! + done, maxFrames: wanted - done)
-                if n == 0 { break }
-                done += n
+        var block = [Float](repeating: 0, count: 4_096)
+        var stretch: [Float] = []
+        stretch.reserveCapacity(window)
+        var position = 0, peakBefore: Float = 0
+        while position < from + window {
+            let n = block.withUnsafeMutableBufferPointer { stream.render(into: $0.baseAddress!, maxFrames: min($0.count, from + window - position)) }
+            if n == 0 { break }
+            for i in 0..<n {
+                if position + i < from { peakBefore = max(peakBefore, abs(block[i])) } else { stretch.append(block[i]) }
             }
+            position += n
         }
-        let start = min(max(0, from), done)
-        var stretch = Array(samples[start..<done])
         // Only a stretch that carries the part's energy has an onset to align (not the tail of
         // a transient that came before the sound's offset): its peak within 20 dB of the part's.
         let peak = stretch.map(abs).max() ?? 0
-        guard peak > 0, peak >= 0.1 * (samples[0..<done].map(abs).max() ?? 0) else { return nil }
+        guard peak > 0, peak >= 0.1 * peakBefore else { return nil }
         // The envelope's peak and half point lie before the stretch has fallen for good below
         // 1 % of its peak: the rest is cut (with 20 ms kept), so that short sounds take a
         // short transform.
         if let last = stretch.lastIndex(where: { abs($0) >= 0.01 * peak }) {
             stretch.removeSubrange(min(stretch.count, last + 960)...)
         }
-        return Int64(start + envelopeOnsets(hilbertEnvelope(stretch)).half)
+        return Int64(from + envelopeOnsets(hilbertEnvelope(stretch)).half)
     }
 }

@@ -161,6 +161,8 @@ public struct CueSheet: Sendable, Equatable {
                 var offset = 0.0
                 if object["offset"] != nil {
                     guard let o = number(object["offset"]), o >= 0 else { throw fail("\(path).sfx.offset", "not a number ≥ 0") }
+                    // Bounded like a buzz's times: the felt alignment measures the haptic from there.
+                    guard o <= 3600 else { throw fail("\(path).sfx.offset", "\(o) is outside 0…3600 seconds") }
                     offset = o
                 }
                 sfx = SoundEffect(name: soundName, offset: offset)

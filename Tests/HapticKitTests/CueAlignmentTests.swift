@@ -59,6 +59,8 @@ struct CueAlignmentTests {
         (", \"align\": \"early\"", "cues.a.align", "expected \"felt\" or \"sample\""),
         (", \"align\": 1", "cues.a.align", "expected \"felt\" or \"sample\""),
         (", \"align\": \"sample\", \"hapticOffsetMs\": 3", "cues.a", "not both"),
+        // The sound's sheet offset: huge values are refused (the alignment measures the haptic from there).
+        (", \"x\": 0}, \"b\": {\"sfx\": {\"name\": \"s\", \"offset\": 1e300}", "cues.b.sfx.offset", "outside 0…3600 seconds"),
     ])
     func hostileAlignment(extra: String, path: String, message: String) {
         do {
