@@ -269,15 +269,17 @@ public struct Rhythm: AsyncParsableCommand {
         let fs = Double(report.sampleRate)
         let two = report.twoDevice
         func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
-        let widths = [5, 16, 9, 12, 12, 10, 9]
+        let widths = [5, 16, 9, 12, 12, 12, 10, 9, 10]
         func line(_ fields: [String]) -> String { zip(fields, widths).map { pad($0, $1) }.joined(separator: "  ") }
-        out.print(line(["beat", "scheduled (s)", "offset", "audio frame", "haptic frame", "skew (smp)", "skew (ms)"]))
+        func samples(_ value: Double?) -> String { value.map { two ? String(format: "%.2f", $0) : String(Int($0)) } ?? "-" }
+        out.print(line(["beat", "scheduled (s)", "offset", "audio frame", "haptic frame", "planned (smp)", "skew (smp)", "skew (ms)", "felt (ms)"]))
         for row in report.rows {
             let a = row.audio.map { String($0.outputFrame) } ?? "-"
             let h = row.haptic.map { String($0.outputFrame) } ?? "-"
-            let skew = row.skewSamples.map { two ? String(format: "%.2f", $0) : String(Int($0)) } ?? "-"
             let ms = row.skewMs.map { String(format: "%.3f", $0) } ?? "-"
-            out.print(line([String(row.beat), String(format: "%.6f", row.scheduled), String(format: "%.3f", row.offset), a, h, skew, ms]))
+            let felt = row.feltSkewMs.map { String(format: "%.3f", $0) } ?? "-"
+            out.print(line([String(row.beat), String(format: "%.6f", row.scheduled), String(format: "%.3f", row.offset), a, h,
+                            samples(row.plannedSkewSamples), samples(row.skewSamples), ms, felt]))
         }
         let s = report.summary
         let devices = Set(report.rows.flatMap { [$0.audio?.device, $0.haptic?.device] }.compactMap { $0 }).sorted()
@@ -285,7 +287,10 @@ public struct Rhythm: AsyncParsableCommand {
         out.print("summary: \(s.beats) beats (\(tempo)), cue \(report.cue), \(mode) [\(devices.joined(separator: " + "))], \(report.sampleRate) Hz")
         let maxSkew = two ? String(format: "%.2f", s.maxAbsSkewSamples) : String(Int(s.maxAbsSkewSamples))
         out.print("  skew audio - haptic: max |\(maxSkew)| samples (\(String(format: "%.3f", s.maxAbsSkewSamples / fs * 1000)) ms); "
-            + "\(s.zeroSkewBeats) of \(s.beats) beats at 0 samples" + (s.incomplete > 0 ? "; \(s.incomplete) beats incomplete" : ""))
+            + "\(s.zeroSkewBeats) of \(s.beats) beats at 0 samples, \(s.plannedSkewBeats) at the planned skew"
+            + (s.incomplete > 0 ? "; \(s.incomplete) beats incomplete" : ""))
+        out.print("  felt skew audio - haptic (half of each part's Hilbert envelope): "
+            + (s.feltBeats > 0 ? "max |\(String(format: "%.3f", s.maxAbsFeltSkewMs))| ms over \(s.feltBeats) beats" : "not measured"))
         out.print("  beat spacing minus round(Δt·fs): haptic \(s.hapticSpacingErrorMin)...\(s.hapticSpacingErrorMax) frames, audio \(s.audioSpacingErrorMin)...\(s.audioSpacingErrorMax) frames; onset minus prediction at scheduling: max |\(s.predictionErrorMaxAbs)| frames")
     }
 }

@@ -39,6 +39,25 @@ public struct CueSheet: Sendable, Equatable {
         }
     }
 
+    /// How a cue's haptic and its sound are placed against each other (only matters when it
+    /// has both). Whatever the alignment, it is applied in whole samples by delaying the part
+    /// that would otherwise come first: a cue never starts anything before its time.
+    public enum Alignment: Sendable, Equatable {
+        /// The default: the two parts' felt onsets (the time each one's Hilbert envelope
+        /// reaches half its peak) coincide. The part felt earlier is delayed.
+        case felt
+        /// The first samples coincide (the sound at its `offset`, the haptic at the cue's time).
+        case sample
+        /// An explicit offset, whatever the envelopes: the haptic comes this many milliseconds
+        /// later than in the `.sample` alignment (negative: the sound comes that much later
+        /// instead). With no sound offset: the haptic starts this long after the sound.
+        /// (`"hapticOffsetMs"`, within ±``maximumHapticOffsetMs``.)
+        case hapticOffsetMs(Double)
+    }
+
+    /// The largest |`hapticOffsetMs`| a cue sheet may give.
+    public static let maximumHapticOffsetMs = 2_000.0
+
     /// One named moment.
     public struct Cue: Sendable, Equatable {
         public var name: String
@@ -46,11 +65,14 @@ public struct CueSheet: Sendable, Equatable {
         public var moment: String?
         public var haptic: Haptic?
         public var sfx: SoundEffect?
-        public init(name: String, moment: String? = nil, haptic: Haptic?, sfx: SoundEffect?) {
+        /// How the haptic and the sound are aligned (`.felt` unless the sheet says otherwise).
+        public var alignment: Alignment
+        public init(name: String, moment: String? = nil, haptic: Haptic?, sfx: SoundEffect?, alignment: Alignment = .felt) {
             self.name = name
             self.moment = moment
             self.haptic = haptic
             self.sfx = sfx
+            self.alignment = alignment
         }
     }
 
@@ -76,15 +98,17 @@ public struct CueSheet: Sendable, Equatable {
     public static func decode(from bytes: [UInt8], source: String = "cues.json") throws(CueSheetError) -> CueSheet {
         func fail(_ path: String, _ message: String) -> CueSheetError { CueSheetError(source: source, path: path, message: message) }
         // Duplicate keys first: JSONSerialization silently keeps one of them.
-        if case .success(let tree) = Result(catching: { () throws(AHAPError) in try JSONValue.parse(bytes) }),
-            let duplicate = tree.firstDuplicateKey
-        {
+        let scanned = Result(catching: { () throws(AHAPError) in try JSONValue.parse(bytes) })
+        if case .success(let tree) = scanned, let duplicate = tree.firstDuplicateKey {
             throw fail(duplicate, "given twice (each key once)")
         }
         let top: Any
         do {
             top = try JSONSerialization.jsonObject(with: Data(bytes))
         } catch {
+            // The project's scanner says where (line and column) and what, e.g. a number like
+            // 1e400 that is not a finite double; Foundation only that the data is wrong.
+            if case .failure(let problem) = scanned { throw fail("", "not valid JSON: \(problem)") }
             throw fail("", "not valid JSON (\((error as NSError).localizedDescription))")
         }
         guard let root = top as? [String: Any] else { throw fail("", "the top level is not an object") }
@@ -137,6 +161,8 @@ public struct CueSheet: Sendable, Equatable {
                 var offset = 0.0
                 if object["offset"] != nil {
                     guard let o = number(object["offset"]), o >= 0 else { throw fail("\(path).sfx.offset", "not a number ≥ 0") }
+                    // Bounded like a buzz's times: the felt alignment measures the haptic from there.
+                    guard o <= 3600 else { throw fail("\(path).sfx.offset", "\(o) is outside 0…3600 seconds") }
                     offset = o
                 }
                 sfx = SoundEffect(name: soundName, offset: offset)
@@ -147,9 +173,40 @@ public struct CueSheet: Sendable, Equatable {
                 guard let text = m as? String else { throw fail("\(path).moment", "not a string") }
                 moment = text
             }
-            cues[name] = Cue(name: name, moment: moment, haptic: haptic, sfx: sfx)
+            let alignment = try parseAlignment(cue, path, fail)
+            cues[name] = Cue(name: name, moment: moment, haptic: haptic, sfx: sfx, alignment: alignment)
         }
         return CueSheet(cues: cues)
+    }
+
+    /// A cue's `"align"` (`"felt"` or `"sample"`) or `"hapticOffsetMs"` (finite, within
+    /// ±``maximumHapticOffsetMs``); at most one of the two.
+    private static func parseAlignment(
+        _ cue: [String: Any], _ path: String, _ fail: (String, String) -> CueSheetError
+    ) throws(CueSheetError) -> Alignment {
+        let align = cue["align"], offset = cue["hapticOffsetMs"]
+        if align != nil && offset != nil {
+            throw fail(path, "give either align or hapticOffsetMs, not both (hapticOffsetMs is an explicit alignment)")
+        }
+        if let align {
+            switch align as? String {
+            case "felt": return .felt
+            case "sample": return .sample
+            default: throw fail("\(path).align", "expected \"felt\" or \"sample\"")
+            }
+        }
+        if let offset {
+            let limit = maximumHapticOffsetMs
+            // JSON has no NaN or infinity, but a literal like 1e400 overflows to one: `number` refuses both.
+            guard let ms = number(offset) else {
+                throw fail("\(path).hapticOffsetMs", "not a finite number of milliseconds")
+            }
+            guard abs(ms) <= limit else {
+                throw fail("\(path).hapticOffsetMs", "\(ms) ms is outside -\(Int(limit))…\(Int(limit)) ms")
+            }
+            return .hapticOffsetMs(ms == 0 ? 0 : ms)  // -0 is 0
+        }
+        return .felt
     }
 
     private static func transient(

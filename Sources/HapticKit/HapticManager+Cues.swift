@@ -7,9 +7,10 @@ extension HapticManager {
     /// Fires the cue `cue` of the cue sheet as soon as possible.
     public func play(cue: String) { play(cue: cue, atTime: 0) }
 
-    /// Fires the cue `cue` at `time`: its haptic at `time`, its sound at `time` plus the
-    /// sound's offset. In one stream both come from one voice (the same output frame by
-    /// construction when the offset is 0); in two-device mode the haptic part starts on the
+    /// Fires the cue `cue` at `time`: each part at `time` plus its delay in the cue's
+    /// ``CueAlignment`` (by default the part felt earlier waits, so that both are felt
+    /// together; the sound's sheet offset included). In one stream both come from one voice
+    /// (the planned frames by construction); in two-device mode the haptic part starts on the
     /// haptic engine and the sound on the audio engine at the same monotonic time, each
     /// placed by its own device's frame/time mapping.
     public func play(cue: String, atTime time: Double) {
@@ -45,7 +46,7 @@ extension HapticManager {
     public struct CuePlayback: Sendable {
         /// The cue's name.
         public let cue: String
-        /// The common monotonic time both parts were scheduled at (the sound adds its offset).
+        /// The cue's monotonic time (each part adds its delay from the cue's ``CueAlignment``).
         public let time: Double
         /// The haptic part (nil when the cue has none, or it could not start).
         public let haptic: CuePart?
@@ -82,15 +83,16 @@ extension HapticManager {
             return CuePart(role: role, engine: engine, player: player, slot: engine.slot(of: player), time: t,
                            predictedFrame: mapping.frame(forTime: t), mapping: mapping)
         }
-        let haptic = part(.haptic, hapticEngine, hapticPattern, at: time)
-        let audio = part(soundRole, soundEngine, soundPattern, at: time + (cue.sfx?.offset ?? 0))
+        let delays = cueDelaySeconds(name, sfxOffset: cue.sfx?.offset ?? 0)
+        let haptic = part(.haptic, hapticEngine, hapticPattern, at: time + delays.haptic)
+        let audio = part(soundRole, soundEngine, soundPattern, at: time + delays.audio)
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: time, haptic: haptic, audio: audio)
     }
 
     /// Fires the cue like ``playTracked(cue:atTime:)``, but at a device frame of the haptic
-    /// engine (its `frame(forTime:)` numbering): the haptic part plays at `frame`, the sound at
-    /// `frame` plus the sound's offset in whole frames. For grids kept on the device's own
+    /// engine (its `frame(forTime:)` numbering): each part at `frame` plus its alignment delay
+    /// in whole frames (the cue's planned skew exactly). For grids kept on the device's own
     /// clock (``RhythmSession`` in one stream), where frames, not monotonic times, are exact.
     /// A frame already past starts at the engine's next block (counted as a late command).
     /// In two-device mode frames of one device mean nothing to the other: the frame is turned
@@ -115,8 +117,9 @@ extension HapticManager {
             return CuePart(role: .haptic, engine: engine, player: player, slot: engine.slot(of: player),
                            time: mapping.time(forFrame: f), predictedFrame: f, mapping: mapping)
         }
-        let haptic = part(hapticPattern, at: frame)
-        let audio = part(soundPattern, at: frame + Int64(((cue.sfx?.offset ?? 0) * fs).rounded()))
+        let delays = cueDelayFrames(name, sfxOffset: cue.sfx?.offset ?? 0, sampleRate: fs)
+        let haptic = part(hapticPattern, at: frame + delays.haptic)
+        let audio = part(soundPattern, at: frame + delays.audio)
         if haptic == nil && audio == nil { return nil }
         return CuePlayback(cue: name, time: engine.frameMapping.time(forFrame: frame), haptic: haptic, audio: audio)
     }

@@ -54,10 +54,13 @@ extension HapticManager {
         }
         for (name, cue) in cueSheet.cues {
             guard let haptic = cueHapticPattern(cue) else { continue }
-            if let prepared = prepare(cuePattern(cue, haptic: haptic), on: engine, what: "cue \(name)") { caches.cues[name] = prepared }
-            if let prepared = prepare(haptic, on: engine, what: "cue \(name) (haptic part)") {
-                caches.cueHaptics[name] = prepared
+            let hapticPart = prepare(haptic, on: engine, what: "cue \(name) (haptic part)")
+            let alignment = align(cue, haptic: haptic, prepared: hapticPart, caches: &caches, on: engine)
+            caches.cueAlignments[name] = alignment
+            if let prepared = prepare(cuePattern(cue, haptic: haptic, alignment: alignment), on: engine, what: "cue \(name)") {
+                caches.cues[name] = prepared
             }
+            if let hapticPart { caches.cueHaptics[name] = hapticPart }
         }
     }
 
@@ -82,12 +85,12 @@ extension HapticManager {
               waveformPath: "sfx/\(name).wav", useVolumeEnvelope: false)
     }
 
-    /// A cue as one pattern: its haptic part (`cueHapticPattern`) and its sound at the
-    /// sound's offset, so that one voice plays both (same frame by construction).
-    func cuePattern(_ cue: CueSheet.Cue, haptic: AHAPPattern) -> AHAPPattern {
-        var elements = haptic.elements
+    /// A cue as one pattern: its haptic part (`cueHapticPattern`) and its sound, each at the
+    /// alignment's delay, so that one voice plays both (the planned frames by construction).
+    func cuePattern(_ cue: CueSheet.Cue, haptic: AHAPPattern, alignment: CueAlignment) -> AHAPPattern {
+        var elements = Self.delayed(haptic.elements, by: alignment.hapticDelaySeconds)
         if let sfx = cue.sfx {
-            elements.append(.event(Self.soundEffectEvent(sfx.name, at: sfx.offset)))
+            elements.append(.event(Self.soundEffectEvent(sfx.name, at: alignment.audioDelaySeconds)))
         }
         return AHAPPattern(elements: elements)
     }

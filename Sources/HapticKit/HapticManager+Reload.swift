@@ -72,6 +72,10 @@ extension HapticManager {
         } else if let (engine, id, _) = current {
             // Sound effects are unchanged: only the library's patterns and the cues are re-made.
             var caches = Caches(engineID: id)
+            // The cues' alignment measures the sounds (unchanged by a reload: measured once).
+            (caches.sounds, caches.soundFeltOnsets, caches.hapticFeltOnsets) = state.withLock {
+                ($0.haptic.caches.sounds, $0.haptic.caches.soundFeltOnsets, $0.haptic.caches.hapticFeltOnsets)
+            }
             preparePatternsAndCues(fresh.library, fresh.cueSheet, on: engine, into: &caches)
             updated = state.withLock { s in
                 // Not when a reset replaced the engine meanwhile (it prepared the new content itself).
@@ -79,6 +83,8 @@ extension HapticManager {
                 s.haptic.caches.patterns = caches.patterns
                 s.haptic.caches.cues = caches.cues
                 s.haptic.caches.cueHaptics = caches.cueHaptics
+                s.haptic.caches.cueAlignments = caches.cueAlignments
+                s.haptic.caches.hapticFeltOnsets = caches.hapticFeltOnsets
                 return true
             }
         }

@@ -14,7 +14,8 @@ import Synchronization
 ///   debug level) for an unknown name or when the engine is unavailable.
 /// - Sound effects are rendered by the same engine into the audio channels of the same
 ///   output stream as the haptics, so a sound and a haptic given the same time start on
-///   the same output frame (a cue even plays both from one voice).
+///   the same output frame (a cue even plays both from one voice, each part at the frame its
+///   alignment plans: by default they are felt together, see ``CueAlignment``).
 /// - Recovery follows the seeds: on stop, one restart; on failure, a rebuild; on failure,
 ///   unavailable. The one restart is the engine's own reconnection (it reopens the same device
 ///   with backoff, keeping players, loops and schedule): while it is under way the status is
@@ -37,6 +38,11 @@ public final class HapticManager: Sendable {
         var cues: [String: PreparedPattern] = [:]
         /// The haptic part of each cue alone (two-device mode, and tracked cues).
         var cueHaptics: [String: PreparedPattern] = [:]
+        /// Where each cue's parts start, and each sound's felt onset once measured (by name;
+        /// nil: silent) — HapticManager+CueAlignment.swift.
+        var cueAlignments: [String: CueAlignment] = [:]
+        var soundFeltOnsets: [String: Int64?] = [:]
+        var hapticFeltOnsets: [String: HapticFeltOnset] = [:]
         var transients: [Int: PreparedPattern] = [:]
     }
 

@@ -140,6 +140,8 @@ public final class RhythmSession {
         public var time: Double
         /// What started (nil: nothing could start, e.g. the engine was unavailable).
         public var playback: HapticManager.CuePlayback?
+        /// The cue's alignment on the engine it was fired on (the planned skew, the felt onsets).
+        public var alignment: CueAlignment?
     }
 
     public let manager: HapticManager
@@ -227,7 +229,7 @@ public final class RhythmSession {
                 if !self.engines.contains(where: { $0 === part.engine }) { self.engines.append(part.engine) }
                 end = max(end, part.time + part.player.pattern.duration)
             }
-            beats.append(Beat(index: index, time: time, playback: playback))
+            beats.append(Beat(index: index, time: time, playback: playback, alignment: manager.cueAlignment(cue)))
         }
         if !shouldStop() { wait(end + tail) }
         snapshot()
@@ -282,9 +284,16 @@ public final class RhythmSession {
                     skewSamples = (audio.time - haptic.time) * fs
                 }
             }
+            // The alignment's frames are the haptic engine's; the report's are at `sampleRate`.
+            let scale = beat.alignment.map { fs / Double($0.sampleRate) } ?? 1
+            let planned = beat.alignment.map { Double($0.plannedSkewFrames) * scale }
+            let felt = skewSamples.flatMap { skew in
+                beat.alignment.flatMap { a in a.feltSkewFrames(sampleSkew: 0).map { skew + $0 * scale } }
+            }
             rows.append(RhythmReport.Row(
                 beat: beat.index + 1, scheduled: beat.time, offset: beat.time - origin, audio: audio, haptic: haptic,
-                skewSamples: skewSamples, skewMs: skewSamples.map { $0 / fs * 1000 }))
+                skewSamples: skewSamples, skewMs: skewSamples.map { $0 / fs * 1000 },
+                plannedSkewSamples: planned, feltSkewMs: felt.map { $0 / fs * 1000 }))
         }
         return RhythmReport(cue: cue, sampleRate: sampleRate, bpm: map.bpm, lead: lead, origin: origin,
                             twoDevice: manager.isTwoDevice, rows: rows, times: map.times)
@@ -323,6 +332,27 @@ public struct RhythmReport: Sendable, Codable, Equatable {
         /// device's mapping in two-device mode). nil when a part is missing.
         public var skewSamples: Double?
         public var skewMs: Double?
+        /// The skew the cue's alignment plans (audio start minus haptic start, in samples:
+        /// felt alignment, the sheet's offsets); in one stream `skewSamples` equals it exactly.
+        public var plannedSkewSamples: Double?
+        /// Felt skew: the sound's felt onset (its Hilbert envelope first at half its peak) minus
+        /// the haptic's, in ms — the sample skew plus the difference of the two parts' felt
+        /// onsets, each measured once per cue on its rendered waveform (``CueAlignment``).
+        /// nil when a part is missing or has no felt onset.
+        public var feltSkewMs: Double?
+
+        public init(beat: Int, scheduled: Double, offset: Double, audio: Onset?, haptic: Onset?, skewSamples: Double?,
+                    skewMs: Double?, plannedSkewSamples: Double? = nil, feltSkewMs: Double? = nil) {
+            self.beat = beat
+            self.scheduled = scheduled
+            self.offset = offset
+            self.audio = audio
+            self.haptic = haptic
+            self.skewSamples = skewSamples
+            self.skewMs = skewMs
+            self.plannedSkewSamples = plannedSkewSamples
+            self.feltSkewMs = feltSkewMs
+        }
     }
 
     /// Figures over all beats.
@@ -334,6 +364,14 @@ public struct RhythmReport: Sendable, Codable, Equatable {
         public var maxAbsSkewMs: Double
         /// Beats whose skew is exactly 0 samples.
         public var zeroSkewBeats: Int
+        /// Beats whose skew is exactly the planned skew (``Row/plannedSkewSamples``).
+        public var plannedSkewBeats: Int
+        /// Largest |skew − planned skew| in samples over the beats with both.
+        public var maxAbsSkewFromPlanSamples: Double
+        /// Largest |felt skew| in ms (``Row/feltSkewMs``); 0 when no beat has one.
+        public var maxAbsFeltSkewMs: Double
+        /// Beats with a felt skew.
+        public var feltBeats: Int
         /// Haptic onset spacing minus round(Δt·fs), in frames, over consecutive beats.
         public var hapticSpacingErrorMin: Int64
         public var hapticSpacingErrorMax: Int64
@@ -374,6 +412,10 @@ public struct RhythmReport: Sendable, Codable, Equatable {
             beats: rows.count, incomplete: rows.filter { $0.skewSamples == nil }.count,
             maxAbsSkewSamples: maxSkew, maxAbsSkewMs: maxSkew / Double(sampleRate) * 1000,
             zeroSkewBeats: skews.filter { $0 == 0 }.count,
+            plannedSkewBeats: rows.filter { $0.skewSamples != nil && $0.skewSamples == $0.plannedSkewSamples }.count,
+            maxAbsSkewFromPlanSamples: rows.compactMap { r in r.skewSamples.flatMap { s in r.plannedSkewSamples.map { abs(s - $0) } } }.max() ?? 0,
+            maxAbsFeltSkewMs: rows.compactMap(\.feltSkewMs).map(abs).max() ?? 0,
+            feltBeats: rows.filter { $0.feltSkewMs != nil }.count,
             hapticSpacingErrorMin: h.0, hapticSpacingErrorMax: h.1, audioSpacingErrorMin: a.0, audioSpacingErrorMax: a.1,
             predictionErrorMaxAbs: prediction)
     }

@@ -330,7 +330,7 @@ struct HapticManagerVirtualTests {
         #expect(peak > 0 && peak <= 0.9, "no pile-up past the ceiling: peak \(peak)")
     }
 
-    @Test("SFX and haptic given the same time start on the same output frame (separate calls, and a cue)")
+    @Test("SFX and haptic given the same time start on the same output frame (separate calls); a cue's at its planned skew")
     func lockstepOnTheVirtualDevice() throws {
         let rig = VirtualRig()
         let m = rig.manager
@@ -366,8 +366,10 @@ struct HapticManagerVirtualTests {
         let h2 = try #require(RecordingAlignment.firstAbove(h, threshold, from: scheduled2 - 200)) - hOffset
         let l2 = try #require(RecordingAlignment.firstAbove(l, threshold, from: scheduled2 - 200)) - lOffset
         print("lockstep (virtual, cue beat_hit): haptic starts \(h2), sfx starts \(l2)")
-        #expect(h2 == l2, "cue skew \(l2 - h2) samples")
-        #expect(h2 - hStart == Int((1.5 * 48_000).rounded()), "spacing exact to the sample")
+        // The cue: its parts at the planned skew (the felt alignment delays the part felt earlier).
+        let align = try #require(m.cueAlignment("beat_hit"))
+        #expect(Int64(l2 - h2) == align.plannedSkewFrames, "cue skew \(l2 - h2) samples, planned \(align.plannedSkewFrames)")
+        #expect(Int64(h2 - hStart) == Int64((1.5 * 48_000).rounded()) + align.hapticDelayFrames, "spacing exact to the sample")
     }
 }
 }

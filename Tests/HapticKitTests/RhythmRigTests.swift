@@ -50,7 +50,7 @@ enum RhythmRig {
 
 @Suite("Rhythm lockstep through the sound-server rig", .serialized, .enabled(if: KitRig.isRunning, "needs scripts/rig.sh"))
 struct RhythmRigTests {
-    @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic on the same recorded frame; spacing exactly 28800 frames")
+    @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic at the planned skew in the recording; spacing exactly 28800 frames")
     func lockstepSixtyFourBeats() throws {
         var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .alsa(KitRig.out))
         config.engine.lockMemory = false
@@ -80,10 +80,11 @@ struct RhythmRigTests {
         let report = session.report(sampleRate: 48_000)
         #expect(rec.overruns == 0 && xruns == 0, "a whole recording: capture overruns \(rec.overruns), engine xruns \(xruns)")
 
-        // The engine's own record: both parts of every beat on the same output frame.
+        // The engine's own record: both parts of every beat at the cue's planned skew (felt alignment).
         #expect(report.rows.count == 64)
         #expect(report.summary.incomplete == 0)
-        #expect(report.summary.zeroSkewBeats == 64, "engine skew: max \(report.summary.maxAbsSkewSamples) samples")
+        #expect(report.summary.plannedSkewBeats == 64, "engine skew vs plan: max \(report.summary.maxAbsSkewFromPlanSamples) samples")
+        let planned = Int(try #require(report.rows.first?.plannedSkewSamples))
 
         // The recording: where each part really is.
         let h = RecordingAlignment.channel(rec.floatSamples, channels: 3, 2)
@@ -94,9 +95,9 @@ struct RhythmRigTests {
         #expect(recH.allSatisfy { $0 != nil } && recA.allSatisfy { $0 != nil }, "every onset found in the recording")
         guard recH.allSatisfy({ $0 != nil }), recA.allSatisfy({ $0 != nil }) else { return }
         let hs = recH.map { $0! }, `as` = recA.map { $0! }
-        // (1) Skew: audio onset and haptic onset on the same recorded frame, every beat.
+        // (1) Skew: audio onset minus haptic onset is the planned skew in the recording, every beat.
         let skews = zip(`as`, hs).map { $0 - $1 }
-        #expect(skews.allSatisfy { $0 == 0 }, "recorded skews (samples): \(skews)")
+        #expect(skews.allSatisfy { $0 == planned }, "recorded skews (samples): \(skews), planned \(planned)")
         // (2) The output path is sample-exact: recording index − engine output frame is one constant.
         let offsets = zip(hs, engineFrames).map { $0 - Int($1!) }
         #expect(Set(offsets).count == 1, "recording − engine frame: \(Set(offsets).sorted())")
@@ -131,7 +132,7 @@ struct RhythmRigTests {
         let closeBeats = residuals.filter { abs($0 - offset) < 0.001 }.count
         let fitted = RhythmRig.fit(onsetSeries.map(\.t), onsetSeries.map(\.error))
         let onsetErrors = onsetSeries.map(\.error).sorted()
-        print("rhythm rig: 64 beats, recorded skew 0 on \(skews.filter { $0 == 0 }.count)/64; "
+        print("rhythm rig: 64 beats, recorded skew = planned (\(planned)) on \(skews.filter { $0 == planned }.count)/64; "
               + "spacing exactly 28800 on \(spacing.count - broken.count)/\(spacing.count) (others: \(broken)); "
               + "engine grid corrections \(corrections) (not on the beat grid); engine rate ratio at the end \(rate) "
               + "(\(String(format: "%.0f", (rate - 1) * 1e6)) ppm); recorded onset − schedule: "

@@ -145,10 +145,12 @@ struct TwoDeviceDriftTests {
         let t = m.currentTime + 0.5
         let playback = try #require(m.playTracked(cue: "beat_hit", atTime: t))
         #expect(playback.haptic?.engine === m.currentEngine && playback.audio?.engine === m.currentAudioEngine)
-        #expect(playback.haptic?.time == t && playback.audio?.time == t)
+        // Each part at the cue's time plus its felt-alignment delay (the part felt earlier waits).
+        let align = try #require(m.cueAlignment("beat_hit"))
+        #expect(playback.haptic?.time == t + align.hapticDelaySeconds && playback.audio?.time == t + align.audioDelaySeconds)
         // Immediate: one common time, later than both engines' next block.
         let now = try #require(m.playTracked(cue: "beat_hit", atTime: 0))
-        #expect(now.haptic?.time == now.audio?.time)
+        #expect(now.haptic?.time == now.time + align.hapticDelaySeconds && now.audio?.time == now.time + align.audioDelaySeconds)
         #expect(now.time >= m.currentTime + max(m.currentEngine!.outputLatency, m.currentAudioEngine!.outputLatency))
         m.shutDown()
     }

@@ -81,12 +81,17 @@ func jackBench(period: Int, trials: Int) throws {
     let jackPeriod = Int(env["HAPTICSYNTH_JACK_PERIOD"] ?? "256") ?? 256
     let rate = 48_000.0
     let bufferPeriods = 3
-    let interval = max(0.1, Double(period * bufferPeriods + jackPeriod) / rate * 1.6)
+    // Far enough apart for the recorder to see each onset (it wants 50 ms below its threshold
+    // first): the transient (3 cycles and a decay since issue 13) stays above 0.05 for ~70 ms.
+    let interval = max(0.15, Double(period * bufferPeriods + jackPeriod) / rate * 1.6)
     let onsetsPath = dir + "/bench-onsets.csv"
+    // What the server received (interleaved float32, 3 channels): the half-envelope onsets are
+    // measured on it.
+    let recordingPath = dir + "/bench-rec.f32"
     // The recorder: onsets on channel 0 above 0.05 after 50 ms of quiet.
     let recorder = Process()
     recorder.executableURL = URL(fileURLWithPath: recorderPath)
-    recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", "/dev/null", "-s", dir + "/bench-stamps.csv", "-O", onsetsPath, "-t", "0.05"]
+    recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", recordingPath, "-s", dir + "/bench-stamps.csv", "-O", onsetsPath, "-t", "0.05"]
     let out = Pipe()
     recorder.standardOutput = out
     try recorder.run()
@@ -133,6 +138,10 @@ func jackBench(period: Int, trials: Int) throws {
     // Frames from the onset to the first sample the recorder sees (> 0.05 on channel 0).
     guard let k0 = (0..<n).first(where: { rendered[$0 * 3] > 0.05 }) else { print("transient never exceeds 0.05"); exit(3) }
     let k0Nanos = Double(k0) / rate * 1e9
+    // The same transient's half-envelope in the render, frames after its first sample (frame 0).
+    let renderedHalf = halfEnvelopeFrame(Array(stride(from: 0, to: n * 3, by: 3).map { rendered[$0] }))
+    print("transient (sharpness 0.5, the engine's profile) rendered: first sample over 0.05 at +\(k0) frames, "
+          + "half of the Hilbert envelope at +\(renderedHalf) frames (\(fmt(Double(renderedHalf) / rate * 1000)) ms) after its first sample")
 
     func run(_ engine: HapticEngine, label: String, scheduled: Bool) throws {
         let pattern = try engine.prepare(transient)
@@ -180,6 +189,7 @@ func jackBench(period: Int, trials: Int) throws {
     recorder.waitUntilExit()
     recorderRunning = false
     let onsets = readOnsets(onsetsPath)
+    let recording = readChannel0(recordingPath, channels: 3)
     var results: [[Double]] = []
     for phase in phases {
         let mine = onsets.filter { $0.1 >= phase.from && $0.1 <= phase.to }
@@ -191,6 +201,20 @@ func jackBench(period: Int, trials: Int) throws {
         let values = zip(mine, phase.reference).map { (Double($0.1) - phase.offsetNanos - Double($1)) / 1e6 }
         print("\(phase.label), ms: " + summary(values))
         results.append(values)
+        // The engine's phases: the same to the half of the recorded signal's Hilbert envelope
+        // (felt onset), found in the recording around each onset's frame.
+        guard phase.offsetNanos > 0 else { continue }
+        var half: [Double] = [], halfMinusFirst: [Double] = []
+        for ((frame, nanos), reference) in zip(mine, phase.reference) {
+            let first = Int(frame) - k0  // the transient's first sample in the recording
+            let from = max(0, first - 200), to = min(recording.count, first + Int(0.25 * rate))
+            guard from < to else { continue }
+            let h = from + halfEnvelopeFrame(Array(recording[from..<to]))
+            half.append((Double(nanos) + Double(h - Int(frame)) / rate * 1e9 - Double(reference)) / 1e6)
+            halfMinusFirst.append(Double(h - first) / rate * 1000)
+        }
+        print("\(phase.label), to the half-envelope of the recorded signal, ms: " + summary(half))
+        print("  (recorded half-envelope − first sample, ms: " + summary(halfMinusFirst) + ")")
     }
     let floorLatency = results[0], immediate = results[1], scheduled = results[2], withCompensation = results[3]
 
@@ -206,6 +230,18 @@ func jackBench(period: Int, trials: Int) throws {
     if let log = try? String(contentsOfFile: dir + "/jackd.log", encoding: .utf8) {
         let serverXruns = log.lowercased().components(separatedBy: "xrun").count - 1
         print("jackd log xrun mentions: \(serverXruns); engine xruns \(xruns + compensated.xrunCount)")
+    }
+}
+
+/// The first frame where `x`'s Hilbert envelope reaches half its peak.
+func halfEnvelopeFrame(_ x: [Float]) -> Int { envelopeOnsets(hilbertEnvelope(x)).half }
+
+/// Channel 0 of the recorder's interleaved float32 file (empty when it cannot be read).
+func readChannel0(_ path: String, channels: Int) -> [Float] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    let count = data.count / 4 / channels
+    return data.withUnsafeBytes { raw in
+        (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * channels * 4, as: Float.self) }
     }
 }
 
