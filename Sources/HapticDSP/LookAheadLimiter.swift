@@ -169,7 +169,9 @@ package struct LookAheadLimiter {
             let decayed = holding ? SIMD8(repeating: dPrev) : release * dPrev
             let quiet = runMax == 0 && older == 0
             let d = quiet ? decayed : pointwiseMax8(a, decayed)
-            let rose = !quiet && any(a .> decayed)
+            // a is non-decreasing across the block and `decayed` non-increasing, so A rose above
+            // the release somewhere in the block exactly when it is above it in the last lane.
+            let rose = !quiet && a[7] > decayed[7]
             let u = (d * scale + 8_388_608) - 8_388_608  // round to an integer (d·scale < 2^23)
             store(u, units, pos)
             // Prefix sum (exact: integers below 2^24).
@@ -206,7 +208,7 @@ package struct LookAheadLimiter {
         let c = k.ceiling
         let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
         let ring1 = inputs + (ringLength + 8)
-        var pos = position, d = depth, s = sum, older = olderMax, f = filled
+        var pos = position, d = depth, s = sum, older = olderMax, f = filled, hold = holdLeft
         var i = 0
         while i < count {
             let in0: SIMD8<Float>, in1: SIMD8<Float>
@@ -240,7 +242,7 @@ package struct LookAheadLimiter {
                 in1 = pending1
             }
             // One call site for whole and partial blocks (so the kernel is inlined once).
-            let r = k.block(in0, in1, pos, d, s, older, holding: holdLeft > 0, stereo: stereo)
+            let r = k.block(in0, in1, pos, d, s, older, holding: hold > 0, stereo: stereo)
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
@@ -253,7 +255,7 @@ package struct LookAheadLimiter {
             f += take
             i += take
             if f == 8 {
-                finishBlock(r, &pos, &d, &s, &older)
+                finishBlock(r, &pos, &d, &s, &older, &hold)
                 // Only a block assembled across calls used (and must now clear) the pending lanes.
                 if take < 8 {
                     pending0 = .zero
@@ -267,12 +269,13 @@ package struct LookAheadLimiter {
         sum = s
         olderMax = older
         filled = f
+        holdLeft = hold
     }
 
     @inline(__always) @inlinable
     package mutating func finishBlock(
         _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool),
-        _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float
+        _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float, _ hold: inout Int
     ) {
         blockMax[blockPosition] = r.blockMax
         blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1
@@ -284,7 +287,7 @@ package struct LookAheadLimiter {
         // d = 0, and the idle path can resume sooner. (The idle path also waits for the block
         // maxima to clear, so no sample over c is still in the delay line when it runs.)
         d = r.depth * kernel.scale < 0.5 ? 0 : r.depth
-        holdLeft = d == 0 ? 0 : r.rose ? holdBlocks : Swift.max(0, holdLeft - 1)
+        hold = d == 0 ? 0 : r.rose ? holdBlocks : Swift.max(0, hold - 1)
         s = r.sum
         pos = (pos + 8) & (ringLength - 1)
     }
