@@ -40,15 +40,8 @@ struct FeltRhythmRigTests {
     static func session(_ cue: String, assets: String, beats: Int)
         throws -> (report: RhythmReport, audio: [Int?], haptic: [Int?], l: [Float], h: [Float], whole: Bool)
     {
-        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: assets, output: .alsa(KitRig.out))
-        config.engine.lockMemory = false
-        config.engine.periodFrames = 1024  // the machine is shared and noisy; lockstep does not depend on the period
-        config.engine.bufferPeriods = 4
-        config.engine.appliedCommandTraceCapacity = 1024
-        config.logger.logLevel = .warning
-        let m = HapticManager(configuration: config)
+        let m = RhythmRig.manager(assets: assets)
         #expect(m.engineAvailable)
-        m.preloadPatterns()
         let (hapticPart, sound) = try #require(m.state.withLock { s -> (PreparedPattern, PreparedPattern)? in
             guard let h = s.caches.cueHaptics[cue], let name = m.cueSheet[cue]?.sfx?.name, let a = s.caches.sounds[name] else { return nil }
             return (h, a)

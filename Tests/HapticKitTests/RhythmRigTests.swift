@@ -20,6 +20,19 @@ struct RigBeats {
 enum RhythmRig {
     static let env = ProcessInfo.processInfo.environment
 
+    /// A manager on the rig's sink for rhythm sessions, its patterns and cues preloaded (the
+    /// period is large: the machine is shared and noisy, and lockstep does not depend on it).
+    static func manager(assets: String = kitAssets) -> HapticManager {
+        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: assets, output: .alsa(KitRig.out))
+        config.engine.periodFrames = 1024
+        config.engine.bufferPeriods = 4
+        config.engine.appliedCommandTraceCapacity = 1024
+        config.logger.logLevel = .warning
+        let m = HapticManager(configuration: config)
+        m.preloadPatterns()
+        return m
+    }
+
     /// References for beat_hit's two parts: haptic (heartbeat) and sound, as the S16 sink stores them.
     static func references(_ m: HapticManager) throws -> (haptic: [Float], audio: [Float]) {
         let hb = try #require(m.state.withLock { $0.caches.cueHaptics["beat_hit"] })
@@ -52,15 +65,8 @@ enum RhythmRig {
 struct RhythmRigTests {
     @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic at the planned skew in the recording; spacing exactly 28800 frames")
     func lockstepSixtyFourBeats() throws {
-        var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets, output: .alsa(KitRig.out))
-        config.engine.lockMemory = false
-        config.engine.periodFrames = 1024  // the machine is shared and noisy; lockstep does not depend on the period
-        config.engine.bufferPeriods = 4
-        config.engine.appliedCommandTraceCapacity = 1024
-        config.logger.logLevel = .warning
-        let m = HapticManager(configuration: config)
+        let m = RhythmRig.manager()
         #expect(m.engineAvailable)
-        m.preloadPatterns()
         let refs = try RhythmRig.references(m)
         let capture = ALSACaptureDevice(name: KitRig.input, channels: 3, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 50)
         try capture.start()
