@@ -86,9 +86,7 @@ public struct Rhythm: AsyncParsableCommand {
             throw ValidationError("-o renders offline: do not combine it with -D")
         }
         guard SoundFileWriter.SampleFormat(bits: bits) != nil else { throw ValidationError("--bits \(bits): expected 16, 24 or 32f") }
-        guard ActuatorProfile.builtIn(named: profile) != nil else {
-            throw ValidationError("--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", ")))")
-        }
+        try validateBuiltInProfile(profile)
     }
 
     public func run() async throws {

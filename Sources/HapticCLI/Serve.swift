@@ -60,9 +60,7 @@ public struct Serve: AsyncParsableCommand {
     public func validate() throws {
         guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port \(oscPort): expected 0...65535") }
         guard (1...1_000_000).contains(queueCapacity) else { throw ValidationError("--queue \(queueCapacity): expected 1...1000000") }
-        guard ActuatorProfile.builtIn(named: profile) != nil else {
-            throw ValidationError("--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", ")))")
-        }
+        try validateBuiltInProfile(profile)
     }
 
     public func run() async throws {
