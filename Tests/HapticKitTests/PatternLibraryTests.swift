@@ -17,7 +17,7 @@ struct PatternLibraryTests {
         #expect(first.parsed == files.count && files.count == 9)
         #expect(Set(library.names) == Set(files.map { String($0.dropLast(5)) }))
         // Generous bound, only to prove no hang; the figure itself comes from the benchmark line.
-        #expect(first.seconds < 2)
+        #expect(first.seconds < 30)
         print("pattern library: \(first.parsed) files parsed in \(String(format: "%.3f", first.seconds * 1000)) ms (debug build)")
         let second = library.preloadPatterns()
         #expect(second.wasCached && second.parsed == 0)

@@ -35,7 +35,9 @@ struct RobustnessTests {
         for i in big.indices { big[i] = UInt8(truncatingIfNeeded: i &* 2654435761 >> 13) }
         big[0] = UInt8(ascii: "{")
         let seconds = elapsed { #expect(throws: AHAPError.self) { try AHAPPattern.decode(from: big) } }
-        #expect(seconds < 30)
+        // A no-hang bound only (a quadratic step would take hours); the speed is parse-bench's.
+        // Seen: 5 s on a quiet machine, 80 s in a debug build with the load average at 27.
+        #expect(seconds < 600)
     }
 
     @Test("a 50 MB file of real events loads")
@@ -51,7 +53,9 @@ struct RobustnessTests {
         var decoded: DecodedAHAP?
         let seconds = try elapsed { decoded = try AHAPPattern.decode(from: bytes) }
         #expect(decoded?.pattern.elements.count == count)
-        #expect(seconds < 30)
+        // A no-hang bound only (a quadratic step would take hours); the speed is parse-bench's.
+        // Seen: 5 s on a quiet machine, 80 s in a debug build with the load average at 27.
+        #expect(seconds < 600)
     }
 
     @Test("a 50 MB string loads (metadata is kept)")
@@ -79,7 +83,7 @@ struct RobustnessTests {
         ]
         for text in cases {
             let seconds = elapsed { #expect(throws: AHAPError.self) { try AHAPPattern.decode(text: text) } }
-            #expect(seconds < 30)
+            #expect(seconds < 600, "a no-hang bound only; the speed is parse-bench's")
         }
         #expect(failure(#"{"Metadata": "# + arrays + "}")?.message == "nesting deeper than 256 levels")
     }
@@ -111,6 +115,8 @@ struct RobustnessTests {
         // 1,000,000 absent intensities + 1 unsorted + 1 over the element limit + 100,000 times
         // past the time limit (the first 100,000 events are at 900,001 s and later), 1,000 listed.
         #expect(decoded?.warnings.last?.message == "1099002 more warnings not listed")
-        #expect(seconds < 30)
+        // A no-hang bound only (a quadratic step would take hours); the speed is parse-bench's.
+        // Seen: 5 s on a quiet machine, 80 s in a debug build with the load average at 27.
+        #expect(seconds < 600)
     }
 }
