@@ -169,13 +169,14 @@ public struct Serve: AsyncParsableCommand {
         supervisor.cancel()
         _ = await supervisor.value  // no manager is made after this
         let last = remote.withLock { $0 }
-        let engine = last.manager.currentEngine
+        // Read while the engine still runs (its latency is 0 once closed).
+        let engineReport = last.manager.currentEngine.map(EngineReport.init)
         last.stopAll()
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
         if live.verbose {
-            if let engine { live.report(EngineReport(engine), into: &out) }
+            if let engineReport { live.report(engineReport, into: &out) }
             live.reportMemoryLock(into: &out)
         }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")

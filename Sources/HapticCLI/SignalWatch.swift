@@ -20,9 +20,11 @@ import Synchronization
 ///
 /// The signal handler only records the signal and posts a semaphore (async-signal-safe); one
 /// watchdog thread per process, made at a real-time priority above the render thread's (a render
-/// thread that spins cannot keep it off the CPU), wakes on it and acts for the watch made last.
-/// `cancel()` puts back the dispositions the signals had before. A program has one watch at a
-/// time; tests that run verbs side by side may overlap them (they send no signals).
+/// thread that spins cannot keep it off the CPU) and taking no lock on its way to `_exit` (a
+/// lock held by a thread the machine's load keeps off the CPU would hold it too), wakes on it
+/// and acts for the watch made last; the handler runs on a thread of its own. `cancel()` puts
+/// back the dispositions the signals had before. A program has one watch at a time; tests that
+/// run verbs side by side may overlap them (they send no signals).
 ///
 /// `@unchecked Sendable`: `previous` is set once in `init` and only read after; the rest is
 /// immutable or atomic.
@@ -49,9 +51,9 @@ final class SignalWatch: @unchecked Sendable {
     let ending: Ending
     let deadlineSeconds: Double
     let handler: @Sendable () -> Void
-    private let isReady = Atomic<Bool>(false)
     private let signals: [Int32]
     private var previous: [(Int32, sigaction)] = []
+    private var number = 0
 
     /// The signal received (0: none yet).
     var received: Int32 { receivedSignal.load(ordering: .acquiring) }
@@ -72,7 +74,7 @@ final class SignalWatch: @unchecked Sendable {
         self.deadlineSeconds = deadlineSeconds
         self.handler = handler
         receivedSignal.store(0, ordering: .releasing)
-        SignalWatchdog.shared.watch(self)
+        number = SignalWatchdog.shared.watch(self)
         for number in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
@@ -90,54 +92,94 @@ final class SignalWatch: @unchecked Sendable {
     /// The verb is ready (device open, everything loaded): prints the ready line, and from now
     /// on a signal takes the graceful path.
     func ready(into output: inout some CommandOutput) {
-        isReady.store(true, ordering: .releasing)
+        SignalWatchdog.shared.ready(number)
         output.printError(Self.readyLine(verb: verb))
     }
-
-    var hasBeenReady: Bool { isReady.load(ordering: .acquiring) }
 
     func cancel() {
         for (number, old) in previous.reversed() {
             var action = old
             sigaction(number, &action, nil)
         }
-        SignalWatchdog.shared.unwatch(self)
+        SignalWatchdog.shared.unwatch(number)
     }
 }
 
-/// The signal a live verb received (0: none), and the semaphore the watchdog waits on. Globals:
-/// a signal handler can reach nothing else, and it may only do async-signal-safe things (an
-/// atomic exchange, `sem_post`, `_exit`).
+/// What the signal handler and the watchdog reach: globals (a signal handler can reach nothing
+/// else, and it may only do async-signal-safe things: an atomic exchange, `sem_post`, `_exit`),
+/// and atomics only on the watchdog's path (a lock held by a thread the load keeps off the CPU
+/// would hold the watchdog too).
 private let receivedSignal = Atomic<Int32>(0)
-nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
+private let currentWatch = Atomic<Int>(0)  // the current watch's number (0: none)
+private let currentIsReady = Atomic<Bool>(false)
+private let currentEndsWithSuccess = Atomic<Bool>(false)
+private let currentDeadlineMicroseconds = Atomic<Int>(100_000)
+private let watchNumbers = Atomic<Int>(0)
+nonisolated(unsafe) private let signalSemaphore = makeSemaphore()  // the watchdog waits on it
+nonisolated(unsafe) private let handlerSemaphore = makeSemaphore()  // the handler thread waits on it
+private let interruptedLine: StaticString = "hapticsynth: interrupted (the graceful end took too long)\n"
+
+private func makeSemaphore() -> UnsafeMutablePointer<sem_t> {
     let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
     sem_init(semaphore, 0, 0)
     return semaphore
-}()
+}
 
-/// The process's one watchdog thread: made with the first watch, it waits for the semaphore the
-/// signal handler posts and ends the process as the current watch says.
+/// The process's two signal threads, made with the first watch. The watchdog (SCHED_FIFO 90)
+/// waits for the semaphore the signal handler posts and, reading atomics only, either ends the
+/// process at once (before the ready line) or wakes the handler thread, waits the deadline and
+/// ends it. The handler thread (normal scheduling: it may take locks) calls the current watch's
+/// handler.
 private final class SignalWatchdog: Sendable {
     static let shared = SignalWatchdog()
-    private let watches = Mutex<[SignalWatch]>([])
+    private let watches = Mutex<[(number: Int, watch: SignalWatch)]>([])
 
     private init() {
-        _ = signalSemaphore  // made here, never first inside the signal handler
-        spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) { [self] in
+        _ = (signalSemaphore, handlerSemaphore)  // made here, never first inside the signal handler
+        spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
             while true {
                 while sem_wait(signalSemaphore) != 0 {}  // EINTR
                 let number = receivedSignal.load(ordering: .acquiring)
-                guard number != 0, let watch = self.watches.withLock({ $0.last }) else { continue }
-                let status = watch.ending.status(for: number)
-                guard watch.hasBeenReady else { _exit(status) }  // nothing to end gracefully yet
-                watch.handler()
-                usleep(UInt32(min(watch.deadlineSeconds, 3600) * 1e6))
-                FileHandle.standardError.write(Data("\(watch.verb): interrupted (the graceful end took over \(String(format: "%g", watch.deadlineSeconds)) s)\n".utf8))
+                guard number != 0, currentWatch.load(ordering: .acquiring) != 0 else { continue }
+                let success = currentEndsWithSuccess.load(ordering: .relaxed)
+                // Nothing to end gracefully yet.
+                guard currentIsReady.load(ordering: .acquiring) else { _exit(success ? 0 : 128 + number) }
+                sem_post(handlerSemaphore)
+                let deadline = currentDeadlineMicroseconds.load(ordering: .relaxed)
+                var wait = timespec(tv_sec: deadline / 1_000_000, tv_nsec: (deadline % 1_000_000) * 1000)
+                var left = timespec()
+                while nanosleep(&wait, &left) != 0 { wait = left }  // EINTR: sleep the rest
+                _ = interruptedLine.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
                 _exit(128 + number)
+            }
+        }
+        spawnDetachedRealtimeThread(name: "signal-handler", realtimePriority: nil) { [self] in
+            while true {
+                while sem_wait(handlerSemaphore) != 0 {}
+                let current = currentWatch.load(ordering: .acquiring)
+                watches.withLock { $0.first { $0.number == current }?.watch }?.handler()
             }
         }
     }
 
-    func watch(_ watch: SignalWatch) { watches.withLock { $0.append(watch) } }
-    func unwatch(_ watch: SignalWatch) { watches.withLock { $0.removeAll { $0 === watch } } }
+    /// Makes `watch` the current one; returns its number.
+    func watch(_ watch: SignalWatch) -> Int {
+        let number = watchNumbers.add(1, ordering: .relaxed).newValue
+        watches.withLock { $0.append((number, watch)) }
+        currentIsReady.store(false, ordering: .relaxed)
+        currentEndsWithSuccess.store(watch.ending == .success, ordering: .relaxed)
+        currentDeadlineMicroseconds.store(Int(min(max(watch.deadlineSeconds, 0), 3600) * 1e6), ordering: .relaxed)
+        currentWatch.store(number, ordering: .releasing)
+        return number
+    }
+
+    /// The watch numbered `number` is ready; from now on a signal takes the graceful path.
+    func ready(_ number: Int) {
+        if currentWatch.load(ordering: .acquiring) == number { currentIsReady.store(true, ordering: .releasing) }
+    }
+
+    func unwatch(_ number: Int) {
+        watches.withLock { $0.removeAll { $0.number == number } }
+        _ = currentWatch.compareExchange(expected: number, desired: 0, ordering: .acquiringAndReleasing)
+    }
 }

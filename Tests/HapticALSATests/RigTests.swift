@@ -17,13 +17,13 @@ struct RigTests {
     func recorder(_ pcm: String = Rig.input, channels: Int = 3, seconds: Double) throws -> ALSACaptureDevice {
         let capture = ALSACaptureDevice(name: pcm, channels: channels, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
         try capture.start()
-        usleep(100_000)
+        try #require(capture.waitForFrames(1, timeout: 10), "the monitor delivers")
         return capture
     }
 
     @Test("a float ramp written to the sink arrives bit-exact (S16), paced in real time")
     func rampBitExact() throws {
-        let capture = try recorder(seconds: 6)
+        let capture = try recorder(seconds: 60)
         let device = ALSAOutputDevice(name: Rig.out)
         let granted = try device.open(requested: Self.format3)
         #expect(granted == Self.format3)
@@ -36,7 +36,7 @@ struct RigTests {
         #expect(device.drain(timeoutMilliseconds: 2000))
         let wall = now() - t0
         device.close()
-        usleep(300_000)
+        #expect(capture.waitForWholeSound())
         let rec = capture.stop()
         print("rig ramp: write loop \(String(format: "%.3f", writeWall)) s, with drain \(String(format: "%.3f", wall)) s for 3 s of audio; captured \(rec.frames) frames, overruns \(rec.overruns)")
         // Pacing: 3 s of audio cannot be written faster than 3 s minus the buffer (85 ms); generous upper bound.
@@ -51,7 +51,7 @@ struct RigTests {
 
     @Test("S16 fallback through the plug layer is bit-exact too")
     func s16BitExact() throws {
-        let capture = try recorder(seconds: 3)
+        let capture = try recorder(seconds: 60)
         var options = ALSAOutputDevice.Options()
         options.sampleFormats = [.s16]
         let device = ALSAOutputDevice(name: Rig.out, options: options)
@@ -61,7 +61,7 @@ struct RigTests {
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
         device.drain()
         device.close()
-        usleep(300_000)
+        #expect(capture.waitForWholeSound())
         let rec = capture.stop()
         let result = analyseRamp(rec, channels: 3, sourceChannels: 3)
         #expect(result.frames == Self.rate)
@@ -72,7 +72,7 @@ struct RigTests {
     @Test("mono and 4-channel sinks: a stream with the sink's channel count is bit-exact", arguments: [1, 4])
     func otherChannelCounts(channels: Int) throws {
         let (out, input) = channels == 1 ? (Rig.outMono, Rig.inputMono) : (Rig.out4ch, Rig.input4ch)
-        let capture = try recorder(input, channels: channels, seconds: 3)
+        let capture = try recorder(input, channels: channels, seconds: 60)
         let device = ALSAOutputDevice(name: out)
         let granted = try device.open(requested: DeviceFormat(channels: channels, sampleRate: 48000, periodFrames: 1024, bufferFrames: 4096))
         #expect(granted.channels == channels)
@@ -80,7 +80,7 @@ struct RigTests {
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
         device.drain()
         device.close()
-        usleep(300_000)
+        #expect(capture.waitForWholeSound())
         let result = analyseRamp(capture.stop(), channels: channels, sourceChannels: channels)
         #expect(result.frames == Self.rate)
         #expect(result.mismatches == 0)
@@ -89,7 +89,7 @@ struct RigTests {
 
     @Test("3 channels on the 4-channel sink: accepted; FL and FR exact, the third (AUX0) is dropped by the server")
     func threeChannelsOnFourChannelSink() throws {
-        let capture = try recorder(Rig.input4ch, channels: 4, seconds: 3)
+        let capture = try recorder(Rig.input4ch, channels: 4, seconds: 60)
         let device = ALSAOutputDevice(name: Rig.out4ch)
         let granted = try device.open(requested: DeviceFormat(channels: 3, sampleRate: 48000, periodFrames: 1024, bufferFrames: 4096))
         #expect(granted.channels == 3)  // neither ALSA nor the server refuses
@@ -97,7 +97,7 @@ struct RigTests {
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
         device.drain()
         device.close()
-        usleep(300_000)
+        #expect(capture.waitForWholeSound())
         let rec = capture.stop()
         // Channels 0 and 1 carry the ramp exactly; channels 2 and 3 (RL, RR) stay silent.
         let result = analyseRamp(rec, channels: 4, sourceChannels: 2)
@@ -144,12 +144,12 @@ struct RigTests {
 
     @Test("a 500 ms writer stall gives .xrun; recover() works and playback continues")
     func xrunAndRecover() throws {
-        let capture = try recorder(seconds: 5)
+        let capture = try recorder(seconds: 60)
         let device = ALSAOutputDevice(name: Rig.out)
         let granted = try device.open(requested: Self.format3)
         var start: Int64 = 0
         #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
-        usleep(500_000)
+        usleep(500_000)  // the scenario: the writer stalls
         var fault = playRamp(device, format: granted, seconds: 0.1, start: &start)
         print("rig stall: first write after a 500 ms stall -> \(String(describing: fault)), state \(device.stateName)")
         #expect(fault == .xrun)
@@ -160,7 +160,8 @@ struct RigTests {
         #expect(device.timestamp() != nil)
         device.drain()
         device.close()
-        usleep(300_000)
+        // Longer than the stall's gap: the silence after the end, not the gap.
+        #expect(capture.waitForWholeSound(silence: 36_000))
         let rec = capture.stop()
         let result = analyseRamp(rec, channels: 3, sourceChannels: 3)
         print("rig stall: recorded \(result.frames) signal frames, gaps \(result.gaps) frames")
@@ -201,8 +202,8 @@ struct RigTests {
 
     @Test("two sinks at once: each records its own stream")
     func twoDevices() throws {
-        let captureA = try recorder(Rig.input, channels: 3, seconds: 3)
-        let captureB = try recorder(Rig.inputB, channels: 2, seconds: 3)
+        let captureA = try recorder(Rig.input, channels: 3, seconds: 60)
+        let captureB = try recorder(Rig.inputB, channels: 2, seconds: 60)
         let a = ALSAOutputDevice(name: Rig.out)
         let b = ALSAOutputDevice(name: Rig.outB)
         let fa = try a.open(requested: Self.format3)
@@ -219,7 +220,7 @@ struct RigTests {
         }
         _ = (fa, fb)
         a.drain(); b.drain(); a.close(); b.close()
-        usleep(300_000)
+        #expect(captureA.waitForWholeSound() && captureB.waitForWholeSound())
         let ra = captureA.stop()
         let rb = captureB.stop()
         let resultA = analyseRamp(ra, channels: 3, sourceChannels: 3)
@@ -281,12 +282,12 @@ struct RigTests {
         }
         print("rig restart: reopened after \(String(format: "%.1f", (now() - t2) * 1000)) ms")
         #expect(reopened == Self.format3)
-        let capture = try recorder(seconds: 3)
+        let capture = try recorder(seconds: 60)
         start = 0
         #expect(playRamp(device, format: reopened ?? Self.format3, seconds: 1, start: &start) == nil)
         device.drain()
         device.close()
-        usleep(300_000)
+        #expect(capture.waitForWholeSound())
         let rec = capture.stop()
         let result = analyseRamp(rec, channels: 3, sourceChannels: 3)
         #expect(result.frames == Self.rate)
