@@ -112,7 +112,10 @@ public final class ALSACaptureDevice: @unchecked Sendable {
         var handle: OpaquePointer?
         ALSAErrorCapture.install()
         hs_alsa_clear_error()
-        let err = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        // The plugin's own I/O thread (PulseAudio's mainloop) inherits the recording thread's priority.
+        let err = HapticEngine.withInheritedRealtimeScheduling(priority: realtimePriority) {
+            snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        }
         guard err >= 0, let handle else { throw openError(name, "snd_pcm_open (capture)", err) }
         do {
             let negotiated = try configurePCM(

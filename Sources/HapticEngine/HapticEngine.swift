@@ -350,8 +350,13 @@ public final class HapticEngine: Sendable {
     /// Opens `handle` and checks the granted format (closing it again when unusable).
     func open(_ handle: DeviceRef) throws(HapticEngineError) -> DeviceFormat {
         let granted: DeviceFormat
+        // Threads the device starts while opening (a sound server plugin's I/O thread) get a
+        // real-time priority just below the render thread's, as the render thread does.
+        let ioPriority = configuration.drive == .renderThread ? configuration.realtimePriority.map { max(1, $0 - 1) } : nil
         do {
-            granted = try handle.device.open(requested: configuration.requestedFormat)
+            granted = try EngineThread.withInheritedRealtimeScheduling(priority: ioPriority) { () throws(DeviceOpenError) in
+                try handle.device.open(requested: configuration.requestedFormat)
+            }
         } catch {
             throw .deviceUnavailable(error)
         }

@@ -79,7 +79,8 @@ struct RhythmRigTests {
             if let e = m.currentEngine, e.frameMapping.isLocked { rates.append((MonotonicClock.now(), e.measuredRateRatio)) }
         })
         let engine = try #require(m.currentEngine)
-        let xruns = engine.xrunCount, rate = engine.measuredRateRatio, corrections = engine.scheduleCorrectionCount
+        let xruns = engine.xrunCount, stalls = engine.stallCount, late = engine.lateCommandCount
+        let rate = engine.measuredRateRatio, corrections = engine.scheduleCorrectionCount
         m.shutDown()
         // Beats are 0.6 s apart: 0.6 s of silence is the end, never a gap between them.
         #expect(capture.waitForWholeSound(silence: 28_800), "the session recorded whole")
@@ -99,7 +100,8 @@ struct RhythmRigTests {
         let engineFrames = report.rows.map { $0.haptic?.outputFrame }
         let recH = RhythmRig.locate(h, refs.haptic, frames: engineFrames)
         let recA = RhythmRig.locate(l, refs.audio, frames: report.rows.map { $0.audio?.outputFrame })
-        #expect(recH.allSatisfy { $0 != nil } && recA.allSatisfy { $0 != nil }, "every onset found in the recording")
+        #expect(recH.allSatisfy { $0 != nil } && recA.allSatisfy { $0 != nil },
+                "every onset found in the recording: haptic \(recH.map { $0 == nil ? "-" : "+" }.joined()), audio \(recA.map { $0 == nil ? "-" : "+" }.joined()); engine stalls \(stalls), late commands \(late)")
         guard recH.allSatisfy({ $0 != nil }), recA.allSatisfy({ $0 != nil }) else { return }
         let hs = recH.map { $0! }, `as` = recA.map { $0! }
         // (1) Skew: audio onset minus haptic onset is the planned skew in the recording, every beat.
