@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, liblo + its tools, pkg-config) + test rig
 #                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox)
 #   scripts/install-deps.sh --jack    also jackd2 + libjack-jackd2-dev (latency benchmarks)
+#   scripts/install-deps.sh --load    also stress-ng (the suite under load: HAPTICSYNTH_TEST_LOAD, scripts/loaded-test.sh)
 # Idempotent and quiet; when everything is present it only asks dpkg (well under a second).
 set -euo pipefail
 
@@ -10,7 +11,8 @@ pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools pkg-confi
 for arg in "$@"; do
     case "$arg" in
     --jack) pkgs+=(jackd2 libjack-jackd2-dev) ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --jack)" >&2; exit 2 ;;
+    --load) pkgs+=(stress-ng) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --jack, --load)" >&2; exit 2 ;;
     esac
 done
 
