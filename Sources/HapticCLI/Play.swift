@@ -49,9 +49,12 @@ public struct Play: AsyncParsableCommand {
         abstract: "Play patterns live through ALSA.",
         discussion: """
             Plays the patterns one after another (each starts where the previous one ends, \
-            on the monotonic clock) and exits when they finish. --loop repeats them until \
-            interrupted. Ctrl-C (SIGINT) or SIGTERM fades out over a few milliseconds and \
-            closes the device (within 200 ms, whatever else is going on). With no playback \
+            on the monotonic clock) and exits when they have finished and rung out, where \
+            render ends its file (below -90 dBFS): the device gets the rendered file to its \
+            last sample. --loop repeats them until interrupted. Prints "play: ready" on \
+            standard error once the device is open and the patterns are scheduled. Ctrl-C \
+            (SIGINT) or SIGTERM fades out over a few milliseconds and closes the device \
+            (within 200 ms, whatever else is going on; exit 130 or 143). With no playback \
             device, says so in one line and exits 1.
 
             When the device or its sound server goes away mid-way (a server restart, a \

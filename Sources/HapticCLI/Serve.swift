@@ -13,8 +13,8 @@ public struct Serve: AsyncParsableCommand {
             the cue sheet and the sound effects, and plays what OSC clients ask: patterns, cues, \
             transients, looping players under client ids with live intensity, sharpness and \
             curves, at once or at a CLOCK_MONOTONIC time (or a bundle's timetag). The address \
-            space is in the README ("Driving the engine over OSC"). It prints "listening on \
-            ADDR:PORT" when ready.
+            space is in the README ("Driving the engine over OSC"). When ready it prints \
+            "listening on ADDR:PORT", and "serve: ready" on standard error.
 
             It listens on 127.0.0.1 only unless --listen names another address: OSC has no \
             authentication, so anyone who can reach the port can drive the actuator (and read \
@@ -23,7 +23,9 @@ public struct Serve: AsyncParsableCommand {
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
-            fade out, close the device and exit 0.
+            fade out, close the device, print a summary (and with --verbose the engine's \
+            statistics) and exit 0. An example systemd user unit: \
+            examples/hapticsynth-serve.service.
 
             Examples:
               hapticsynth serve

@@ -20,6 +20,17 @@ struct RigTests {
         try HapticEngine.withInheritedRealtimeScheduling(priority: 70, body)
     }
 
+    /// Plays one second of the ramp on an open device, drains and closes it, and returns the
+    /// recording once it holds all of it.
+    func playOneSecond(_ device: ALSAOutputDevice, _ format: DeviceFormat, recordedBy capture: ALSACaptureDevice) -> ALSARecording {
+        var start: Int64 = 0
+        #expect(playRamp(device, format: format, seconds: 1, start: &start) == nil)
+        device.drain()
+        device.close()
+        #expect(capture.waitForWholeSound())
+        return capture.stop()
+    }
+
     /// Starts a recorder on `pcm`, returns it once it is reading.
     func recorder(_ pcm: String = Rig.input, channels: Int = 3, seconds: Double) throws -> ALSACaptureDevice {
         let capture = ALSACaptureDevice(name: pcm, channels: channels, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
@@ -67,12 +78,7 @@ struct RigTests {
             let device = ALSAOutputDevice(name: Rig.out, options: options)
             let granted = try device.open(requested: Self.format3)
             #expect(device.sampleFormat == .s16)
-            var start: Int64 = 0
-            #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
-            device.drain()
-            device.close()
-            #expect(capture.waitForWholeSound())
-            let rec = capture.stop()
+            let rec = playOneSecond(device, granted, recordedBy: capture)
             let result = analyseRamp(rec, channels: 3, sourceChannels: 3)
             #expect(result.frames == Self.rate)
             #expect(result.mismatches == 0)
@@ -88,12 +94,7 @@ struct RigTests {
             let device = ALSAOutputDevice(name: out)
             let granted = try device.open(requested: DeviceFormat(channels: channels, sampleRate: 48000, periodFrames: 1024, bufferFrames: 4096))
             #expect(granted.channels == channels)
-            var start: Int64 = 0
-            #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
-            device.drain()
-            device.close()
-            #expect(capture.waitForWholeSound())
-            let result = analyseRamp(capture.stop(), channels: channels, sourceChannels: channels)
+            let result = analyseRamp(playOneSecond(device, granted, recordedBy: capture), channels: channels, sourceChannels: channels)
             #expect(result.frames == Self.rate)
             #expect(result.mismatches == 0)
             #expect(result.gaps.isEmpty)
@@ -107,12 +108,7 @@ struct RigTests {
             let device = ALSAOutputDevice(name: Rig.out4ch)
             let granted = try device.open(requested: DeviceFormat(channels: 3, sampleRate: 48000, periodFrames: 1024, bufferFrames: 4096))
             #expect(granted.channels == 3)  // neither ALSA nor the server refuses
-            var start: Int64 = 0
-            #expect(playRamp(device, format: granted, seconds: 1, start: &start) == nil)
-            device.drain()
-            device.close()
-            #expect(capture.waitForWholeSound())
-            let rec = capture.stop()
+            let rec = playOneSecond(device, granted, recordedBy: capture)
             // Channels 0 and 1 carry the ramp exactly; channels 2 and 3 (RL, RR) stay silent.
             let result = analyseRamp(rec, channels: 4, sourceChannels: 2)
             print("rig 3 ch on 4-ch sink: \(result.frames) frames, \(result.mismatches) mismatches against (ramp, ramp, 0, 0)")

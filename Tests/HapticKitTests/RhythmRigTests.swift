@@ -48,17 +48,6 @@ enum RhythmRig {
     static func locate(_ recording: [Float], _ reference: [Float], frames: [Int64?]) -> [Int?] {
         RecordingAlignment.track(recording, reference: reference, frames: frames)
     }
-
-    /// Least-squares line through (x, y): slope, intercept and the residuals' RMS and max.
-    static func fit(_ x: [Double], _ y: [Double]) -> (slope: Double, intercept: Double, rms: Double, maxAbs: Double) {
-        let n = Double(x.count)
-        let mx = x.reduce(0, +) / n, my = y.reduce(0, +) / n
-        var sxy = 0.0, sxx = 0.0
-        for (a, b) in zip(x, y) { sxy += (a - mx) * (b - my); sxx += (a - mx) * (a - mx) }
-        let slope = sxy / sxx, intercept = my - slope * mx
-        let residuals = zip(x, y).map { $1 - (intercept + slope * $0) }
-        return (slope, intercept, (residuals.map { $0 * $0 }.reduce(0, +) / n).squareRoot(), residuals.map(abs).max() ?? 0)
-    }
 }
 
 @Suite("Rhythm lockstep through the sound-server rig", .serialized, .enabled(if: KitRig.isRunning, "needs scripts/rig.sh"))
@@ -125,29 +114,14 @@ struct RhythmRigTests {
         let onsetSeries = zip(hs, report.rows).compactMap { idx, row in
             rec.monotonicNanos(ofFrame: idx).map { (t: row.scheduled - t0, error: Double($0) / 1e9 - row.scheduled) }
         }
-        // Drift of a device-clocked grid from t0 to t0 + t: ∫ (1/ratio − 1) dτ over the sampled rates.
-        func drift(_ t: Double) -> Double {
-            var sum = 0.0
-            for (i, r) in rates.enumerated() {
-                let a = max(r.time, t0), b = min(i + 1 < rates.count ? rates[i + 1].time : .infinity, t0 + t)
-                if b > a { sum += (b - a) * (1 / r.ratio - 1) }
-            }
-            return sum
-        }
-        let driftPerSecond = onsetSeries.last.map { drift($0.t) / $0.t } ?? 0
-        let residuals = onsetSeries.map { $0.error - drift($0.t) }
-        let offset = residuals.sorted()[residuals.count / 2]
-        let wander = residuals.map { abs($0 - offset) }.max() ?? .infinity
-        let closeBeats = residuals.filter { abs($0 - offset) < 0.001 }.count
-        let fitted = RhythmRig.fit(onsetSeries.map(\.t), onsetSeries.map(\.error))
+        let drift = OnsetDrift(onsets: onsetSeries, rates: rates, origin: t0)
         let onsetErrors = onsetSeries.map(\.error).sorted()
         print("rhythm rig: 64 beats, recorded skew = planned (\(planned)) on \(skews.filter { $0 == planned }.count)/64; "
               + "spacing exactly 28800 on \(spacing.count - broken.count)/\(spacing.count) (others: \(broken)); "
               + "engine grid corrections \(corrections) (not on the beat grid); engine rate ratio at the end \(rate) "
               + "(\(String(format: "%.0f", (rate - 1) * 1e6)) ppm); recorded onset − schedule: "
               + "min \(String(format: "%.2f", onsetErrors.first! * 1000)) max \(String(format: "%.2f", onsetErrors.last! * 1000)) ms, "
-              + "slope fitted \(String(format: "%.1f", fitted.slope * 1e6)) ppm vs measured (mean over the session) \(String(format: "%.1f", driftPerSecond * 1e6)) ppm; "
-              + "after the measured drift: offset \(String(format: "%.2f", offset * 1000)) ms, within 1 ms on \(closeBeats)/64 beats, max wander \(String(format: "%.3f", wander * 1000)) ms")
+              + drift.summary(count: 64))
         #expect(onsetSeries.count == 64, "every onset has a capture timestamp")
         #expect(broken.isEmpty, "beat spacing exactly 28800 frames on all 63 pairs: \(broken)")
         #expect(spacing == engineSpacing, "the recording's spacing is the engine's")
@@ -159,6 +133,6 @@ struct RhythmRigTests {
         // loaded one stamps late now and then. They are printed above and measured by
         // bench/rhythm-bench; the test holds the recorded frames to the schedule exactly (spacing,
         // skew, offsets above) and the stamps to the monitor's error.
-        #expect(abs(offset) < 0.025, "the constant part within the monitor's timestamp error: \(offset * 1000) ms")
+        #expect(abs(drift.offset) < 0.025, "the constant part within the monitor's timestamp error: \(drift.offset * 1000) ms")
     }
 }

@@ -1,6 +1,6 @@
-// A program run as its own process for a test (the built `hapticsynth` above all), with the
-// waits a test on a busy machine needs: for a line it prints (a live verb's ready line), for
-// its end and its last bytes. Never a fixed sleep.
+// Waiting and timing for tests on a busy machine, and a program run as its own process (the
+// built `hapticsynth` above all) with the waits such a test needs: for a line it prints (a live
+// verb's ready line), for its end and its last bytes. Never a fixed sleep.
 
 import Foundation
 import Synchronization
@@ -22,6 +22,20 @@ public func waitUntil(seconds: Double, poll: Double = 0.005, _ condition: () thr
         usleep(UInt32(max(0.0005, poll) * 1e6))
     }
     return try condition()
+}
+
+/// Runs `body` with the calling thread at SCHED_FIFO `priority` (when permitted), then puts its
+/// scheduling back. For timing what a call or a process does rather than how long a loaded
+/// machine keeps this test off the CPU: only a higher real-time thread preempts it then.
+public func withRealtimePriority<T>(_ priority: Int32 = 80, _ body: () throws -> T) rethrows -> T {
+    let thread = pthread_self()
+    var policy: Int32 = 0
+    var saved = sched_param()
+    pthread_getschedparam(thread, &policy, &saved)
+    var raised = sched_param(sched_priority: priority)
+    let changed = pthread_setschedparam(thread, SCHED_FIFO, &raised) == 0
+    defer { if changed { pthread_setschedparam(thread, policy, &saved) } }
+    return try body()
 }
 
 /// A running program with its standard output and error collected as they come.
@@ -134,17 +148,12 @@ public final class ToolProcess: Sendable {
     /// that the figure is the process's own even when this test process is starved of CPU on a
     /// loaded machine.
     public func signalAndTimeEnd(_ number: Int32, timeout: Double) -> Double? {
-        let thread = pthread_self()
-        var policy: Int32 = 0
-        var saved = sched_param()
-        pthread_getschedparam(thread, &policy, &saved)
-        var raised = sched_param(sched_priority: 80)
-        let isRealtime = pthread_setschedparam(thread, SCHED_FIFO, &raised) == 0
-        defer { if isRealtime { pthread_setschedparam(thread, policy, &saved) } }
-        let t0 = monotonicSeconds()
-        signal(number)
-        guard waitUntil(seconds: timeout, poll: 0.0002, { hasEnded }) else { return nil }
-        return monotonicSeconds() - t0
+        withRealtimePriority {
+            let t0 = monotonicSeconds()
+            signal(number)
+            guard waitUntil(seconds: timeout, poll: 0.0002, { hasEnded }) else { return nil }
+            return monotonicSeconds() - t0
+        }
     }
 
     /// SIGKILL if it is still running.
