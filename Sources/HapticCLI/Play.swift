@@ -49,9 +49,12 @@ public struct Play: AsyncParsableCommand {
         abstract: "Play patterns live through ALSA.",
         discussion: """
             Plays the patterns one after another (each starts where the previous one ends, \
-            on the monotonic clock) and exits when they finish. --loop repeats them until \
-            interrupted. Ctrl-C (SIGINT) or SIGTERM fades out over a few milliseconds and \
-            closes the device (within 200 ms, whatever else is going on). With no playback \
+            on the monotonic clock) and exits when they have finished and rung out, where \
+            render ends its file (below -90 dBFS): the device gets the rendered file to its \
+            last sample. --loop repeats them until interrupted. Prints "play: ready" on \
+            standard error once the device is open and the patterns are scheduled. Ctrl-C \
+            (SIGINT) or SIGTERM fades out over a few milliseconds and closes the device \
+            (within 200 ms, whatever else is going on; exit 130 or 143). With no playback \
             device, says so in one line and exits 1.
 
             When the device or its sound server goes away mid-way (a server restart, a \
@@ -96,6 +99,10 @@ public struct Play: AsyncParsableCommand {
 
     /// Plays, writing to `output`; returns the exit status.
     public func execute(into output: inout some CommandOutput) async -> Int32 {
+        // Before anything is loaded: a signal from now on ends the verb with 130/143.
+        let finished = Finish()
+        let signals = SignalWatch(verb: "play") { finished.interrupt() }
+        defer { signals.cancel() }
         let profile: ActuatorProfile
         var prepared: [PreparedPattern] = []
         do {
@@ -118,10 +125,6 @@ public struct Play: AsyncParsableCommand {
             output.printError("play: \(error)")
             return 1
         }
-
-        let finished = Finish()
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
-        defer { signals.cancel() }
 
         let reconnectLimit = reconnect.reconnectTimeout
         let looping = loop
@@ -154,6 +157,7 @@ public struct Play: AsyncParsableCommand {
             output.printError("play: \(error)")
             return 1
         }
+        signals.ready(into: &output)
 
         let outcome = await finished.wait()
         // Before the stop: after a signal the watchdog may end the process during the fade.
@@ -246,79 +250,6 @@ final class Finish: Sendable {
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
-        }
-    }
-}
-
-/// The signal a live verb received (0: none), and the semaphore its watchdog waits on. Globals:
-/// a signal handler can reach nothing else, and it may only do async-signal-safe things (an
-/// atomic exchange, `sem_post`, `_exit`).
-private let receivedSignal = Atomic<Int32>(0)
-nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
-    let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    sem_init(semaphore, 0, 0)
-    return semaphore
-}()
-
-/// Turns SIGINT/SIGTERM into a call (instead of the default immediate exit), so that live verbs
-/// can fade out and close the device — and guarantees the process ends within `deadlineSeconds`
-/// of the signal whatever else happens. The signal handler only posts a semaphore; a watchdog
-/// thread, made up front at a real-time priority above the render thread's (a render thread
-/// that spins cannot keep it off the CPU), wakes on it, makes the call, and ends the process
-/// with 128 + the signal if the verb has not returned by the deadline (a render thread that
-/// does not come back, a sound server that does not answer a close). A second signal ends the
-/// process at once. One watch per process at a time. `cancel()` puts back the dispositions
-/// the signals had before.
-///
-/// `@unchecked Sendable`: `previous` is set once in `init` and only read after.
-final class SignalWatch: @unchecked Sendable {
-    private final class State: Sendable { let cancelled = Atomic<Bool>(false) }
-    private let state = State()
-    private let signals: [Int32]
-    private var previous: [(Int32, sigaction)] = []
-
-    /// The signal received (0: none yet).
-    var received: Int32 { receivedSignal.load(ordering: .acquiring) }
-
-    /// The exit status for an interrupted verb: 128 + the signal (130 for SIGINT).
-    var interruptedStatus: Int32 { 128 + (received == 0 ? SIGINT : received) }
-
-    init(signals: [Int32], deadlineSeconds: Double = 0.1, handler: @escaping @Sendable () -> Void) {
-        self.signals = signals
-        _ = signalSemaphore  // made here, never first inside the signal handler
-        receivedSignal.store(0, ordering: .releasing)
-        let state = self.state
-        spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
-            while sem_wait(signalSemaphore) != 0 {}  // EINTR
-            if state.cancelled.load(ordering: .acquiring) { return }  // the verb ended by itself
-            let number = receivedSignal.load(ordering: .acquiring)
-            handler()
-            usleep(UInt32(deadlineSeconds * 1e6))
-            FileHandle.standardError.write(Data("interrupted\n".utf8))
-            _exit(128 + number)
-        }
-        for number in signals {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                if receivedSignal.exchange(number, ordering: .acquiringAndReleasing) != 0 { _exit(128 + number) }
-                sem_post(signalSemaphore)
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = Int32(SA_RESTART)
-            var old = sigaction()
-            sigaction(number, &action, &old)
-            previous.append((number, old))
-        }
-    }
-
-    func cancel() {
-        for (number, old) in previous.reversed() {
-            var action = old
-            sigaction(number, &action, nil)
-        }
-        if receivedSignal.load(ordering: .acquiring) == 0 {
-            state.cancelled.store(true, ordering: .releasing)
-            sem_post(signalSemaphore)
         }
     }
 }

@@ -21,7 +21,9 @@ public struct Rhythm: AsyncParsableCommand {
             --beatmap FILE gives explicit beat times in seconds instead of --bpm/--beats: JSON \
             ([0, 0.6, 1.2] or {"beats": [...]}) or text (one time per line, # comments). \
             Patterns come from --haptics (default ./Haptics), sounds and cues.json from --assets \
-            (default $HAPTICSYNTH_ASSETS or ./Assets). Ctrl-C fades out and prints what was played. \
+            (default $HAPTICSYNTH_ASSETS or ./Assets). Live, it prints "rhythm: ready" on \
+            standard error before the first beat; Ctrl-C fades out, prints what was played and \
+            exits 130 (SIGTERM: 143). \
             With no playback device, says so in one line and exits 1.
 
             Examples:
@@ -99,6 +101,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     /// Runs the session, writing to `out`; returns the exit status.
     public func execute(into out: inout some CommandOutput) async -> Int32 {
+        // Live, before anything is loaded: a signal from now on ends the verb with 130/143.
+        let interrupted = Finish()
+        let signals = output == nil ? SignalWatch(verb: "rhythm") { interrupted.interrupt() } : nil
+        defer { signals?.cancel() }
         let map: BeatMap
         do { map = try beatMap() } catch {
             out.printError("rhythm: \(error)")
@@ -110,7 +116,9 @@ public struct Rhythm: AsyncParsableCommand {
             return 1
         }
         if let output { return await offline(map: map, haptics: folders.haptics, assets: folders.assets, to: output, into: &out) }
-        return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, into: &out)
+        guard let signals else { preconditionFailure("made above whenever -o is not given") }
+        return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, signals: signals,
+                              interrupted: interrupted, into: &out)
     }
 
     func beatMap() throws(CLIError) -> BeatMap {
@@ -146,7 +154,8 @@ public struct Rhythm: AsyncParsableCommand {
         return nil
     }
 
-    func playLive(map: BeatMap, haptics: String, assets: String, into out: inout some CommandOutput) async -> Int32 {
+    func playLive(map: BeatMap, haptics: String, assets: String, signals: SignalWatch, interrupted: Finish,
+                  into out: inout some CommandOutput) async -> Int32 {
         let audioDevice = live.device
         let config = managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
@@ -167,16 +176,14 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError(line)
             return 1
         }
-        let interrupted = Atomic<Bool>(false)
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { interrupted.store(true, ordering: .relaxed) }
-        defer { signals.cancel() }
+        signals.ready(into: &out)
         let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
         let watch = RhythmOutageWatch(device: hapticDevice ?? audioDevice, limit: reconnect.reconnectTimeout)
         // Polled every ≤ 20 ms while the session waits: prints the lost/back lines, and ends the
         // session only when the manager gave up or --reconnect-timeout ran out.
         let stop = {
             watch.check(manager, session: session)
-            return interrupted.load(ordering: .relaxed) || manager.hasGivenUp || watch.timedOut
+            return interrupted.isDone || manager.hasGivenUp || watch.timedOut
         }
         session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
         let failed = manager.hasGivenUp || watch.timedOut
@@ -195,7 +202,7 @@ public struct Rhythm: AsyncParsableCommand {
             }
             live.reportMemoryLock(into: &out)
         }
-        if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
+        if interrupted.isDone { return signals.interruptedStatus }
         if watch.timedOut {
             out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", reconnect.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
             return 1

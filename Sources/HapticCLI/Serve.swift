@@ -13,8 +13,8 @@ public struct Serve: AsyncParsableCommand {
             the cue sheet and the sound effects, and plays what OSC clients ask: patterns, cues, \
             transients, looping players under client ids with live intensity, sharpness and \
             curves, at once or at a CLOCK_MONOTONIC time (or a bundle's timetag). The address \
-            space is in the README ("Driving the engine over OSC"). It prints "listening on \
-            ADDR:PORT" when ready.
+            space is in the README ("Driving the engine over OSC"). When ready it prints \
+            "listening on ADDR:PORT", and "serve: ready" on standard error.
 
             It listens on 127.0.0.1 only unless --listen names another address: OSC has no \
             authentication, so anyone who can reach the port can drive the actuator (and read \
@@ -23,7 +23,9 @@ public struct Serve: AsyncParsableCommand {
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
-            fade out, close the device and exit 0.
+            fade out, close the device, print a summary (and with --verbose the engine's \
+            statistics) and exit 0. An example systemd user unit: \
+            examples/hapticsynth-serve.service.
 
             Examples:
               hapticsynth serve
@@ -71,6 +73,23 @@ public struct Serve: AsyncParsableCommand {
 
     /// Serves until SIGINT/SIGTERM, writing to `out`; returns the exit status.
     public func execute(into out: inout some CommandOutput) async -> Int32 {
+        // Before anything is loaded: SIGINT and SIGTERM end the server with 0 from now on (at
+        // once until it is ready, then through the fade and the summary); a SIGHUP that comes
+        // while the library loads is done once it has loaded.
+        let finished = Finish()
+        let signals = SignalWatch(verb: "serve", ending: .success, deadlineSeconds: stopDeadlineSeconds) { finished.interrupt() }
+        let reloader = Mutex<(reload: (@Sendable () -> Void)?, pending: Bool)>((nil, false))
+        let hangup = SignalListener(signals: [SIGHUP]) {
+            let reload = reloader.withLock { r -> (@Sendable () -> Void)? in
+                if r.reload == nil { r.pending = true }
+                return r.reload
+            }
+            reload?()
+        }
+        defer {
+            signals.cancel()
+            hangup.cancel()
+        }
         let folders: LibraryFolders
         do { folders = try LibraryFolders(haptics: haptics, assets: assets) } catch {
             out.printError("serve: \(error)")
@@ -112,26 +131,27 @@ public struct Serve: AsyncParsableCommand {
         }
         out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
 
-        let finished = Finish()
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
         let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
-        let hangup = SignalListener(signals: [SIGHUP]) {
+        let reload: @Sendable () -> Void = {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
             logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
         }
-        defer {
-            signals.cancel()
-            hangup.cancel()
+        let reloadNow = reloader.withLock { r -> Bool in
+            r.reload = reload
+            defer { r.pending = false }
+            return r.pending
         }
+        if reloadNow { reload() }
+        signals.ready(into: &out)
         // The engine reconnects by itself, forever (a manager that is reconnecting is left
         // alone: a second engine would play on the same device). Only a manager that gave up
         // (a device that cannot be reopened, nor rebuilt) is replaced by a new one as soon as
         // the device opens again; clients keep the same port.
         let supervisor = Task.detached {
-            while !finished.isDone {
+            while !finished.isDone && !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
                 let current = remote.withLock { $0 }
-                guard current.manager.hasGivenUp, !finished.isDone else { continue }
+                guard current.manager.hasGivenUp, !finished.isDone, !Task.isCancelled else { continue }
                 let fresh = HapticManager(configuration: config)
                 guard fresh.engineAvailable else {
                     fresh.shutDown()
@@ -148,19 +168,30 @@ public struct Serve: AsyncParsableCommand {
         }
         _ = await finished.wait()
         server.stop()
-        _ = await supervisor.value  // it sees `finished` within 0.5 s; no manager is made after this
+        supervisor.cancel()
+        _ = await supervisor.value  // no manager is made after this
         let last = remote.withLock { $0 }
-        let engine = last.manager.currentEngine
+        // Read while the engine still runs (its latency is 0 once closed).
+        let engineReport = last.manager.currentEngine.map(EngineReport.init)
         last.stopAll()
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
         if live.verbose {
-            if let engine { live.report(EngineReport(engine), into: &out) }
+            if let engineReport { live.report(engineReport, into: &out) }
             live.reportMemoryLock(into: &out)
         }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
         return 0
+    }
+
+    /// How long the graceful end after SIGINT/SIGTERM may take before the watchdog ends the
+    /// process (with 128 + the signal): the server's threads see the stop within 0.1 s, and each
+    /// engine fades and plays its device buffer out before it closes; 1 s covers the rest on a
+    /// loaded machine.
+    var stopDeadlineSeconds: Double {
+        let bufferSeconds = Double(live.period * live.bufferPeriods) / 48_000  // serve renders at the engines' 48 kHz
+        return 1 + Double(hapticDevice == nil ? 1 : 2) * 2 * bufferSeconds
     }
 
     func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {

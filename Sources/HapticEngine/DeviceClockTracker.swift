@@ -32,6 +32,7 @@ final class DeviceClockTracker: @unchecked Sendable {
     private let mapNanosPerFrameBits = Atomic<UInt64>(0)
     private let mapNextFrame = Atomic<Int64>(0)
     private let mapLocked = Atomic<Bool>(false)
+    private let mapSettled = Atomic<Bool>(false)
     private let mapFilterNanosPerFrameBits = Atomic<UInt64>(0)
 
     // MARK: control side (render side not running)
@@ -146,6 +147,7 @@ final class DeviceClockTracker: @unchecked Sendable {
         mapFilterNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapNextFrame.store(nextFrame, ordering: .relaxed)
         mapLocked.store(filter.isLocked, ordering: .relaxed)
+        mapSettled.store(filter.isLocked && grid.holding, ordering: .relaxed)
         mapSequence.store(s &+ 2, ordering: .releasing)
     }
 
@@ -161,7 +163,7 @@ final class DeviceClockTracker: @unchecked Sendable {
     /// compensation included: device frame `f` plays at `anchorNanos + (f − anchorFrame) ·
     /// nanosPerFrame`; a start at T is applied `scheduleAdvanceFrames` (the output stage's
     /// look-ahead) before the frame that plays at T, so that frame carries the onset.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
         while true {
             let before = mapSequence.load(ordering: .acquiring)
             if before & 1 == 1 { continue }
@@ -170,8 +172,9 @@ final class DeviceClockTracker: @unchecked Sendable {
             let p = Double(bitPattern: mapNanosPerFrameBits.load(ordering: .relaxed))
             let n = mapNextFrame.load(ordering: .relaxed)
             let l = mapLocked.load(ordering: .relaxed)
+            let h = mapSettled.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
-            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l) }
+            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l, h) }
         }
     }
 }

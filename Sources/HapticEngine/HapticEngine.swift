@@ -59,6 +59,7 @@ public final class HapticEngine: Sendable {
         var reconnected: (@Sendable (Reconnection) -> Void)?
         var reset: (@Sendable () -> Void)?
         var playersFinished: (@Sendable (HapticEngineError?) -> FinishedAction)?
+        var rungOut: (@Sendable () -> Void)?
     }
 
     struct Control {
@@ -73,6 +74,8 @@ public final class HapticEngine: Sendable {
         var realtimeGranted = false
         var memoryLocked = false
         var handlers = Handlers()
+        /// Since when (ns) no player has played while a `notifyWhenRungOut` handler waits.
+        var playersIdleSinceNanos: Int64? = nil
     }
 
     /// What the engine was made with.
@@ -161,6 +164,17 @@ public final class HapticEngine: Sendable {
     /// says whether to stop the engine.
     public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
         control.withLock { $0.handlers.playersFinished = handler }
+    }
+
+    /// Calls `handler` once, when no player is playing or scheduled any more and the output has
+    /// rung out — the end rule of an offline render (``RingOutMeter``: below -90 dBFS for one
+    /// period of the protection high-pass's cutoff, so the protection chain's ringing has died
+    /// too), or at most `RingOutMeter.maximumExtraSeconds` after the last player finished. A
+    /// program that stops the engine then has played a pattern's whole render, ring-out
+    /// included (`notifyWhenPlayersFinished` fires at the players' end, before it). Core
+    /// Haptics has no such call.
+    public func notifyWhenRungOut(_ handler: @escaping @Sendable () -> Void) {
+        control.withLock { $0.handlers.rungOut = handler }
     }
 
     /// Only the haptic channels sound (audio buses are silenced).
@@ -268,6 +282,7 @@ public final class HapticEngine: Sendable {
     public func serviceStep() {
         var calls: [() -> Void] = []
         var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)? = nil
+        var rungOutHandler: (@Sendable () -> Void)? = nil
         control.withLock { c in
             calls = drainEvents(&c)
             let now = clock.nanos()
@@ -278,11 +293,12 @@ public final class HapticEngine: Sendable {
             if c.lifecycle.retryDue(atNanos: now) {
                 calls += attemptRecovery(&c, now: now)
             }
+            rungOutHandler = takeRungOutHandler(&c, now: now)
             if c.lifecycle.state == .running && c.voicesInUse == 0 {
                 if let handler = c.handlers.playersFinished {
                     c.handlers.playersFinished = nil
                     finishedHandler = handler
-                } else if c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
+                } else if c.handlers.rungOut == nil && c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
                     haltRendering(&c, fade: false)
                     c.device?.device.close()
                     lifecycle(&c) { $0.wentIdle() }
@@ -291,6 +307,22 @@ public final class HapticEngine: Sendable {
         }
         for call in calls { call() }
         if let handler = finishedHandler, handler(nil) == .stopEngine { stop() }
+        rungOutHandler?()
+    }
+
+    /// The `notifyWhenRungOut` handler when its moment has come (taken: it fires once), else nil.
+    private func takeRungOutHandler(_ c: inout Control, now: Int64) -> (@Sendable () -> Void)? {
+        guard let handler = c.handlers.rungOut, c.lifecycle.state == .running, c.voicesInUse == 0 else {
+            c.playersIdleSinceNanos = nil
+            return nil
+        }
+        let since = c.playersIdleSinceNanos ?? now
+        c.playersIdleSinceNanos = since
+        let waited = Double(now - since) / 1e9
+        guard core.hasRungOut.load(ordering: .relaxed) || waited >= RingOutMeter.maximumExtraSeconds else { return nil }
+        c.handlers.rungOut = nil
+        c.playersIdleSinceNanos = nil
+        return handler
     }
 
     // MARK: - internals (control side, under the control lock)
@@ -318,8 +350,13 @@ public final class HapticEngine: Sendable {
     /// Opens `handle` and checks the granted format (closing it again when unusable).
     func open(_ handle: DeviceRef) throws(HapticEngineError) -> DeviceFormat {
         let granted: DeviceFormat
+        // Threads the device starts while opening (a sound server plugin's I/O thread) get a
+        // real-time priority just below the render thread's, as the render thread does.
+        let ioPriority = configuration.drive == .renderThread ? configuration.realtimePriority.map { max(1, $0 - 1) } : nil
         do {
-            granted = try handle.device.open(requested: configuration.requestedFormat)
+            granted = try EngineThread.withInheritedRealtimeScheduling(priority: ioPriority) { () throws(DeviceOpenError) in
+                try handle.device.open(requested: configuration.requestedFormat)
+            }
         } catch {
             throw .deviceUnavailable(error)
         }

@@ -48,6 +48,8 @@ final class RenderCore: @unchecked Sendable {
     let stallRequestNanos = Atomic<Int64>(0)
     /// 0 = haptics and audio, 1 = haptics only, 2 = audio only.
     let outputMode = Atomic<UInt8>(0)
+    /// Whether the output has rung out (``RingOutMeter``) as of the last period rendered.
+    let hasRungOut = Atomic<Bool>(false)
 
     // MARK: render side
     private(set) var periodFrames = 0
@@ -56,6 +58,8 @@ final class RenderCore: @unchecked Sendable {
     private(set) var sampleRate = 48_000
     private var output: UnsafeMutablePointer<Float>? = nil
     private var outputStage: OutputStage? = nil
+    /// The output's silence, by the render's end rule (published as `hasRungOut`).
+    private var ringOut = RingOutMeter(profile: ActuatorProfile(name: "default"), sampleRate: 48_000)
     private var masterFadeFrames = 240
     /// A device that makes no progress for this long is lost (ns); shorter stalls are ridden out.
     private var stallLimitNanos: Int64 = 500_000_000
@@ -114,6 +118,7 @@ final class RenderCore: @unchecked Sendable {
                               gridThresholdSeconds: gridThresholdSeconds, gridSettleSeconds: gridSettleSeconds)
         sampleRate = format.sampleRate
         outputStage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        ringOut = RingOutMeter(profile: profile, sampleRate: Double(format.sampleRate))
         scheduleAdvanceFrames = Int64(outputStage!.latencyFrames)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
         stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
@@ -129,6 +134,8 @@ final class RenderCore: @unchecked Sendable {
         deviceClock.begin(atNanos: clock.nanos())
         masterGain = 1
         stopTailFrames = -1
+        ringOut.reset()
+        hasRungOut.store(false, ordering: .relaxed)
         lastFault = nil
         stopRequested.store(false, ordering: .releasing)
         running = true
@@ -192,7 +199,7 @@ final class RenderCore: @unchecked Sendable {
     func measuredNanosPerFrame() -> Double { deviceClock.measuredNanosPerFrame() }
 
     /// The published mapping; see ``DeviceClockTracker/mappingSnapshot()``.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
         deviceClock.mappingSnapshot()
     }
 
@@ -243,6 +250,9 @@ final class RenderCore: @unchecked Sendable {
         }
         if outputStage != nil { outputStage!.process(mix, into: output) }
         let finishing = applyMasterFade(frames: n, output: output)
+        // Before voices are retired: the control side that sees a voice finished sees the level after it.
+        ringOut.note(output, frames: n, channels: channels)
+        hasRungOut.store(ringOut.hasRungOut, ordering: .relaxed)
         mixer.retireFinished()
         let renderEnded = MonotonicClock.nanos()
         statisticsRecorder.record(nanos: renderEnded - started)

@@ -48,7 +48,8 @@ public final class LivePlayer: Sendable {
         case back(outageSeconds: Double, gapSeconds: Double, droppedOnsets: Int)
         /// The engine gave up reconnecting.
         case gaveUp(String)
-        /// Every pattern of a one-time playback has finished.
+        /// Every pattern of a one-time playback has finished and rung out (the end rule of
+        /// `render`: the device has been given the whole offline render, ring-out included).
         case finished
         /// A looped playlist's next round could not be scheduled (the engine refused a start:
         /// its command queue full, the engine stopped...). Nothing more is scheduled.
@@ -120,10 +121,7 @@ public final class LivePlayer: Sendable {
             events(.back(outageSeconds: info.outageSeconds, gapSeconds: info.gapSeconds, droppedOnsets: info.droppedOnsets))
         }
         if !loop {
-            engine.notifyWhenPlayersFinished { _ in
-                events(.finished)
-                return .leaveRunning
-            }
+            engine.notifyWhenRungOut { events(.finished) }
         } else if patterns.count > 1 {
             let playlist = Playlist(patterns: patterns, firstRound: startTime)
             let engine = self.engine, done = self.done

@@ -26,9 +26,10 @@ public struct RenderedAudio: Sendable, Equatable {
 /// How an offline render ends.
 public enum RenderEnding: Sendable, Equatable {
     /// Past the pattern's end (plus the tail), rendering goes on until every voice has
-    /// finished and the output has stayed below -90 dBFS for one period of the protection
-    /// high-pass's cutoff (so the chain's ringing has died too), at most `maximumExtraSeconds`
-    /// more. A file never ends in the middle of a sound.
+    /// finished and the output has rung out (``RingOutMeter``, the rule live playback ends by
+    /// too: below -90 dBFS for one period of the protection high-pass's cutoff, so the chain's
+    /// ringing has died too), at most `maximumExtraSeconds` more. A file never ends in the
+    /// middle of a sound.
     case silence
     /// Exactly the pattern's duration plus the tail; the last few ms fade out (rather than
     /// stop on a click).
@@ -50,10 +51,10 @@ public struct OfflineRenderStream {
     /// The most frames `.silence` may add up to.
     public let maximumFrames: Int
     public let ending: RenderEnding
-    /// `.silence` may run this much past the nominal end.
-    public static let maximumExtraSeconds = 30.0
-    /// The level below which the output counts as silent: -90 dBFS.
-    public static let silenceLevel: Float = 3.1622776e-5
+    /// `.silence` may run this much past the nominal end (``RingOutMeter``'s bound).
+    public static let maximumExtraSeconds = RingOutMeter.maximumExtraSeconds
+    /// The level below which the output counts as silent: -90 dBFS (``RingOutMeter``'s).
+    public static let silenceLevel = RingOutMeter.silenceLevel
     /// `.silence` extends the render in steps of this many frames (10 ms at 48 kHz).
     public static let silenceStepFrames = 480
     /// `.exactLength`: the length of the closing fade.
@@ -67,7 +68,7 @@ public struct OfflineRenderStream {
     public var isFinished: Bool {
         if framesWritten < totalFrames { return false }
         if ending == .exactLength || totalFrames >= maximumFrames { return true }
-        return voice.isFinished && quietFrames >= quietFramesNeeded
+        return voice.isFinished && ringOut.hasRungOut
     }
 
     var voice: PatternVoice
@@ -81,9 +82,8 @@ public struct OfflineRenderStream {
     let owner: BufferOwner
     /// Whether anything writes or reads the audio buses (otherwise they are not cleared).
     let needsAudioBuses: Bool
-    /// `.silence`: how long the output must stay below `silenceLevel`, and how long it has.
-    let quietFramesNeeded: Int
-    var quietFrames = 0
+    /// `.silence`: whether the output has rung out.
+    var ringOut: RingOutMeter
     let endFadeFrames: Int
 
     /// - Parameters:
@@ -105,7 +105,7 @@ public struct OfflineRenderStream {
         self.ending = ending
         maximumFrames = nominalFrames + Int(Self.maximumExtraSeconds * pattern.sampleRate)
         let stageProfile = profile ?? pattern.profile
-        quietFramesNeeded = max(1, Int((pattern.sampleRate / stageProfile.protection.highPassHz).rounded(.up)))
+        ringOut = RingOutMeter(profile: stageProfile, sampleRate: pattern.sampleRate)
         endFadeFrames = max(1, Int((Self.endFadeSeconds * pattern.sampleRate).rounded()))
         voice = PatternVoice(pattern: pattern)
         stage = OutputStage(profile: stageProfile, sampleRate: pattern.sampleRate, layout: layout)
@@ -129,7 +129,7 @@ public struct OfflineRenderStream {
                 // `.silence`: past the nominal end, one more block unless the voice has finished
                 // and the output has been quiet long enough.
                 guard ending == .silence, totalFrames < maximumFrames,
-                    !(voice.isFinished && quietFrames >= quietFramesNeeded)
+                    !(voice.isFinished && ringOut.hasRungOut)
                 else { break }
                 // A fixed step (not the block size), so the end is the same whatever the calls.
                 totalFrames = min(maximumFrames, totalFrames + Self.silenceStepFrames)
@@ -152,7 +152,7 @@ public struct OfflineRenderStream {
                 stage.process(bus, into: target)
                 let blockPeak = peakMagnitude(target, want * ch)
                 peak = max(peak, blockPeak)
-                noteLevel(blockPeak, target, want)
+                ringOut.note(peak: blockPeak, target, frames: want, channels: ch)
                 written += want
                 framesWritten += want
                 continue
@@ -166,31 +166,13 @@ public struct OfflineRenderStream {
                 let target = output + written * ch
                 let blockPeak = copyMeasuringPeak(source, target, keep * ch)
                 peak = max(peak, blockPeak)
-                noteLevel(blockPeak, target, keep)
+                ringOut.note(peak: blockPeak, target, frames: keep, channels: ch)
                 written += keep
                 framesWritten += keep
             }
         }
         if ending == .exactLength { fadeEnd(output, from: start, count: written) }
         return written
-    }
-
-    /// `.silence`: counts the quiet frames at the end of what has been written so far (a
-    /// block over the level restarts the count from its last loud frame).
-    mutating func noteLevel(_ blockPeak: Float, _ block: UnsafeMutablePointer<Float>, _ frames: Int) {
-        if blockPeak < Self.silenceLevel {
-            quietFrames += frames
-            return
-        }
-        let ch = layout.channels
-        var last = frames - 1
-        while last >= 0 {
-            var loud = false
-            for c in 0..<ch where abs(block[last * ch + c]) >= Self.silenceLevel { loud = true }
-            if loud { break }
-            last -= 1
-        }
-        quietFrames = frames - 1 - last
     }
 
     /// `.exactLength`: the last `endFadeFrames` frames fade linearly to 0 (the final frame is 0).

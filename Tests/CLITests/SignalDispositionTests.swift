@@ -19,7 +19,7 @@ struct SignalDispositionTests {
         let before = signal(SIGUSR1, SIG_IGN)
         defer { signal(SIGUSR1, before) }
         let ignored = currentHandler(SIGUSR1)
-        let watch = SignalWatch(signals: [SIGUSR1]) {}
+        let watch = SignalWatch(verb: "test", signals: [SIGUSR1]) {}
         #expect(currentHandler(SIGUSR1) != ignored, "no handler installed")
         watch.cancel()
         #expect(currentHandler(SIGUSR1) == ignored, "SIG_IGN not restored")

@@ -132,8 +132,8 @@ struct OSCServerTests {
     func replies() throws {
         let (server, _, client) = try makeServer()
         defer { server.stop() }
+        // Counted on arrival, before the status sent after it (one socket: in order).
         client.sendRaw([1, 2, 3, 4])
-        usleep(50_000)
         client.send("/hapticsynth/clock")
         let before = MonotonicClock.now()
         let clock = try #require(client.receive(timeout: 2))
