@@ -436,7 +436,10 @@ struct EngineRigTests {
         engine.stop()
         let count = allocation_tally_count(tally)
         print("engine rig busy minute: \(i) players, \(statistics.periods) periods, xruns \(engine.xrunCount), allocations on the render thread \(count)")
-        #expect(statistics.periods > 2500)
+        // The count means something only if the render thread worked through much of the minute;
+        // how much of it is the machine's business (a loaded CI machine rendered 1,680 of 2,812
+        // periods with 239 xruns), so the bound is a fifth, not a speed figure.
+        #expect(statistics.periods > 560, "the render thread ran \(statistics.periods) periods of ~2,812")
         #expect(count == 0, "allocations on the render thread: \(count)")
     }
 }
