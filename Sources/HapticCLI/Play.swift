@@ -25,11 +25,22 @@ public struct LiveOutputOptions: ParsableArguments {
         guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
     }
 
-    /// A live player's configuration for these options.
-    func playerConfiguration(layout: ChannelLayout, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
+    /// A live player's configuration for these options (`layout` nil: chosen from the device,
+    /// carrying the sound too when `sound`).
+    func playerConfiguration(layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
         LivePlayer.Configuration(
-            output: .alsa(device), layout: layout, profile: profile, sampleRate: rate, periodFrames: period,
+            output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
             bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
+    }
+
+    /// Where the channels went, once the device is open: the layout's note and the routing
+    /// warning (one line each, on stderr), and with --verbose the map.
+    func reportChannels(
+        verb: String, note: String?, routing: ChannelRouting?, into output: inout some CommandOutput
+    ) {
+        if let note { output.printError("\(verb): \(note)") }
+        if let warning = routing?.warning { output.printError("\(verb): warning: \(warning)") }
+        if verbose, let routing { output.printError("\(verb): \(routing.device) channels: \(routing.summary)") }
     }
 
     /// The engine's own measurements, for `--verbose`.
@@ -108,16 +119,19 @@ public struct Play: AsyncParsableCommand {
         for (file, pattern) in zip(files, prepared) {
             for warning in pattern.warnings { output.printError("\(file): warning: \(warning)") }
         }
-        let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device
         // The verb prints its own lost/back lines; the engine's notes only with --verbose.
         let player: LivePlayer
+        let configuration = live.playerConfiguration(
+            layout: synthesis.resolvedLayout(), sound: prepared.contains { $0.hasAudio }, profile: profile,
+            rate: synthesis.rate)
         do {
-            player = try LivePlayer(configuration: live.playerConfiguration(layout: layout, profile: profile, rate: synthesis.rate))
+            player = try LivePlayer(configuration: configuration)
         } catch {
             output.printError("play: \(error)")
             return 1
         }
+        live.reportChannels(verb: "play", note: configuration.layoutNote, routing: player.channelRouting, into: &output)
 
         let finished = Finish()
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }

@@ -64,6 +64,7 @@ public struct Rhythm: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sample format of the -o file: 16, 24 or 32f.", valueName: "bits"))
     public var bits = "16"
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var format: OutputFormatOptions
     @OptionGroup public var live: LiveOutputOptions
     @OptionGroup public var reconnect: ReconnectOptions
@@ -109,6 +110,10 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: \(error)")
             return 1
         }
+        if output != nil, (try? channelLayout.resolved())??.namesPositions == true {
+            out.printError("rhythm: --layout \(channelLayout.layout ?? ""): a file has no channel map; give -o a layout by column (e.g. L,R,H)")
+            return 1
+        }
         if let output { return await offline(map: map, haptics: folders.haptics, assets: folders.assets, to: output, into: &out) }
         return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, into: &out)
     }
@@ -125,7 +130,8 @@ public struct Rhythm: AsyncParsableCommand {
                               audioOutput: HapticManager.Output?, beats: Int) -> HapticManager.Configuration {
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
         var config = live.managerConfiguration(
-            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput, profile: profile, managerLogLevel: .error)
+            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput,
+            layout: try? channelLayout.resolved(), profile: profile, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
@@ -161,6 +167,7 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: audio device \(audioDevice): \(manager.audioStatus.map { "\($0)" } ?? "unavailable")")
             return 1
         }
+        live.reportChannels(verb: "rhythm", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         manager.preloadPatterns()
         if let line = problem(with: manager, assets: assets) {
             manager.shutDown()

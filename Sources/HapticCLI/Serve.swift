@@ -53,6 +53,7 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("queue"), parsing: .unconditional, help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
     public var queueCapacity = 1024
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var live: LiveOutputOptions
 
     public init() {}
@@ -88,6 +89,7 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: no playback device: \(manager.status)")
             return 1
         }
+        live.reportChannels(verb: "serve", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         if manager.isTwoDevice && !manager.audioAvailable {
             out.printError("serve: warning: audio device \(live.device): \(manager.audioStatus.map { "\($0)" } ?? "unavailable"); sound effects will not play")
         }
@@ -167,6 +169,7 @@ public struct Serve: AsyncParsableCommand {
         let audioDevice = live.device
         return live.managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
-            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), profile: profile, managerLogLevel: .warning)
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), layout: try? channelLayout.resolved(),
+            profile: profile, managerLogLevel: .warning)
     }
 }
