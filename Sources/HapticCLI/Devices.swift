@@ -35,6 +35,10 @@ public struct Devices: HapticsynthVerb {
 
     @OptionGroup public var format: OutputFormatOptions
 
+    /// Where /proc and /sys are read (tests hand it a fake tree).
+    @Option(name: .customLong("sysroot"), help: .hidden)
+    public var systemRoot = "/"
+
     public init() {}
 
     struct Report: Codable {
@@ -71,9 +75,6 @@ public struct Devices: HapticsynthVerb {
         var gamepads: [Gamepad]
     }
 
-    /// Where /proc and /sys are read (`HAPTICSYNTH_SYSROOT` for tests; else /).
-    static var systemRoot: String { ProcessInfo.processInfo.environment["HAPTICSYNTH_SYSROOT"] ?? "/" }
-
     /// The PCM that drives a DualSense card directly (the sound server's split sinks hide channels 3-4).
     static func dualSenseDevice(_ card: PlaybackDevices.SoundCard) -> String { "hw:CARD=\(card.id),DEV=0" }
 
@@ -84,7 +85,7 @@ public struct Devices: HapticsynthVerb {
     public func execute(into output: inout some CommandOutput) throws -> Int32 {
         // Probing makes alsa-lib and its plugins (JACK's above all) print their own
         // complaints on stderr; our listing already says why each PCM cannot open.
-        let survey = withStandardErrorSilenced { PlaybackDevices.survey(root: Self.systemRoot) }
+        let survey = withStandardErrorSilenced { PlaybackDevices.survey(root: systemRoot) }
         let (cards, listed, defaultPCM) = (survey.cards, survey.pcms, survey.defaultPCM)
         var pcms = listed
         if !pcms.contains(where: { $0.name == "default" }) && defaultPCM.probeError == nil { pcms.insert(defaultPCM, at: 0) }

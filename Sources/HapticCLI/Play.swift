@@ -71,9 +71,16 @@ public struct Play: AsyncParsableCommand {
             on. It exits 1 only when --reconnect-timeout runs out (default: never with --loop; \
             for a finite play, the rest of the pattern).
 
+            Without --layout the channels are chosen from the device's channel map (the haptic \
+            on LFE where there is one, on both channels of a stereo device; see `hapticsynth \
+            devices`). When the device or its sound server would drop the haptic (AUX0 on a \
+            stereo, 2.1 or 5.1 sink, LFE on a stereo one), play says so in one line with the fix.
+
             Examples:
               hapticsynth play Haptics/heartbeat.ahap
               hapticsynth play -D hw:1,0 --profile voice-coil --period 128 Haptics/thud.ahap
+              hapticsynth play --layout H@LFE Haptics/thud.ahap
+              hapticsynth play -D hw:1,0 --layout FL=H:bass-shaker,FR=H:voice-coil*0.5 Haptics/thud.ahap
               hapticsynth play --loop --verbose Haptics/heartbeat.ahap
             """
     )

@@ -10,8 +10,9 @@ public struct Rhythm: AsyncParsableCommand {
         discussion: """
             Schedules every beat on the monotonic clock --lead seconds ahead of time and fires \
             the cue's sound effect and haptic pattern at the same timestamp through the \
-            HapticManager (one stream L,R,H on -D; with --haptic-device, the sound goes to -D \
-            and the haptic to the second device). At the end it prints, per beat and in summary, \
+            HapticManager (one stream on -D, laid out from its channel map unless --layout says: \
+            the sound on the fronts and the haptic on LFE where there is one; with \
+            --haptic-device, the sound goes to -D and the haptic to the second device). At the end it prints, per beat and in summary, \
             the scheduled time, the output frame of each part's onset, and the skew between \
             audio and haptic in samples and milliseconds (--json for machines).
 
@@ -26,6 +27,7 @@ public struct Rhythm: AsyncParsableCommand {
 
             Examples:
               hapticsynth rhythm --bpm 100 --beats 64
+              hapticsynth rhythm --layout FL,FR,LFE=H --bpm 120
               hapticsynth rhythm -D speakers --haptic-device shaker --json
               hapticsynth rhythm --beatmap song.beats -o session.wav
             """

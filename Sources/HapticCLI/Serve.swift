@@ -20,6 +20,10 @@ public struct Serve: AsyncParsableCommand {
             authentication, so anyone who can reach the port can drive the actuator (and read \
             the status). Give a LAN address only on a network you trust.
 
+            The channels follow --layout, or the device's channel map (the sound on the fronts, \
+            the haptic on LFE where there is one); a haptic the device or its sound server would \
+            drop is reported in one line with the fix, and the status says where each channel went.
+
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
@@ -28,6 +32,7 @@ public struct Serve: AsyncParsableCommand {
             Examples:
               hapticsynth serve
               hapticsynth serve -D hw:1,0 --profile voice-coil --period 128 --osc-port 9001
+              hapticsynth serve --layout FL,FR,RL=H:bass-shaker,RR=H:voice-coil
               hapticsynth serve -D speakers --haptic-device shaker --listen 192.168.1.20
             """
     )

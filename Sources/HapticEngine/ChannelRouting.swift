@@ -112,6 +112,7 @@ public struct ChannelRouting: Sendable, Equatable {
             case .silence: source = "0"
             }
             let target: String
+            if c.source == .silence { return "0→" + (c.position.map { "\($0)" } ?? "ch\(c.index + 1)") }
             switch c.fate {
             case .delivered(let p): target = (p ?? c.position).map { "\($0)" } ?? "ch\(c.index + 1)"
             case .dropped: target = "\(c.position.map { "\($0)" } ?? "ch\(c.index + 1)") (dropped)"
