@@ -39,11 +39,12 @@ public final class HapticEngine: Sendable {
     final class DeviceRef: @unchecked Sendable {
         let device: any OutputDevice
         init(_ device: any OutputDevice) { self.device = device }
-        /// What the device said about its channels, asked once per handle (before its first open).
+        /// What the device said about its channels, asked once per handle (before its first
+        /// open), and again while a sound server's sink could not be asked (a server not up yet).
         private var described: DeviceChannels?
         private var asked = false
         func describeChannels() -> DeviceChannels? {
-            if !asked {
+            if !asked || (described?.server != nil && described?.server?.positions == nil) {
                 described = device.describeChannels()
                 asked = true
             }
