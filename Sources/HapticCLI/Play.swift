@@ -28,9 +28,11 @@ public struct LiveOutputOptions: ParsableArguments {
     /// A live player's configuration for these options (`layout` nil: chosen from the device,
     /// carrying the sound too when `sound`).
     func playerConfiguration(layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
-        LivePlayer.Configuration(
+        var configuration = LivePlayer.Configuration(
             output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
             bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
+        configuration.logsChannelRouting = false  // the verb prints it (`reportChannels`)
+        return configuration
     }
 
     /// Where the channels went, once the device is open: the layout's note and the routing

@@ -418,10 +418,10 @@ public final class HapticEngine: Sendable {
 
     /// Keeps the routing of the last open; logs its warning when it is new (not at every reconnection).
     func noteRouting(_ routing: ChannelRouting, _ c: inout Control) {
-        if let warning = routing.warning, warning != c.routing?.warning {
+        if configuration.logsChannelRouting, let warning = routing.warning, warning != c.routing?.warning {
             logger.warning("haptic engine: \(warning)")
         }
-        logger.info("haptic engine: \(routing.device) channels: \(routing.summary)")
+        logger.debug("haptic engine: \(routing.device) channels: \(routing.summary)")
         c.routing = routing
     }
 

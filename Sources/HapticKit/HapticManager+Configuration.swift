@@ -28,9 +28,13 @@ extension HapticManager {
         /// the manager starts (`DefaultChannelLayout`: the sound on the fronts and the haptic on
         /// LFE where there is one...), replacing `engine.layout`. Set when `init` had no layout.
         public var layoutFromDevice: Bool
-        /// Log (as a warning) where the haptic went when it does not reach a channel of its own
-        /// (`channelRouting`). An app that reports it itself turns this off (the CLI does).
-        public var logsChannelRouting = true
+        /// Log (as a warning, through the haptic engine's logger) where the haptic went when it
+        /// does not reach a channel of its own (`channelRouting`). An app that reports it itself
+        /// turns this off (the CLI does).
+        public var logsChannelRouting: Bool {
+            get { engine.logsChannelRouting }
+            set { engine.logsChannelRouting = newValue }
+        }
         /// Transient voices from `playTransientEvent` that may sound at once; a newer one
         /// stops the oldest (so rapid calls never pile up).
         public var transientVoices: Int = 4

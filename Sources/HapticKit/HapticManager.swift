@@ -110,9 +110,6 @@ public final class HapticManager: Sendable {
         state = Mutex(State(transientRing: Array(repeating: nil, count: max(1, configuration.transientVoices))))
         if configuration.audioOutput != nil { startFirstEngine(.audio) }
         startFirstEngine(.haptic)
-        if configuration.logsChannelRouting, let warning = channelRouting?.warning {
-            logger.warning("haptic manager: \(warning)")
-        }
     }
 
     /// A manager for the ALSA PCM `deviceName`.

@@ -47,6 +47,13 @@ public final class LivePlayer: Sendable {
             engine.logger.logLevel = verbose ? .info : .error
         }
 
+        /// Whether the engine logs (as a warning) a haptic that does not reach a channel of its
+        /// own; a caller that reports `LivePlayer.channelRouting` itself turns it off.
+        public var logsChannelRouting: Bool {
+            get { engine.logsChannelRouting }
+            set { engine.logsChannelRouting = newValue }
+        }
+
         /// The layout the engine plays (as given, or as chosen from the device).
         public var layout: ChannelLayout { engine.layout }
 

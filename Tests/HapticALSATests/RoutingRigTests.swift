@@ -144,7 +144,7 @@ import Testing
     final class Spawned: @unchecked Sendable {
         let process = Process()
         private let out = Pipe(), err = Pipe()
-        private let text = Mutex2()
+        private let text = CollectedText()
 
         init(_ arguments: [String]) throws {
             process.executableURL = URL(fileURLWithPath: RoutingRigTests.tool)
@@ -183,7 +183,9 @@ import Testing
         }
     }
 
-    final class Mutex2: @unchecked Sendable {
+    /// Standard output and error of a process, appended from the pipes' handler threads.
+    /// `@unchecked Sendable`: every access takes the lock.
+    final class CollectedText: @unchecked Sendable {
         private let lock = NSLock()
         private var out = "", err = ""
         func append(_ s: String, err isErr: Bool) {
@@ -279,31 +281,21 @@ import Testing
         }
     }
 
-    @Test(arguments: all)
-    func rhythmPutsTheHapticWhereTheDefaultRoutesIt(sink: Sink) throws {
+    /// rhythm and serve carry sound and haptic: the sound on the fronts, the haptic where the
+    /// sink keeps it (said in one line on a stereo sink and a DualSense).
+    @Test(arguments: ["rhythm", "serve"], all)
+    func soundVerbsPutTheHapticWhereTheDefaultRoutesIt(verb: String, sink: Sink) throws {
         guard Rig.isRunning else { return }
-        let (run, received) = try Self.rhythm(sink)
+        let (run, received) = try verb == "rhythm" ? Self.rhythm(sink) : Self.serve(sink)
         Self.expectHaptic(
             received, on: Self.expectedHaptic(sink, sound: true), sink: sink, soundOn: Self.expectedSound(sink), run)
         switch sink.short {
         case "stereo":
-            // The stereo choice is said in one line.
-            #expect(run.err.contains("is stereo and carries sound and haptic"), "\(run.err)")
+            #expect(run.err.contains("\(verb): \(sink.out) is stereo and carries sound and haptic"), "\(run.err)")
         case "dualsense":
             #expect(received.peak(.frontLeft) == 0 && received.peak(.frontRight) == 0, "\(received)")
-            #expect(run.err.contains("is a DualSense"), "\(run.err)")
+            #expect(run.err.contains("\(verb): \(sink.out) is a DualSense"), "\(run.err)")
         default: break
-        }
-    }
-
-    @Test(arguments: all)
-    func servePutsTheHapticWhereTheDefaultRoutesIt(sink: Sink) throws {
-        guard Rig.isRunning else { return }
-        let (run, received) = try Self.serve(sink)
-        Self.expectHaptic(
-            received, on: Self.expectedHaptic(sink, sound: true), sink: sink, soundOn: Self.expectedSound(sink), run)
-        if sink.short == "dualsense" {
-            #expect(received.peak(.frontLeft) == 0 && received.peak(.frontRight) == 0, "\(received)")
         }
     }
 
