@@ -29,6 +29,9 @@ let package = Package(
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
         .target(name: "CALSASupport", dependencies: ["CALSA"], linkerSettings: [.linkedLibrary("asound")]),
+        // Channel maps (issue 22): a sound server's sink map, through libpulse loaded with dlopen at
+        // run time (no build or link dependency; without libpulse the answer is "cannot say").
+        .target(name: "CSoundServer", linkerSettings: [.linkedLibrary("dl")]),
 
         // MARK: pure core
         .target(name: "HapticPattern", swiftSettings: strict),
@@ -50,7 +53,10 @@ let package = Package(
         ),
         .target(
             name: "HapticALSA",
-            dependencies: ["CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log"),
+                "CSoundServer",  // issue 22: the sink behind a sound server's ALSA plugin
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -25,11 +25,24 @@ public struct LiveOutputOptions: ParsableArguments {
         guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
     }
 
-    /// A live player's configuration for these options.
-    func playerConfiguration(layout: ChannelLayout, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
-        LivePlayer.Configuration(
-            output: .alsa(device), layout: layout, profile: profile, sampleRate: rate, periodFrames: period,
+    /// A live player's configuration for these options (`layout` nil: chosen from the device,
+    /// carrying the sound too when `sound`).
+    func playerConfiguration(layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
+        var configuration = LivePlayer.Configuration(
+            output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
             bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
+        configuration.logsChannelRouting = false  // the verb prints it (`reportChannels`)
+        return configuration
+    }
+
+    /// Where the channels went, once the device is open: the layout's note and the routing
+    /// warning (one line each, on stderr), and with --verbose the map.
+    func reportChannels(
+        verb: String, note: String?, routing: ChannelRouting?, into output: inout some CommandOutput
+    ) {
+        if let note { output.printError("\(verb): \(note)") }
+        if let warning = routing?.warning { output.printError("\(verb): warning: \(warning)") }
+        if verbose, let routing { output.printError("\(verb): \(routing.device) channels: \(routing.summary)") }
     }
 
     /// The engine's own measurements, for `--verbose`.
@@ -63,9 +76,16 @@ public struct Play: AsyncParsableCommand {
             on. It exits 1 only when --reconnect-timeout runs out (default: never with --loop; \
             for a finite play, the rest of the pattern).
 
+            Without --layout the channels are chosen from the device's channel map (the haptic \
+            on LFE where there is one, on both channels of a stereo device; see `hapticsynth \
+            devices`). When the device or its sound server would drop the haptic (AUX0 on a \
+            stereo, 2.1 or 5.1 sink, LFE on a stereo one), play says so in one line with the fix.
+
             Examples:
               hapticsynth play Haptics/heartbeat.ahap
               hapticsynth play -D hw:1,0 --profile voice-coil --period 128 Haptics/thud.ahap
+              hapticsynth play --layout H@LFE Haptics/thud.ahap
+              hapticsynth play -D hw:1,0 --layout FL=H:bass-shaker,FR=H:voice-coil*0.5 Haptics/thud.ahap
               hapticsynth play --loop --verbose Haptics/heartbeat.ahap
             """
     )
@@ -115,16 +135,19 @@ public struct Play: AsyncParsableCommand {
         for (file, pattern) in zip(files, prepared) {
             for warning in pattern.warnings { output.printError("\(file): warning: \(warning)") }
         }
-        let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device
         // The verb prints its own lost/back lines; the engine's notes only with --verbose.
         let player: LivePlayer
+        let configuration = live.playerConfiguration(
+            layout: synthesis.resolvedLayout(), sound: prepared.contains { $0.hasAudio }, profile: profile,
+            rate: synthesis.rate)
         do {
-            player = try LivePlayer(configuration: live.playerConfiguration(layout: layout, profile: profile, rate: synthesis.rate))
+            player = try LivePlayer(configuration: configuration)
         } catch {
             output.printError("play: \(error)")
             return 1
         }
+        live.reportChannels(verb: "play", note: configuration.layoutNote, routing: player.channelRouting, into: &output)
 
         let reconnectLimit = reconnect.reconnectTimeout
         let looping = loop

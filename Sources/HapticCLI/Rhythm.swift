@@ -10,8 +10,9 @@ public struct Rhythm: AsyncParsableCommand {
         discussion: """
             Schedules every beat on the monotonic clock --lead seconds ahead of time and fires \
             the cue's sound effect and haptic pattern at the same timestamp through the \
-            HapticManager (one stream L,R,H on -D; with --haptic-device, the sound goes to -D \
-            and the haptic to the second device). At the end it prints, per beat and in summary, \
+            HapticManager (one stream on -D, laid out from its channel map unless --layout says: \
+            the sound on the fronts and the haptic on LFE where there is one; with \
+            --haptic-device, the sound goes to -D and the haptic to the second device). At the end it prints, per beat and in summary, \
             the scheduled time, the output frame of each part's onset, and the skew between \
             audio and haptic in samples and milliseconds (--json for machines).
 
@@ -28,6 +29,7 @@ public struct Rhythm: AsyncParsableCommand {
 
             Examples:
               hapticsynth rhythm --bpm 100 --beats 64
+              hapticsynth rhythm --layout FL,FR,LFE=H --bpm 120
               hapticsynth rhythm -D speakers --haptic-device shaker --json
               hapticsynth rhythm --beatmap song.beats -o session.wav
             """
@@ -66,6 +68,7 @@ public struct Rhythm: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sample format of the -o file: 16, 24 or 32f.", valueName: "bits"))
     public var bits = "16"
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var format: OutputFormatOptions
     @OptionGroup public var live: LiveOutputOptions
     @OptionGroup public var reconnect: ReconnectOptions
@@ -115,6 +118,10 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: \(error)")
             return 1
         }
+        if output != nil, (try? channelLayout.resolved())??.namesPositions == true {
+            out.printError("rhythm: --layout \(channelLayout.layout ?? ""): a file has no channel map; give -o a layout by column (e.g. L,R,H)")
+            return 1
+        }
         if let output { return await offline(map: map, haptics: folders.haptics, assets: folders.assets, to: output, into: &out) }
         guard let signals else { preconditionFailure("made above whenever -o is not given") }
         return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, signals: signals,
@@ -133,7 +140,8 @@ public struct Rhythm: AsyncParsableCommand {
                               audioOutput: HapticManager.Output?, beats: Int) -> HapticManager.Configuration {
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
         var config = live.managerConfiguration(
-            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput, profile: profile, managerLogLevel: .error)
+            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput,
+            layout: try? channelLayout.resolved(), profile: profile, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
@@ -170,6 +178,7 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: audio device \(audioDevice): \(manager.audioStatus.map { "\($0)" } ?? "unavailable")")
             return 1
         }
+        live.reportChannels(verb: "rhythm", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         manager.preloadPatterns()
         if let line = problem(with: manager, assets: assets) {
             manager.shutDown()

@@ -20,6 +20,10 @@ public struct Serve: AsyncParsableCommand {
             authentication, so anyone who can reach the port can drive the actuator (and read \
             the status). Give a LAN address only on a network you trust.
 
+            The channels follow --layout, or the device's channel map (the sound on the fronts, \
+            the haptic on LFE where there is one); a haptic the device or its sound server would \
+            drop is reported in one line with the fix, and the status says where each channel went.
+
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
@@ -30,6 +34,7 @@ public struct Serve: AsyncParsableCommand {
             Examples:
               hapticsynth serve
               hapticsynth serve -D hw:1,0 --profile voice-coil --period 128 --osc-port 9001
+              hapticsynth serve --layout FL,FR,RL=H:bass-shaker,RR=H:voice-coil
               hapticsynth serve -D speakers --haptic-device shaker --listen 192.168.1.20
             """
     )
@@ -55,6 +60,7 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("queue"), parsing: .unconditional, help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
     public var queueCapacity = 1024
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var live: LiveOutputOptions
 
     public init() {}
@@ -107,6 +113,7 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: no playback device: \(manager.status)")
             return 1
         }
+        live.reportChannels(verb: "serve", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         if manager.isTwoDevice && !manager.audioAvailable {
             out.printError("serve: warning: audio device \(live.device): \(manager.audioStatus.map { "\($0)" } ?? "unavailable"); sound effects will not play")
         }
@@ -198,6 +205,7 @@ public struct Serve: AsyncParsableCommand {
         let audioDevice = live.device
         return live.managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
-            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), profile: profile, managerLogLevel: .warning)
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), layout: try? channelLayout.resolved(),
+            profile: profile, managerLogLevel: .warning)
     }
 }

@@ -39,6 +39,23 @@ public final class HapticEngine: Sendable {
     final class DeviceRef: @unchecked Sendable {
         let device: any OutputDevice
         init(_ device: any OutputDevice) { self.device = device }
+        /// What the device said about its channels, asked once per handle (before its first
+        /// open), and again while a sound server's sink could not be asked (a server not up yet).
+        private var described: DeviceChannels?
+        private var asked = false
+        func describeChannels() -> DeviceChannels? {
+            if !asked || (described?.server != nil && described?.server?.positions == nil) {
+                described = device.describeChannels()
+                asked = true
+            }
+            return described
+        }
+    }
+
+    /// A device just opened: the format it granted and the layout placed on its channels.
+    struct Opened {
+        var format: DeviceFormat
+        var plan: ChannelPlan
     }
 
     /// What a reconnection after a lost device did (``HapticEngine/reconnectedHandler``).
@@ -66,6 +83,7 @@ public final class HapticEngine: Sendable {
         var lifecycle: EngineLifecycle
         var device: DeviceRef? = nil
         var format: DeviceFormat? = nil
+        var routing: ChannelRouting? = nil
         var renderThread: pthread_t? = nil
         var serviceThreadRunning = false
         var freeSlots: [Int32]
@@ -134,6 +152,11 @@ public final class HapticEngine: Sendable {
     /// The format the device granted (nil before the first successful start).
     public var deviceFormat: DeviceFormat? { control.withLock { $0.format } }
 
+    /// Where the channels went at the last open: each channel's position and whether the
+    /// haptic reaches a channel of its own (`ChannelRouting.warning`, also logged as a warning
+    /// when it changes). nil before the first successful start.
+    public var channelRouting: ChannelRouting? { control.withLock { $0.routing } }
+
     /// Whether the process's memory is locked (`Configuration.lockMemory`, and permitted).
     public var isMemoryLocked: Bool { control.withLock { $0.memoryLocked } }
 
@@ -200,14 +223,12 @@ public final class HapticEngine: Sendable {
     /// Whether a device can be opened with this engine's format: opens a fresh handle
     /// from the factory and closes it again. Returns the granted format or the error.
     public func probeDevice() -> Result<DeviceFormat, HapticEngineError> {
-        let device = makeDevice()
-        defer { device.close() }
+        let handle = DeviceRef(makeDevice())
+        defer { handle.device.close() }
         do {
-            let granted = try device.open(requested: configuration.requestedFormat)
-            if let problem = formatProblem(granted) { return .failure(.formatMismatch(problem)) }
-            return .success(granted)
+            return .success(try open(handle).format)
         } catch {
-            return .failure(.deviceUnavailable(error))
+            return .failure(error)
         }
     }
 
@@ -336,9 +357,9 @@ public final class HapticEngine: Sendable {
         return result
     }
 
-    func formatProblem(_ granted: DeviceFormat) -> String? {
-        if granted.channels != configuration.layout.channels {
-            return "device granted \(granted.channels) channels, the layout needs \(configuration.layout.channels)"
+    func formatProblem(_ granted: DeviceFormat, channels: Int) -> String? {
+        if granted.channels != channels {
+            return "device granted \(granted.channels) channels, the layout needs \(channels)"
         }
         if granted.sampleRate != configuration.sampleRate {
             return "device granted \(granted.sampleRate) Hz, the engine renders \(configuration.sampleRate) Hz"
@@ -347,39 +368,55 @@ public final class HapticEngine: Sendable {
         return nil
     }
 
-    /// Opens `handle` and checks the granted format (closing it again when unusable).
-    func open(_ handle: DeviceRef) throws(HapticEngineError) -> DeviceFormat {
+    /// Places the layout on the device's channel maps, opens `handle` and checks the granted
+    /// format (closing it again when unusable).
+    func open(_ handle: DeviceRef) throws(HapticEngineError) -> Opened {
+        let plan: ChannelPlan
+        do {
+            plan = try ChannelPlan(
+                layout: configuration.layout, described: handle.describeChannels(), device: handle.device.name)
+        } catch {
+            throw .formatMismatch(error.description)
+        }
+        var requested = configuration.requestedFormat
+        requested.channels = plan.layout.channels
+        requested.channelMap = plan.requestedMap
         let granted: DeviceFormat
         // Threads the device starts while opening (a sound server plugin's I/O thread) get a
         // real-time priority just below the render thread's, as the render thread does.
         let ioPriority = configuration.drive == .renderThread ? configuration.realtimePriority.map { max(1, $0 - 1) } : nil
         do {
             granted = try EngineThread.withInheritedRealtimeScheduling(priority: ioPriority) { () throws(DeviceOpenError) in
-                try handle.device.open(requested: configuration.requestedFormat)
+                try handle.device.open(requested: requested)
             }
         } catch {
             throw .deviceUnavailable(error)
         }
-        if let problem = formatProblem(granted) {
+        if let problem = formatProblem(granted, channels: plan.layout.channels) {
             handle.device.close()
             throw .formatMismatch(problem)
         }
-        return granted
+        return Opened(format: granted, plan: plan)
     }
 
     /// Opens `handle` and starts the render side on it.
     @discardableResult
     func openAndRun(_ handle: DeviceRef, _ c: inout Control, resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
-        try run(handle, format: open(handle), &c, resuming: resuming)
+        try run(handle, opened: open(handle), &c, resuming: resuming)
     }
 
     /// Starts the render side on an open handle; `resuming` keeps voices, schedule and clock
     /// (a reconnection, ``RenderCore/resume(device:lateWindowSeconds:)``).
     @discardableResult
-    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control,
+    func run(_ handle: DeviceRef, opened: Opened, _ c: inout Control,
              resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
+        let granted = opened.format
         c.format = granted
-        core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
+        noteRouting(
+            ChannelRouting(
+                device: handle.device.name, layout: opened.plan.layout, positions: handle.device.channelMap,
+                described: handle.describeChannels()), &c)
+        core.configure(format: granted, layout: opened.plan.layout, profile: configuration.profile,
                        stopFadeSeconds: configuration.stopFadeSeconds,
                        latencyCompensationSeconds: configuration.latencyCompensationSeconds,
                        gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
@@ -414,6 +451,15 @@ public final class HapticEngine: Sendable {
             logger.warning("haptic engine: SCHED_FIFO refused (errno \(started.realtimeError)); render thread runs with normal scheduling")
         }
         return resumption
+    }
+
+    /// Keeps the routing of the last open; logs its warning when it is new (not at every reconnection).
+    func noteRouting(_ routing: ChannelRouting, _ c: inout Control) {
+        if configuration.logsChannelRouting, let warning = routing.warning, warning != c.routing?.warning {
+            logger.warning("haptic engine: \(warning)")
+        }
+        logger.debug("haptic engine: \(routing.device) channels: \(routing.summary)")
+        c.routing = routing
     }
 
     /// Ends rendering: with `fade`, the render side fades out and plays a buffer of silence first.

@@ -110,14 +110,16 @@ final class RenderCore: @unchecked Sendable {
             output = .allocate(capacity: count)
             output!.initialize(repeating: 0, count: count)
         }
-        mixer.configure(periodFrames: format.periodFrames, sampleRate: format.sampleRate)
+        let stage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        mixer.configure(periodFrames: format.periodFrames, sampleRate: format.sampleRate,
+                        hapticBuses: stage.actuators.count)
         periodFrames = format.periodFrames
         channels = format.channels
         bufferFrames = format.bufferFrames
         deviceClock.configure(sampleRate: format.sampleRate, latencyCompensationSeconds: latencyCompensationSeconds,
                               gridThresholdSeconds: gridThresholdSeconds, gridSettleSeconds: gridSettleSeconds)
         sampleRate = format.sampleRate
-        outputStage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        outputStage = stage
         ringOut = RingOutMeter(profile: profile, sampleRate: Double(format.sampleRate))
         scheduleAdvanceFrames = Int64(outputStage!.latencyFrames)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
@@ -236,16 +238,14 @@ final class RenderCore: @unchecked Sendable {
         mixer.collectDue(blockStart: blockStart, blockEnd: blockStart + Int64(n), clock: deviceClock,
                          advanceFrames: scheduleAdvanceFrames)
         let mix = mixer.mix
-        mix.haptic.update(repeating: 0, count: n)
-        mix.audioLeft.update(repeating: 0, count: n)
-        mix.audioRight.update(repeating: 0, count: n)
+        VoiceMixer.clear(mix)
         mixer.renderVoices(frames: n, blockStart: blockStart)
         switch outputMode.load(ordering: .relaxed) {
         case 1:
             mix.audioLeft.update(repeating: 0, count: n)
             mix.audioRight.update(repeating: 0, count: n)
         case 2:
-            mix.haptic.update(repeating: 0, count: n)
+            for k in 0..<mix.hapticBusCount { mix.hapticBus(k).update(repeating: 0, count: n) }
         default: break
         }
         if outputStage != nil { outputStage!.process(mix, into: output) }

@@ -6,3 +6,11 @@
 @_exported import HapticPattern
 @_exported import HapticRender
 @_exported import HapticSoundFile
+// The channel-map value types the facades return (where the channels went, what a device
+// says about its channels, the default layout for it): part of HapticKit's API.
+@_exported import struct HapticEngine.ChannelRouting
+@_exported import struct HapticEngine.DeviceChannels
+@_exported import struct HapticEngine.ChannelMapOffer
+@_exported import struct HapticEngine.SoundServerSink
+@_exported import struct HapticEngine.DefaultChannelLayout
+@_exported import enum HapticEngine.DualSenseIDs

@@ -68,10 +68,14 @@ public struct OfflineRenderStream {
     public var isFinished: Bool {
         if framesWritten < totalFrames { return false }
         if ending == .exactLength || totalFrames >= maximumFrames { return true }
-        return voice.isFinished && ringOut.hasRungOut
+        return voicesFinished && ringOut.hasRungOut
     }
 
+    /// The voice of the first actuator (it renders the sound too).
     var voice: PatternVoice
+    /// One voice per further actuator profile the layout names (`OutputStage.actuators`).
+    var actuatorVoices: [PatternVoice]
+    var voicesFinished: Bool { voice.isFinished && actuatorVoices.allSatisfy(\.isFinished) }
     var stage: OutputStage
     let blockSize: Int
     var framesToSkip: Int
@@ -107,11 +111,20 @@ public struct OfflineRenderStream {
         let stageProfile = profile ?? pattern.profile
         ringOut = RingOutMeter(profile: stageProfile, sampleRate: pattern.sampleRate)
         endFadeFrames = max(1, Int((Self.endFadeSeconds * pattern.sampleRate).rounded()))
-        voice = PatternVoice(pattern: pattern)
         stage = OutputStage(profile: stageProfile, sampleRate: pattern.sampleRate, layout: layout)
+        // A layout naming profiles gets one voice per distinct profile; otherwise the pattern
+        // plays as prepared (the profile then shapes the output stage only, as it always has).
+        let actuators = stage.actuators
+        if layout.profiles.contains(where: { $0 != nil }) {
+            voice = PatternVoice(pattern: pattern.variant(for: actuators[0], withSound: true))
+            actuatorVoices = actuators.dropFirst().map { PatternVoice(pattern: pattern.variant(for: $0)) }
+        } else {
+            voice = PatternVoice(pattern: pattern)
+            actuatorVoices = []
+        }
         self.blockSize = max(1, blockSize)
         framesToSkip = stage.latencyFrames
-        haptic = .allocate(capacity: self.blockSize)
+        haptic = .allocate(capacity: self.blockSize * actuators.count)
         left = .allocate(capacity: self.blockSize)
         right = .allocate(capacity: self.blockSize)
         interleaved = .allocate(capacity: self.blockSize * max(1, layout.channels))
@@ -129,7 +142,7 @@ public struct OfflineRenderStream {
                 // `.silence`: past the nominal end, one more block unless the voice has finished
                 // and the output has been quiet long enough.
                 guard ending == .silence, totalFrames < maximumFrames,
-                    !(voice.isFinished && ringOut.hasRungOut)
+                    !(voicesFinished && ringOut.hasRungOut)
                 else { break }
                 // A fixed step (not the block size), so the end is the same whatever the calls.
                 totalFrames = min(maximumFrames, totalFrames + Self.silenceStepFrames)
@@ -139,13 +152,17 @@ public struct OfflineRenderStream {
             // caller's buffer (the stage then has nothing to copy).
             let inPlace = framesToSkip == 0 && stage.passesHapticBusThrough
             let h = inPlace ? output + written : haptic
-            h.update(repeating: 0, count: want)
+            let buses = actuatorVoices.count + 1
+            for k in 0..<buses { (h + k * blockSize).update(repeating: 0, count: want) }
             if needsAudioBuses {
                 left.update(repeating: 0, count: want)
                 right.update(repeating: 0, count: want)
             }
-            let bus = MixBus(haptic: h, audioLeft: left, audioRight: right, frames: want)
-            voice.render(into: bus)
+            var bus = MixBus(haptic: h, audioLeft: left, audioRight: right, frames: want)
+            bus.hapticBusCount = buses
+            bus.hapticStride = blockSize
+            voice.render(into: bus.actuator(0))
+            for k in actuatorVoices.indices { actuatorVoices[k].render(into: bus.actuator(k + 1)) }
             if framesToSkip == 0 {
                 // Past the look-ahead: straight into the caller's buffer (one pass less).
                 let target = output + written * ch

@@ -21,13 +21,17 @@ public struct OutputStage {
     }
 
     /// Frames by which the output lags the input (the limiters' look-ahead).
-    public var latencyFrames: Int { state.hapticLimiter.lookahead }
+    public var latencyFrames: Int { state.hapticLimiters[0].lookahead }
+
+    /// The actuator profile of each haptic bus (`layout.actuators(default:)`): a mix for this
+    /// stage has that many haptic buses.
+    public var actuators: [ActuatorProfile] { state.actuators }
 
     /// The layout this stage writes.
     public var layout: ChannelLayout { state.layout }
 
     /// The ceiling as a linear sample value.
-    public var ceiling: Float { state.hapticLimiter.ceiling }
+    public var ceiling: Float { state.hapticLimiters[0].ceiling }
 
     /// The output is the processed haptic bus itself (haptic-only mono at gain 1), so the bus
     /// may be the output buffer: `process` then works in place and copies nothing.
@@ -50,6 +54,8 @@ struct ChannelRoute {
     /// 0 haptic, 1 left, 2 right, 3 silence.
     var source: Int
     var gain: Float
+    /// The haptic bus (actuator) a haptic channel reads.
+    var actuator: Int = 0
 }
 
 /// Runs `OutputState.warmUpKernels` on first use (a global's one-time initialisation; only
@@ -61,25 +67,34 @@ final class OutputState {
     let profile: ActuatorProfile
     let sampleRate: Double
     let layout: ChannelLayout
+    /// One per haptic bus: `layout.actuators(default: profile)`.
+    let actuators: [ActuatorProfile]
+    /// `actuators.count` (read on the render thread without touching the array).
+    let actuatorCount: Int
     let routes: UnsafeMutablePointer<ChannelRoute>
     let channels: Int
     let usesAudio: Bool
     /// See `OutputStage.passesHapticBusThrough`.
     let passesHapticBusThrough: Bool
-    var highPass: BlockHighPass
-    var hapticLimiter: LookAheadLimiter
+    /// Per actuator: the protection high-pass (with its output gain) and the limiter.
+    let highPasses: UnsafeMutablePointer<BlockHighPass>
+    let hapticLimiters: UnsafeMutablePointer<LookAheadLimiter>
     var audioLimiter: LookAheadLimiter
 
     init(profile: ActuatorProfile, sampleRate: Double, layout: ChannelLayout) {
         self.profile = profile
         self.sampleRate = sampleRate
         self.layout = layout
+        let actuators = layout.actuators(default: profile)
+        self.actuators = actuators
+        actuatorCount = actuators.count
         channels = layout.channels
         routes = .allocate(capacity: max(1, channels))
+        let actuatorOf = layout.actuatorIndices(default: profile)
         var usesAudio = false
         for (i, source) in layout.sources.enumerated() {
             switch source {
-            case .haptic(let g): routes[i] = ChannelRoute(source: 0, gain: g)
+            case .haptic(let g): routes[i] = ChannelRoute(source: 0, gain: g, actuator: actuatorOf[i])
             case .audioLeft(let g):
                 routes[i] = ChannelRoute(source: 1, gain: g)
                 usesAudio = true
@@ -90,20 +105,37 @@ final class OutputState {
             }
         }
         self.usesAudio = usesAudio
-        passesHapticBusThrough = channels == 1 && routes[0].source == 0 && routes[0].gain == 1
+        passesHapticBusThrough = actuators.count == 1 && channels == 1 && routes[0].source == 0 && routes[0].gain == 1
+        // One look-ahead for every bus, so that all channels keep the same delay.
+        let lookaheadMs = actuators.map(\.limiter.lookaheadMs).max() ?? profile.limiter.lookaheadMs
+        let lookahead = max(1, Int((lookaheadMs / 1000 * sampleRate).rounded()))
+        highPasses = .allocate(capacity: actuators.count)
+        hapticLimiters = .allocate(capacity: actuators.count)
+        for (k, actuator) in actuators.enumerated() {
+            let chain = Self.chain(for: actuator, sampleRate: sampleRate, lookahead: lookahead, channels: 1)
+            (highPasses + k).initialize(to: chain.highPass)
+            (hapticLimiters + k).initialize(to: chain.limiter)
+        }
+        audioLimiter = Self.chain(for: profile, sampleRate: sampleRate, lookahead: lookahead, channels: 2).limiter
+        _ = outputKernelsWarmedUp
+    }
+
+    /// A profile's protection: the high-pass (carrying the output gain) and the limiter.
+    static func chain(for profile: ActuatorProfile, sampleRate: Double, lookahead: Int, channels: Int)
+        -> (highPass: BlockHighPass, limiter: LookAheadLimiter)
+    {
         let gain = Float(decibelsToGain(profile.outputGainDB))
         let qs: [Double] = profile.protection.order == 4 ? [0.5411961001461970, 1.3065629648763766] : [0.7071067811865476]
-        highPass = BlockHighPass(sections: qs.map {
+        let highPass = BlockHighPass(sections: qs.map {
             Biquad.highPass(cutoff: profile.protection.highPassHz, q: $0, sampleRate: sampleRate)
         }, inputGain: Double(gain))
         let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
-        let lookahead = max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
         let release = profile.limiter.releaseMs / 1000 * sampleRate
         // Hold the gain for one period of the lowest frequency the high-pass lets through.
         let hold = Int((sampleRate / profile.protection.highPassHz).rounded())
-        hapticLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: 1)
-        audioLimiter = LookAheadLimiter(lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: 2)
-        _ = outputKernelsWarmedUp
+        let limiter = LookAheadLimiter(
+            lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: channels)
+        return (highPass, limiter)
     }
 
     /// Runs the chain's kernels once on throwaway instances, here (off the render thread): in
@@ -131,15 +163,23 @@ final class OutputState {
 
     deinit {
         routes.deallocate()
-        highPass.deallocate()
-        hapticLimiter.deallocate()
+        for k in 0..<actuators.count {
+            highPasses[k].deallocate()
+            hapticLimiters[k].deallocate()
+        }
+        highPasses.deinitialize(count: actuators.count)
+        highPasses.deallocate()
+        hapticLimiters.deinitialize(count: actuators.count)
+        hapticLimiters.deallocate()
         audioLimiter.deallocate()
     }
 
     func copy() -> OutputState {
         let c = OutputState(profile: profile, sampleRate: sampleRate, layout: layout)
-        c.highPass.copyState(from: highPass)
-        c.hapticLimiter.copyState(from: hapticLimiter)
+        for k in 0..<actuators.count {
+            c.highPasses[k].copyState(from: highPasses[k])
+            c.hapticLimiters[k].copyState(from: hapticLimiters[k])
+        }
         c.audioLimiter.copyState(from: audioLimiter)
         return c
     }
@@ -148,16 +188,18 @@ final class OutputState {
     func process(_ bus: MixBus, into output: UnsafeMutablePointer<Float>) {
         let frames = bus.frames
         if frames <= 0 { return }
-        let h = bus.haptic
-        highPass.process(h, frames)  // includes the output gain
-        hapticLimiter.process(h, h, frames)
+        for k in 0..<actuatorCount {
+            let h = bus.haptic + k * bus.hapticStride
+            highPasses[k].process(h, frames)  // includes the output gain
+            hapticLimiters[k].process(h, h, frames)
+        }
         if usesAudio { audioLimiter.process(bus.audioLeft, bus.audioRight, frames) }
         let ch = channels
         for c in 0..<ch {
             let route = routes[c]
             let source: UnsafeMutablePointer<Float>
             switch route.source {
-            case 0: source = h
+            case 0: source = bus.haptic + route.actuator * bus.hapticStride
             case 1: source = bus.audioLeft
             case 2: source = bus.audioRight
             default:

@@ -3,6 +3,7 @@
 
 import HapticDSP
 import HapticPattern
+import Synchronization
 
 /// A pattern compiled for one sample rate and actuator profile: immutable and
 /// shareable by any number of voices (players) on any thread.
@@ -25,6 +26,13 @@ public final class PreparedPattern: Sendable {
     public var frameCount: Int { Int(min(duration * sampleRate, 0x1p53).rounded(.up)) }
     /// The layout to use when the user names none: stereo + haptic with audio, else haptic mono.
     public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
+
+    /// What the pattern was compiled from (for `variant(for:)`).
+    let source: AHAPPattern
+    let sounds: (any SoundSource)?
+    let strict: Bool
+    /// `variant(for:)`'s compiled patterns, one per profile asked for.
+    let variants = Mutex<[(profile: ActuatorProfile, withSound: Bool, pattern: PreparedPattern)]>([])
 
     let events: [CompiledEvent]
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
@@ -92,6 +100,9 @@ public final class PreparedPattern: Sendable {
         self.hasAudio = compiled.hasAudio
         self.sampleRate = fs
         self.profile = profile
+        self.source = pattern
+        self.sounds = sounds
+        self.strict = strict
         let tables = RenderTables.shared(band: profile.band, exponent: profile.intensity.effectiveExponent)
         let grains = TransientGrains.build(
             events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
@@ -105,6 +116,33 @@ public final class PreparedPattern: Sendable {
 }
 
 extension PreparedPattern {
+    /// This pattern compiled for another actuator profile (itself for its own profile), for a
+    /// layout whose haptic channels drive several kinds of actuator: its haptic events only
+    /// (the sound is the same whatever the profile, and is rendered once, by the pattern
+    /// itself) unless `withSound`. Compiled once per profile and kept; off the render thread.
+    /// The profile must be valid (a built-in or decoded one is); if it cannot be compiled
+    /// after all, this pattern stands in for it.
+    public func variant(for profile: ActuatorProfile, withSound: Bool = false) -> PreparedPattern {
+        if profile == self.profile { return self }
+        return variants.withLock { kept in
+            if let hit = kept.first(where: { $0.profile == profile && $0.withSound == withSound }) {
+                return hit.pattern
+            }
+            var pattern = source
+            if !withSound {
+                pattern.elements.removeAll {
+                    if case .event(let event) = $0 { return !event.type.isHaptic }
+                    return false
+                }
+            }
+            let compiled = (try? PreparedPattern(
+                pattern, profile: profile, sampleRate: sampleRate, sounds: withSound ? sounds : nil, strict: false,
+                grainBudget: TransientGrains.sampleBudget)) ?? self
+            kept.append((profile, withSound, compiled))
+            return compiled
+        }
+    }
+
     /// The frequency the renderer uses for `sharpness` (the profile's log mapping,
     /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
     public func renderedFrequency(forSharpness sharpness: Double) -> Double {
