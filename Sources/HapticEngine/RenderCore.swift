@@ -175,7 +175,7 @@ final class RenderCore: @unchecked Sendable {
         deviceClock.expectResync()
         // Starts that fell due while the device was away.
         let window = Int64(min(max(lateWindowSeconds, 0), 3600) * Double(sampleRate))
-        let dropped = mixer.dropStarts(before: continued - window, clock: deviceClock)
+        let dropped = mixer.dropStarts(before: continued - window, resumingAt: continued, clock: deviceClock, sampleRate: sampleRate)
         droppedOnsetCount.add(dropped, ordering: .relaxed)
         mixer.retireFinished()
         deviceClock.publish(nextFrame: nextFrame)

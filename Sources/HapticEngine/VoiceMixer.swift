@@ -117,8 +117,10 @@ final class VoiceMixer: @unchecked Sendable {
     }
 
     /// After a reconnection: scheduled starts that were to play before `frame` are dropped
-    /// (and handed back); returns how many.
-    func dropStarts(before frame: Int64, clock: DeviceClockTracker) -> Int {
+    /// (and handed back); returns how many. A looping voice is not dropped: it starts now at
+    /// the place its loop would have reached (it keeps its grid, as playing loops do), so a
+    /// loop whose first start fell into the outage still sounds once the device is back.
+    func dropStarts(before frame: Int64, resumingAt resume: Int64, clock: DeviceClockTracker, sampleRate: Int) -> Int {
         var dropped = 0
         var kept = 0
         for i in 0..<pendingCount {
@@ -130,6 +132,17 @@ final class VoiceMixer: @unchecked Sendable {
             }
             if command.kind == .start, let playFrame, playFrame < frame,
                slots[s].generation == command.generation, slots[s].phase == .scheduled {
+                let joinedLoop = slots[s].box!._withUnsafeGuaranteedRef { box -> Bool in
+                    guard let loopEnd = box.voice.loopEnd, loopEnd > 0 else { return false }
+                    let late = Double(max(0, resume - playFrame)) / Double(max(1, sampleRate)) * box.voice.playbackRate
+                    let to = late.truncatingRemainder(dividingBy: loopEnd)
+                    box.forEachVoice { $0.seek(to: to.isFinite ? to : 0) }
+                    return true
+                }
+                if joinedLoop {
+                    slots[s].phase = .playing
+                    continue
+                }
                 finish(s, .dropped)
                 dropped += 1
                 continue

@@ -64,7 +64,11 @@ func secondsToSound(after back: Double, pcm: String, channels: Int, seconds: Dou
     try capture.start()
     let frame = capture.waitForSound(above: 300.0 / 32768, timeout: max(0, back + seconds - now()))
     let rec = capture.stop()
-    guard let frame, let nanos = rec.monotonicNanos(ofFrame: frame) else { return nil }
+    guard let frame, let nanos = rec.monotonicNanos(ofFrame: frame) else {
+        let peak = rec.int16Samples.lazy.map { abs(Int($0)) }.max() ?? -1
+        print("secondsToSound: nothing above the floor on \(pcm): \(rec.frames) frames recorded, peak \(peak), overruns \(rec.overruns), found \(String(describing: frame))")
+        return nil
+    }
     return Double(nanos) / 1e9 - back
 }
 
@@ -102,8 +106,12 @@ struct ReconnectRigTests {
             #expect(try Rig.control("start-server") == 0)
             let back = now()
             let delay = try secondsToSound(after: back, pcm: Rig.inputMono, channels: 1, seconds: soundBackBound)
-            #expect(delay != nil && delay! < soundBackBound, "cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never")")
-            if let delay { returns.append(delay) }
+            guard let delay, delay < soundBackBound else {
+                // One silent return is the finding; nineteen more only lengthen the run.
+                Issue.record("cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never"); play said: \(run.stderr)")
+                return
+            }
+            returns.append(delay)
             if cycle == 2 || cycle == 20 { samples.append(run.resources()) }
             #expect(run.process.isRunning, "cycle \(cycle): play exited: \(run.stderr)")
         }
@@ -145,8 +153,12 @@ struct ReconnectRigTests {
             usleep(1_000_000)  // the scenario: the server stays away for 1 s
             #expect(try Rig.control("start-server") == 0)
             let delay = try secondsToSound(after: now(), pcm: Rig.input, channels: 3, seconds: soundBackBound)
-            #expect(delay != nil && delay! < soundBackBound, "cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never")")
-            if let delay { returns.append(delay) }
+            guard let delay, delay < soundBackBound else {
+                // One silent return is the finding; nineteen more only lengthen the run.
+                Issue.record("cycle \(cycle): sound back after \(delay.map { "\($0) s" } ?? "never"); play said: \(run.stderr)")
+                return
+            }
+            returns.append(delay)
         }
         let took = run.waitForExit(timeout: 60)
         #expect(took != nil, "rhythm ended")

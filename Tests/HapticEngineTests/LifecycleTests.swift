@@ -151,6 +151,34 @@ import HapticRender
         #expect(abs(plays - due) < 0.002, "future onset at \(plays), scheduled \(due)")
     }
 
+    /// A looping player whose first start fell into the outage is not dropped: it joins its
+    /// loop where the loop would be now (as a playing loop keeps its grid), so `play --loop`
+    /// started just before the server died still sounds once it is back.
+    @Test func reconnectionStartsALoopWhoseStartFellIntoTheOutage() throws {
+        let (engine, factory, clock) = makeManualEngine()
+        let reconnections = Recorder<HapticEngine.Reconnection>()
+        engine.reconnectedHandler = { reconnections.append($0) }
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let loop = try engine.makeAdvancedPlayer(with: preparedTransient(engine))
+        loop.loopEnabled = true
+        loop.loopEnd = 0.25
+        try loop.start(atTime: clock.seconds + 0.5)
+        engine.renderOnePeriod()
+        factory.first.kill()
+        #expect(engine.renderOnePeriod() == .deviceLost(.gone("virtual device killed")))
+        clock.advance(bySeconds: 1)
+        factory.first.revive()
+        engine.serviceStep()
+        #expect(engine.state == .running)
+        #expect(reconnections.all.first?.droppedOnsets == 0, "the loop was dropped")
+        #expect(engine.droppedOnsetCount == 0)
+        #expect(engine.activeVoiceCount == 1, "the loop plays on")
+        // It keeps playing: still active after several loop rounds.
+        for _ in 0..<100 { engine.renderOnePeriod() }
+        #expect(engine.activeVoiceCount == 1)
+    }
+
     @Test func serverDownBacksOffThenANewHandleResetsTheEngine() throws {
         let (engine, factory, clock) = makeManualEngine(configure: Self.slowBackoff)
         let reasons = Recorder<HapticEngine.StoppedReason>()
