@@ -48,6 +48,10 @@ extension ConvertedHaptics {
             }
         }
         addAmplitude(end, 0)
+        // The frequency envelope spans the clip from 0, as Meta Haptics Studio's do (a reader
+        // or an AHAP conversion that takes the time before the first breakpoint as the default
+        // would otherwise read another value there).
+        if let first = frequency.first, first.time > 0 { frequency.insert(.init(time: 0, frequency: first.frequency), at: 0) }
         if let last = frequency.last, last.time < end { frequency.append(.init(time: ParameterCurve.roundedTime(end), frequency: last.frequency)) }
         // Each hit on the breakpoint at its time (inserted, interpolated, when there is none):
         // one merge of two time-ordered lists.

@@ -74,6 +74,18 @@ struct ConvertCommandTests {
             #expect(abs(nearest.time - point.time) < 1e-3 && abs(nearest.amplitude - point.amplitude) < 1e-3, "\(point) vs \(nearest)")
         }
         #expect(again.amplitude.filter { $0.emphasis != nil }.count == 8)
+        // The frequency envelope too, from 0 (the converter starts it there, as Studio does).
+        #expect(clip.frequency.first?.time == 0)
+        func frequency(_ c: HapticClip, at t: Double) -> Double {
+            let points = c.frequency
+            guard let k = points.lastIndex(where: { $0.time <= t }) else { return points.first?.frequency ?? HapticClip.defaultFrequency }
+            guard k + 1 < points.count else { return points[k].frequency }
+            let a = points[k], b = points[k + 1]
+            return a.frequency + (b.frequency - a.frequency) * (t - a.time) / (b.time - a.time)
+        }
+        for t in stride(from: 0.0005, to: clip.duration, by: 0.001) {
+            #expect(abs(frequency(clip, at: t) - frequency(again, at: t)) < 1e-3, "frequency at \(t) s")
+        }
     }
 
     @Test("render, info and validate take .haptic files directly")
