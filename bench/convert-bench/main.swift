@@ -4,6 +4,7 @@
 //   swift run -c release convert-bench quality [--set DIR] [--split dev|test|all] [--per-file]
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
+//   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
 //
 // The set is built by bench/convert-eval/make-set.sh (default: $HAPTICSYNTH_EVAL, else
 // ../convert-eval). Quality compares ours and the trivial converter (TrivialConverter.swift)
@@ -220,5 +221,6 @@ switch arguments.first {
 case "quality": quality()
 case "speed": speed()
 case "long": long()
-default: fail("usage: convert-bench quality|speed|long [options] (see bench/convert-bench/main.swift)")
+case "check": check()
+default: fail("usage: convert-bench quality|speed|long|check [options] (see bench/convert-bench/main.swift)")
 }
