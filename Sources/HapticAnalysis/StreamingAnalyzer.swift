@@ -432,7 +432,9 @@ public final class StreamingAnalyzer {
         // be clear of the gate.
         var peak: Float = 0
         var envelopePeak: Float = 0
-        for back in 0..<4 {
+        // (Hops before the stream's first were silent: nothing to take from them. A negative
+        // slot here was a read before the histories, found by the sound fuzz target.)
+        for back in 0..<(hopIndex < 3 ? Int(hopIndex) + 1 : 4) {
             let k = Int((hopIndex - Int64(back)) % length)
             if absolutePeakHistory[k] > peak { peak = absolutePeakHistory[k] }
             if envelopeHistory[k] > envelopePeak { envelopePeak = envelopeHistory[k] }
