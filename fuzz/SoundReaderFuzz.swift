@@ -1,5 +1,5 @@
 // libFuzzer target: the converter's sound reader on arbitrary bytes (libsndfile's formats,
-// through a memory file), read as mono blocks the way `convert` reads them, then analysed and
+// through a scratch file), read as mono blocks the way `convert` reads them, then analysed and
 // converted. Refusals (SoundFileError: unreadable, truncated, NaN samples...) are expected;
 // a crash, trap or sanitizer report is a finding. At most 30 s of sound per input, so a
 // header claiming hours is read only as far as its data goes.
@@ -11,12 +11,14 @@ import HapticSoundFile
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSoundReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let fd = memfd_create("sound", 0)
+    // libsndfile reads a path: the input goes to a scratch file of this process under .build
+    // (memfd_create is not visible from Swift's Glibc module).
+    let path = ".build/fuzz/sound-input-\(getpid()).bin"
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { return 0 }
-    defer { close(fd) }
     if let data, size > 0 { _ = write(fd, data, size) }
-    _ = lseek(fd, 0, SEEK_SET)
-    guard let stream = try? SoundFileStream(path: "/proc/self/fd/\(fd)") else { return 0 }
+    close(fd)
+    guard let stream = try? SoundFileStream(path: path) else { return 0 }
     let rate = stream.info.sampleRate
     guard (8000...384_000).contains(rate), stream.info.frames > 0 else { return 0 }
     guard let converter = try? SoundConverter(analysis: AnalysisSettings(sampleRate: Double(rate))) else { return 0 }
