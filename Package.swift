@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HapticRender", targets: ["HapticRender"]),
         .library(name: "HapticEngine", targets: ["HapticEngine"]),
         .library(name: "HapticKit", targets: ["HapticKit"]),
+        .library(name: "HapticAnalysis", targets: ["HapticAnalysis"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,6 +41,10 @@ let package = Package(
         .target(name: "HapticDSP", swiftSettings: strict),
         .target(name: "HapticRender", dependencies: ["HapticPattern", "HapticDSP"], swiftSettings: strict),
 
+        // MARK: sound analysis (issue 20): sound samples in, a pattern model out. Pure (no
+        // Foundation, no I/O), beside the renderer; its streaming form runs on a render thread.
+        .target(name: "HapticAnalysis", dependencies: ["HapticPattern", "HapticDSP"], swiftSettings: strict),
+
         // MARK: edges and engine
         .target(
             name: "HapticSoundFile",
@@ -63,6 +68,7 @@ let package = Package(
             name: "HapticKit",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
+                "HapticAnalysis",  // sound → haptics (`convert`)
                 "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -111,6 +117,7 @@ let package = Package(
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
+        .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
@@ -140,6 +147,12 @@ let package = Package(
             name: "rhythm-bench",
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA", "HapticEngineTesting", "HapticALSATesting"],
             path: "bench/rhythm-bench"
+        ),
+        // Sound → haptics (issue 20): quality against tool- and designer-made clips, speed, memory.
+        .executableTarget(
+            name: "convert-bench",
+            dependencies: ["HapticKit", "HapticAnalysis"],
+            path: "bench/convert-bench"
         ),
         .executableTarget(
             name: "reconnect-bench",

@@ -13,6 +13,14 @@ echo "== parse throughput and Haptics/ load time"
 echo "== render speed (x real time) per profile, vs sox"
 .build/release/render-bench --heartbeat Haptics/heartbeat.ahap
 
+echo "== sound -> haptics: an hour in bounded memory; with the evaluation set (bench/convert-eval/make-set.sh), validity, quality and speed"
+.build/release/convert-bench long --minutes 60
+if [ -f "${HAPTICSYNTH_EVAL:-../convert-eval}/SOURCES.tsv" ]; then
+    .build/release/convert-bench check && .build/release/convert-bench quality && .build/release/convert-bench speed
+else
+    echo "(no evaluation set at ${HAPTICSYNTH_EVAL:-../convert-eval}: check, quality and speed skipped)"
+fi
+
 echo "== live latency vs the C floor, through JACK (periods 128, 256, 1024)"
 for p in 128 256 1024; do
     scripts/jack-rig.sh --period "$p" .build/release/latency-bench jack --period "$p" --trials 200

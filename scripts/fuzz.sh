@@ -3,7 +3,7 @@
 # fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
 # HapticRender sources, and runs each for a bounded time.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile haptic sound)
 #
 # Seeds come at run time from the shared corpus (../shared/corpus/ahap or
 # $HAPTICSYNTH_CORPUS/ahap; the shipped profiles in Assets/actuators for the profile
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile haptic sound)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
@@ -29,14 +29,15 @@ FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-n
 quiet() { grep -v "Cannot export local symbol" || true; }
 
 # One static library per module, rebuilt when a source is newer than it.
-build_module() {  # NAME DEPENDENCIES...
+build_module() {  # NAME [EXTRA SWIFTC FLAGS...]
     local name=$1
+    shift
     local lib="$OUT/lib$name.a"
     local sources=(Sources/"$name"/*.swift)
     if [ -f "$lib" ] && [ -z "$(find Sources/"$name" -newer "$lib" -name '*.swift')" ]; then return; fi
     echo "== building $name for fuzzing"
     "$SWIFTC" "${FLAGS[@]}" -module-name "$name" -emit-library -static -emit-module \
-        -emit-module-path "$OUT/$name.swiftmodule" -I "$OUT" -o "$lib" "${sources[@]}" 2>&1 | quiet
+        -emit-module-path "$OUT/$name.swiftmodule" -I "$OUT" "$@" -o "$lib" "${sources[@]}" 2>&1 | quiet
 }
 
 build_target() {  # TARGET SOURCE LIBS...
@@ -55,6 +56,12 @@ build_module HapticDSP
 build_module HapticRender
 build_target ahap fuzz/AHAPReaderFuzz.swift -lHapticPattern
 build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticDSP -lHapticPattern
+# Sound → haptics (issue 20): the .haptic reader, and the converter's sound reader (libsndfile).
+build_module HapticAnalysis
+build_module HapticSoundFile -I Sources/CSndFile -I Sources/CSoxr
+build_target haptic fuzz/HapticClipReaderFuzz.swift -lHapticPattern
+build_target sound fuzz/SoundReaderFuzz.swift -I Sources/CSndFile -I Sources/CSoxr \
+    -lHapticSoundFile -lHapticAnalysis -lHapticRender -lHapticDSP -lHapticPattern -lsndfile -lsoxr
 
 status=0
 for target in "${TARGETS[@]}"; do
@@ -67,7 +74,14 @@ for target in "${TARGETS[@]}"; do
             else echo "(no corpus at $CORPUS_ROOT/ahap: starting from an empty seed set)"; fi ;;
         profile)
             cp -n Assets/actuators/*.json "$work"/ 2>/dev/null || true ;;
-        *) echo "unknown fuzz target $target (ahap, profile)"; exit 2 ;;
+        haptic)  # .haptic clips of the evaluation set (bench/convert-eval/make-set.sh), if made
+            eval_set=${HAPTICSYNTH_EVAL:-../convert-eval}
+            if [ -d "$eval_set" ]; then find "$eval_set" -name '*.haptic' -size -64k -exec cp -n {} "$work"/ \; 2>/dev/null || true
+            else echo "(no evaluation set at $eval_set: starting from an empty seed set)"; fi ;;
+        sound)  # small sounds of the shared corpus
+            if [ -d "$CORPUS_ROOT/audio" ]; then find "$CORPUS_ROOT/audio" -name '*.wav' -size -64k -exec cp -n {} "$work"/ \; 2>/dev/null || true
+            else echo "(no corpus at $CORPUS_ROOT/audio: starting from an empty seed set)"; fi ;;
+        *) echo "unknown fuzz target $target (ahap, profile, haptic, sound)"; exit 2 ;;
     esac
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"
@@ -85,4 +99,5 @@ for target in "${TARGETS[@]}"; do
         echo "fuzz $target: 0 crashes"
     fi
 done
+rm -f "$OUT"/sound-input-*.bin  # the sound target's scratch inputs
 exit $status

@@ -90,7 +90,7 @@ public struct Play: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to play.", valueName: "file"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to play.", valueName: "file"))
     public var files: [String]
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start this many seconds from now (default: as soon as possible).", valueName: "seconds"))

@@ -30,7 +30,7 @@ public struct Render: HapticsynthVerb {
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to render.", valueName: "input"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to render.", valueName: "input"))
     public var inputs: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (- for standard output), or a folder when rendering several inputs.", valueName: "output"))

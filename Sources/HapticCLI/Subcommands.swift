@@ -7,6 +7,7 @@ public enum HapticsynthSubcommands {
         Validate.self,
         Info.self,
         Render.self,
+        Convert.self,
         Play.self,
         Devices.self,
         Rhythm.self,

@@ -19,7 +19,7 @@ public struct Validate: HapticsynthVerb {
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to check.", valueName: "file"))
     public var files: [String]
 
     @Flag(name: .long, help: "Treat every warning as an error.")
