@@ -3,11 +3,16 @@
 # fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
 # HapticRender sources, and runs each for a bounded time.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile osc)
+#
+# The OSC decoder's target is compiled together with the decoder's own files from
+# Sources/HapticOSC (OSC_SOURCES below: they need liblo and HapticPattern only, no clock
+# and no engine), so the fuzzer calls the decoder `serve` runs.
 #
 # Seeds come at run time from the shared corpus (../shared/corpus/ahap or
 # $HAPTICSYNTH_CORPUS/ahap; the shipped profiles in Assets/actuators for the profile
-# target) into a scratch corpus under .build/fuzz — nothing is copied into the repository.
+# target; a few datagrams of the address space, written by python3, for the osc target)
+# into a scratch corpus under .build/fuzz — nothing is copied into the repository.
 # Crash inputs land in .build/fuzz/findings/TARGET/; the script exits non-zero on any.
 # Each run prints libFuzzer's final line (executions, exec/s) for bench/RESULTS.md.
 set -eo pipefail
@@ -16,7 +21,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile osc)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
@@ -39,15 +44,45 @@ build_module() {  # NAME DEPENDENCIES...
         -emit-module-path "$OUT/$name.swiftmodule" -I "$OUT" -o "$lib" "${sources[@]}" 2>&1 | quiet
 }
 
-build_target() {  # TARGET SOURCE LIBS...
-    local target=$1 source=$2
+build_target() {  # TARGET "SOURCE..." FLAGS_AND_LIBS...
+    local target=$1
+    local -a sources
+    read -r -d '' -a sources <<< "$2" || true  # the list may span lines
     shift 2
     local bin="$OUT/$target-fuzz"
     local newest
-    newest=$(ls -t "$source" "$OUT"/lib*.a | head -1)
+    newest=$(ls -t "$bin" "${sources[@]}" "$OUT"/lib*.a 2>/dev/null | head -1 || true)
     if [ -x "$bin" ] && [ "$newest" = "$bin" ]; then return; fi
     echo "== building $bin"
-    "$SWIFTC" "${FLAGS[@]}" -I "$OUT" -L "$OUT" "$@" -o "$bin" "$source" 2>&1 | quiet
+    "$SWIFTC" "${FLAGS[@]}" -module-name "${target^}Fuzz" -I "$OUT" -L "$OUT" "$@" -o "$bin" "${sources[@]}" 2>&1 | quiet
+}
+
+# The OSC decoder and what it uses (a file added to the decoder's imports belongs here).
+OSC_SOURCES="fuzz/OSCDecoderFuzz.swift Sources/HapticOSC/OSCDecoder.swift Sources/HapticOSC/OSCCommand.swift
+    Sources/HapticOSC/OSCTimetag.swift Sources/HapticOSC/OSCSocketError.swift"
+
+# A few datagrams of the address space as seeds (liblo's message layout: address, type tags, arguments).
+osc_seeds() {  # FOLDER
+    python3 - "$1" <<'PY'
+import struct, sys, os
+def pad(b): return b + b"\0" * (4 - len(b) % 4)
+def msg(address, *args):
+    tags, data = ",", b""
+    for a in args:
+        if isinstance(a, str): tags += "s"; data += pad(a.encode())
+        elif isinstance(a, float): tags += "d"; data += struct.pack(">d", a)
+        else: tags += "f"; data += struct.pack(">f", a[0])
+    return pad(address.encode()) + pad(tags.encode()) + data
+def bundle(*messages):
+    return pad(b"#bundle") + struct.pack(">II", 3900000000, 1) + b"".join(struct.pack(">i", len(m)) + m for m in messages)
+seeds = [msg("/hapticsynth/play", "heartbeat"), msg("/hapticsynth/cue", "beat_hit", 1500.0),
+    msg("/hapticsynth/transient", (0.8,), (0.5,)), msg("/hapticsynth/loop/start", "slider", "heartbeat", (0.6,)),
+    msg("/hapticsynth/loop/curve", "slider", "intensity", (0.0,), (1.0,), (0.5,), (0.2,)),
+    msg("/hapticsynth/loop/stop", "slider"), msg("/hapticsynth/stop"), msg("/hapticsynth/status"),
+    msg("/*?*?*?*?x"), bundle(msg("/hapticsynth/transient", (1.0,), (0.0,)), msg("/hapticsynth/play", "thud"))]
+for i, seed in enumerate(seeds):
+    with open(os.path.join(sys.argv[1], "seed-%02d" % i), "wb") as f: f.write(seed)
+PY
 }
 
 build_module HapticPattern
@@ -55,6 +90,7 @@ build_module HapticDSP
 build_module HapticRender
 build_target ahap fuzz/AHAPReaderFuzz.swift -lHapticPattern
 build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticDSP -lHapticPattern
+build_target osc "$OSC_SOURCES" -I Sources/CLiblo -lHapticPattern -llo
 
 status=0
 for target in "${TARGETS[@]}"; do
@@ -67,7 +103,9 @@ for target in "${TARGETS[@]}"; do
             else echo "(no corpus at $CORPUS_ROOT/ahap: starting from an empty seed set)"; fi ;;
         profile)
             cp -n Assets/actuators/*.json "$work"/ 2>/dev/null || true ;;
-        *) echo "unknown fuzz target $target (ahap, profile)"; exit 2 ;;
+        osc)
+            osc_seeds "$work" ;;
+        *) echo "unknown fuzz target $target (ahap, profile, osc)"; exit 2 ;;
     esac
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"
