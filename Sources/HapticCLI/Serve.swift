@@ -93,7 +93,7 @@ public struct Serve: AsyncParsableCommand {
         }
         let report = manager.preloadPatterns()
         if let error = manager.cueSheetError { out.printError("serve: warning: \(error); cues will be unknown") }
-        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
+        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(printable(file)): \(printable(why)); skipped") }
 
         var osc = OSCServer.Configuration()
         osc.queueCapacity = queueCapacity
@@ -110,19 +110,24 @@ public struct Serve: AsyncParsableCommand {
         if !server.socket.isLoopback {
             out.printError("serve: warning: listening on \(listen), reachable from other machines: OSC has no authentication")
         }
-        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
 
         let finished = Finish()
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
         let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
         let hangup = SignalListener(signals: [SIGHUP]) {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
-            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
+            // Every file or folder the reload skipped is named (a broken pattern, a pipe, a missing folder).
+            for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) {
+                logger.warning("serve: SIGHUP: \(printable(file)): \(printable(why)); skipped")
+            }
+            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \(printable($0)))" } ?? "")")
         }
         defer {
             signals.cancel()
             hangup.cancel()
         }
+        // Ready only now: a SIGHUP sent on seeing this line finds its handler.
+        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
         // The engine reconnects by itself, forever (a manager that is reconnecting is left
         // alone: a second engine would play on the same device). Only a manager that gave up
         // (a device that cannot be reopened, nor rebuilt) is replaced by a new one as soon as
