@@ -3,15 +3,17 @@
 # fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
 # HapticRender sources, and runs each for a bounded time.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile osc)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile osc cues)
 #
-# The OSC decoder's target is compiled together with the decoder's own files from
-# Sources/HapticOSC (OSC_SOURCES below: they need liblo and HapticPattern only, no clock
-# and no engine), so the fuzzer calls the decoder `serve` runs.
+# The OSC decoder's and the cue sheet's targets are compiled together with their own files
+# from Sources/HapticOSC and Sources/HapticKit (OSC_SOURCES and CUE_SOURCES below: they need
+# liblo, Foundation and HapticPattern only, no clock and no engine), so the fuzzer calls the
+# decoders `serve` and `rhythm` run.
 #
 # Seeds come at run time from the shared corpus (../shared/corpus/ahap or
 # $HAPTICSYNTH_CORPUS/ahap; the shipped profiles in Assets/actuators for the profile
-# target; a few datagrams of the address space, written by python3, for the osc target)
+# target; a few datagrams of the address space, written by python3, for the osc target;
+# Assets/cues.json for the cues target)
 # into a scratch corpus under .build/fuzz — nothing is copied into the repository.
 # Crash inputs land in .build/fuzz/findings/TARGET/; the script exits non-zero on any.
 # Each run prints libFuzzer's final line (executions, exec/s) for bench/RESULTS.md.
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile osc)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile osc cues)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
@@ -60,6 +62,8 @@ build_target() {  # TARGET "SOURCE..." FLAGS_AND_LIBS...
 # The OSC decoder and what it uses (a file added to the decoder's imports belongs here).
 OSC_SOURCES="fuzz/OSCDecoderFuzz.swift Sources/HapticOSC/OSCDecoder.swift Sources/HapticOSC/OSCCommand.swift
     Sources/HapticOSC/OSCTimetag.swift Sources/HapticOSC/OSCSocketError.swift"
+# The cue-sheet decoder and the file helpers it uses.
+CUE_SOURCES="fuzz/CueSheetFuzz.swift Sources/HapticKit/CueSheet.swift Sources/HapticKit/RegularFiles.swift"
 
 # A few datagrams of the address space as seeds (liblo's message layout: address, type tags, arguments).
 osc_seeds() {  # FOLDER
@@ -91,6 +95,7 @@ build_module HapticRender
 build_target ahap fuzz/AHAPReaderFuzz.swift -lHapticPattern
 build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticDSP -lHapticPattern
 build_target osc "$OSC_SOURCES" -I Sources/CLiblo -lHapticPattern -llo
+build_target cues "$CUE_SOURCES" -lHapticPattern
 
 status=0
 for target in "${TARGETS[@]}"; do
@@ -105,7 +110,9 @@ for target in "${TARGETS[@]}"; do
             cp -n Assets/actuators/*.json "$work"/ 2>/dev/null || true ;;
         osc)
             osc_seeds "$work" ;;
-        *) echo "unknown fuzz target $target (ahap, profile, osc)"; exit 2 ;;
+        cues)
+            cp -n Assets/cues.json "$work"/ 2>/dev/null || true ;;
+        *) echo "unknown fuzz target $target (ahap, profile, osc, cues)"; exit 2 ;;
     esac
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"
