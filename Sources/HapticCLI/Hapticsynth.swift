@@ -33,6 +33,9 @@ public struct Hapticsynth: AsyncParsableCommand {
     /// (nil: the process's) and runs the chosen verb, async or not, exiting on error.
     /// Not `main()`: from top-level code the compiler picks ArgumentParser's synchronous
     /// `ParsableCommand.main()`, which refuses async root commands.
+    /// A failed write to standard output ends the tool with one line and a non-zero status
+    /// (the verb's own when it failed too), never a trap (see StandardStreamWriter; main.swift
+    /// calls its `prepareStandardDescriptors()` first).
     public static func main(arguments: [String]?) async {
         do {
             var command = try parseAsRoot(arguments)
@@ -42,7 +45,16 @@ public struct Hapticsynth: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            if let failure = StandardStreamWriter.writeFailure {
+                StandardStreamWriter.error(failure + "\n")
+                let status = (error as? ExitCode)?.rawValue ?? 1
+                exit(withError: ExitCode(status == 0 ? 1 : status))
+            }
             exit(withError: error)
+        }
+        if let failure = StandardStreamWriter.writeFailure {
+            StandardStreamWriter.error(failure + "\n")
+            exit(withError: ExitCode(1))
         }
     }
 }

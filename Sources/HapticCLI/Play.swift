@@ -214,7 +214,7 @@ final class OutageReport: Sendable {
     }
 
     static func printLine(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreamWriter.error(line + "\n")
     }
 }
 
@@ -294,7 +294,7 @@ final class SignalWatch: @unchecked Sendable {
             let number = receivedSignal.load(ordering: .acquiring)
             handler()
             usleep(UInt32(deadlineSeconds * 1e6))
-            FileHandle.standardError.write(Data("interrupted\n".utf8))
+            StandardStreamWriter.error("interrupted\n")
             _exit(128 + number)
         }
         for number in signals {

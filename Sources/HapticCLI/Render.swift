@@ -203,11 +203,11 @@ struct ProgressBar {
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+        StandardStreamWriter.error("\r[\(bar)] \(done)/\(total)")
     }
 
     func clear() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStreamWriter.error("\r\u{1B}[K")
     }
 }
