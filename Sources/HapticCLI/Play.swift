@@ -268,7 +268,7 @@ nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
 /// with 128 + the signal if the verb has not returned by the deadline (a render thread that
 /// does not come back, a sound server that does not answer a close). A second signal ends the
 /// process at once. One watch per process at a time. `cancel()` puts back the dispositions
-/// the signals had before.
+/// the signals had before. A signal the process inherited as ignored is not watched.
 ///
 /// `@unchecked Sendable`: `previous` is set once in `init` and only read after.
 final class SignalWatch: @unchecked Sendable {
@@ -297,7 +297,8 @@ final class SignalWatch: @unchecked Sendable {
             StandardStreamWriter.error("interrupted\n")
             _exit(128 + number)
         }
-        for number in signals {
+        // A signal inherited as ignored stays ignored (nohup, a background job): it would not have ended us.
+        for number in signals where !signalIsIgnored(number) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 if receivedSignal.exchange(number, ordering: .acquiringAndReleasing) != 0 { _exit(128 + number) }

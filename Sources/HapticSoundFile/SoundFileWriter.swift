@@ -192,6 +192,8 @@ public final class SoundFileWriter {
 
         if toStandardOutput {
             temporaryPath = ""
+            // `-o - >> input.ahap`: standard output may be a regular file, and one of the inputs.
+            try SoundFileWriter.checkStandardOutput(inputs: inputs)
             // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
             // sizes); the sizes are known up front here, so the header is written first and
             // the samples follow as raw little-endian data.
@@ -438,6 +440,15 @@ public final class SoundFileWriter {
         let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         if inputs.contains(identity) {
             throw SoundFileError(path: path, operation: .open, message: "is one of the inputs; not written over")
+        }
+    }
+
+    /// Refuses standard output when it is a regular file that is one of `inputs` (`>> input`).
+    static func checkStandardOutput(inputs: [FileIdentity]) throws(SoundFileError) {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        if inputs.contains(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) {
+            throw SoundFileError(path: "-", operation: .open, message: "standard output is one of the inputs; not written over")
         }
     }
 
