@@ -175,10 +175,10 @@ public struct Render: HapticsynthVerb {
         }
         let writer: SoundFileWriter
         do {
+            // The format counts the longest ring-out; WAV on a pipe gets the exact length in its header.
             writer = try SoundFileWriter(
-                path: path, channels: stream.channels, sampleRate: synthesis.rate, format: fileFormat,
-                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16, inputs: inputs + sounds,
-                expectedFrames: stream.totalFrames, plainWAVByteLimit: plainWAVLimitBytes)
+                path: path, for: stream, format: fileFormat, sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
+                inputs: inputs + sounds, plainWAVByteLimit: plainWAVLimitBytes)
         } catch {
             throw CLIError(error.description)
         }
