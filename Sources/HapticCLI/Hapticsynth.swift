@@ -1,6 +1,7 @@
 // The root command. Verbs are listed in Subcommands.swift (one place), each in its own file.
 
 import ArgumentParser
+import HapticKit
 
 /// The tool's version, printed by `hapticsynth --version`.
 public let hapticsynthVersion = "0.1.0"
@@ -45,6 +46,11 @@ public struct Hapticsynth: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // A bad option or argument: one line naming it (ArgumentParser adds a usage block).
+            if exitCode(for: error) == .validationFailure {
+                StandardStreamWriter.error("hapticsynth: \(printable(message(for: error))) (see --help)\n")
+                exit(withError: ExitCode.validationFailure)
+            }
             if let failure = StandardStreamWriter.writeFailure {
                 StandardStreamWriter.error(failure + "\n")
                 let status = (error as? ExitCode)?.rawValue ?? 1
