@@ -140,7 +140,7 @@ public struct Info: HapticsynthVerb {
             output.print(jsonText(report))
             return 0
         }
-        output.print("file: \(file) (\(report.bytes) bytes)")
+        output.print("file: \(printable(file)) (\(report.bytes) bytes)")
         output.print("version: \(pattern.version.map { $0.description } ?? "none")")
         output.print("duration: \(seconds(summary.duration))")
         let counts = EventType.allCases.compactMap { type in
@@ -165,7 +165,7 @@ public struct Info: HapticsynthVerb {
         if !report.audioFiles.isEmpty {
             output.print("audio files:")
             for audio in report.audioFiles {
-                output.print("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING"))
+                output.print(printable("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING")))
             }
         }
         output.print("warnings: \(report.warnings.count)")

@@ -106,7 +106,7 @@ public struct Play: AsyncParsableCommand {
             return 1
         }
         for (file, pattern) in zip(files, prepared) {
-            for warning in pattern.warnings { output.printError("\(file): warning: \(warning)") }
+            for warning in pattern.warnings { output.printError(printable("\(file): warning: \(warning)")) }
         }
         let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device

@@ -112,7 +112,7 @@ public struct Render: HapticsynthVerb {
                 progress?.clear()
                 // With `-o -` the samples are standard output: the summary goes to stderr.
                 if toStandardOutput { out.printError(line.summary) } else { out.print(line.summary) }
-                for warning in line.warnings { out.printError("\(target.input): warning: \(warning)") }
+                for warning in line.warnings { out.printError(printable("\(target.input): warning: \(warning)")) }
             } catch {
                 progress?.clear()
                 out.printError(error.description)
@@ -186,7 +186,7 @@ public struct Render: HapticsynthVerb {
         let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
         let duration = Double(writer.framesWritten) / Double(synthesis.rate)
         let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"
-        let summary = "\(path): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "
+        let summary = "\(printable(path)): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "
             + "\(synthesis.rate) Hz, \(bits)-bit, peak \(peak), \(stream.eventsRendered) events, "
             + "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
         return Written(summary: summary, warnings: warnings)

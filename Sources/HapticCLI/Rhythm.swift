@@ -136,6 +136,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     /// Checks the manager can play the cue; returns an error line or nil.
     func problem(with manager: HapticManager, assets: String) -> String? {
+        unplayable(manager, assets: assets).map { printable($0) }  // names from the cue sheet and the command line
+    }
+
+    private func unplayable(_ manager: HapticManager, assets: String) -> String? {
         if let error = manager.cueSheetError { return "rhythm: \(error)" }
         guard let cueEntry = manager.cueSheet[cue] else {
             return "rhythm: no cue named \"\(cue)\" in \(assets)/cues.json (known: \(manager.cueSheet.cues.keys.sorted().joined(separator: ", ")))"
@@ -259,7 +263,7 @@ public struct Rhythm: AsyncParsableCommand {
         case .failure(.refused(let line)):
             out.printError(line)
         case .failure(.writeFailed(let message)):
-            out.printError("rhythm: \(path): \(message)")
+            out.printError(printable("rhythm: \(path): \(message)"))
         }
         return 1
     }

@@ -65,7 +65,7 @@ public struct Validate: HapticsynthVerb {
                 warningCount += loaded.decoded.warnings.count
                 if !format.json {
                     for warning in loaded.decoded.warnings {
-                        output.print(warning.path.isEmpty ? "\(file): warning: \(warning.message)" : "\(file): \(warning.path): warning: \(warning.message)")
+                        output.print(printable(warning.path.isEmpty ? "\(file): warning: \(warning.message)" : "\(file): \(warning.path): warning: \(warning.message)"))
                     }
                 }
             } catch {

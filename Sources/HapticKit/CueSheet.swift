@@ -245,5 +245,6 @@ public struct CueSheetError: Error, Sendable, Equatable, CustomStringConvertible
         self.path = path
         self.message = message
     }
-    public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }
+    /// Escaped (`printable`): the path holds the sheet's cue names.
+    public var description: String { printable(path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)") }
 }

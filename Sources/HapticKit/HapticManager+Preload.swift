@@ -69,7 +69,7 @@ extension HapticManager {
         do {
             return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: c.sounds, strict: true)
         } catch {
-            logger.debug("haptic manager: \(what) cannot be prepared (\(error)); skipped")
+            logger.debug("haptic manager: \(printable(what)) cannot be prepared (\(error)); skipped")
             return nil
         }
     }
@@ -102,7 +102,7 @@ extension HapticManager {
         switch cue.haptic {
         case .pattern(let name):
             guard let pattern = library.pattern(named: name) else {
-                logger.debug("haptic manager: cue \(cue.name) names pattern \(name), which is not loaded; cue skipped")
+                logger.debug("haptic manager: cue \(printable(cue.name)) names pattern \(printable(name)), which is not loaded; cue skipped")
                 return nil
             }
             elements = pattern.elements
@@ -115,7 +115,7 @@ extension HapticManager {
         }
         if let sfx = cue.sfx {
             guard soundEffectNames.contains(sfx.name) else {
-                logger.debug("haptic manager: cue \(cue.name) names sound effect \(sfx.name), which is not in sfx/; cue skipped")
+                logger.debug("haptic manager: cue \(printable(cue.name)) names sound effect \(printable(sfx.name)), which is not in sfx/; cue skipped")
                 return nil
             }
         }

@@ -65,7 +65,7 @@ public struct SoundSourceError: Error, Sendable, Equatable, CustomStringConverti
         self.path = path
         self.message = message
     }
-    public var description: String { "\(path): \(message)" }
+    public var description: String { printable("\(path): \(message)") }
 }
 
 /// Where each output channel's samples come from. The renderer fills any layout:
@@ -91,5 +91,5 @@ public struct ChannelLayout: Sendable, Equatable {
 public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    public var description: String { printable(message) }
 }
