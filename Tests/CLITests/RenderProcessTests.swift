@@ -44,7 +44,14 @@ func runShell(_ script: String, in folder: URL, whileRunning: (Process) throws -
             group.leave()
         }
     }
-    try whileRunning(process)
+    do {
+        try whileRunning(process)
+    } catch {
+        // Never left running behind a failed test.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        throw error
+    }
     process.waitUntilExit()
     group.wait()
     return ProcessRun(
