@@ -14,8 +14,7 @@ final class LiveProcess: Sendable {
     /// Starts `hapticsynth arguments...` (in `folder`, when given).
     init(_ arguments: [String], in folder: URL? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: hapticsynthBinary)
-        process.arguments = arguments
+        (process.executableURL, process.arguments) = killedWithTestRunner(hapticsynthBinary, arguments)
         if let folder { process.currentDirectoryURL = folder }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -72,4 +71,16 @@ final class LiveProcess: Sendable {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+}
+
+/// `executable arguments...` made to end when the test runner does: started through util-linux's
+/// `setpriv --pdeathsig KILL`, which execs it (same pid) with the parent-death signal set, so a
+/// runner that crashes or is killed mid-test leaves no child behind (a `serve -D null` left
+/// over spins a core forever: the null device does not pace it). The signal follows the thread
+/// that started the child: only for synchronous tests, whose thread lives until they reap it.
+/// Without setpriv, the command as it is.
+func killedWithTestRunner(_ executable: String, _ arguments: [String]) -> (URL, [String]) {
+    let setpriv = "/usr/bin/setpriv"
+    guard FileManager.default.isExecutableFile(atPath: setpriv) else { return (URL(fileURLWithPath: executable), arguments) }
+    return (URL(fileURLWithPath: setpriv), ["--pdeathsig", "KILL", executable] + arguments)
 }

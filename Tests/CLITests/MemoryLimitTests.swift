@@ -20,8 +20,8 @@ struct MemoryLimitTests {
     /// Runs `hapticsynth arguments` in `folder`, reading its peak RSS until it ends (killed after `timeout` s).
     func measure(_ arguments: [String], in folder: URL, timeout: Double = 300) throws -> Measured {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -v 4194304; exec \"$0\" \"$@\"", hapticsynthBinary] + arguments
+        (process.executableURL, process.arguments) = killedWithTestRunner(
+            "/bin/sh", ["-c", "ulimit -v 4194304; exec \"$0\" \"$@\"", hapticsynthBinary] + arguments)
         process.currentDirectoryURL = folder
         let out = temporaryFile(folder, "stdout"), err = temporaryFile(folder, "stderr")
         process.standardOutput = try FileHandle(forWritingTo: out)
