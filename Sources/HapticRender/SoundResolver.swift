@@ -17,6 +17,9 @@ struct SoundResolver {
     /// The usable sounds, indexed by `CompiledEvent.sound`.
     private(set) var buffers: [SoundBuffer] = []
     private var bufferIndex: [String: Int] = [:]
+    /// `buffers` by the address of their samples (a lookup, not a scan: a pattern may hold
+    /// tens of thousands of small sounds).
+    private var indexBySamples: [Int: Int] = [:]
     /// Bytes of samples held by `buffers` (a buffer shared by two keys counted once).
     private(set) var bytesHeld = 0
     /// AudioCustom events left silent because their sound would pass the budget.
@@ -48,8 +51,8 @@ struct SoundResolver {
         do {
             let buffer = try sounds.sound(path: path, sampleRate: fs, transposition: transposition)
             // A source may hand the same samples for two keys (one file, two spellings): counted once.
-            let shared = buffers.firstIndex { $0.samples.withUnsafeBufferPointer { a in buffer.samples.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } } }
-            if let shared {
+            let address = buffer.samples.isEmpty ? nil : buffer.samples.withUnsafeBufferPointer { $0.baseAddress.map { Int(bitPattern: $0) } }
+            if let address, let shared = indexBySamples[address] {
                 bufferIndex[key] = shared
                 return shared
             }
@@ -67,6 +70,7 @@ struct SoundResolver {
                 buffers.append(buffer)
                 bytesHeld += buffer.samples.count * MemoryLayout<Float>.size
                 bufferIndex[key] = buffers.count - 1
+                if let address { indexBySamples[address] = buffers.count - 1 }
                 return buffers.count - 1
             }
         } catch {
