@@ -3,7 +3,7 @@
 #   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
-# Fuzzing (libFuzzer, AHAP reader and profile decoder): `make fuzz` (FUZZ_SECONDS per target,
+# Fuzzing (libFuzzer: AHAP reader, profile, cue-sheet and OSC decoders): `make fuzz` (FUZZ_SECONDS per target,
 # default 60; `make test` runs a 30 s round); see scripts/fuzz.sh.
 
 SWIFT ?= swift

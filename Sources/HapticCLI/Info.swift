@@ -142,7 +142,7 @@ public struct Info: HapticsynthVerb {
             output.print(jsonText(report))
             return 0
         }
-        output.print("file: \(file) (\(report.bytes) bytes)")
+        output.print("file: \(printable(file)) (\(report.bytes) bytes)")
         if let clip = loaded.clip {
             let v = clip.version
             output.print("format: .haptic \(v.major).\(v.minor).\(v.patch) (Meta/Lofelt), \(clip.amplitude.count) amplitude and \(clip.frequency.count) frequency breakpoints, \(clip.amplitude.filter { $0.emphasis != nil }.count) emphasis; summarised as the AHAP pattern it converts to")
@@ -172,7 +172,7 @@ public struct Info: HapticsynthVerb {
         if !report.audioFiles.isEmpty {
             output.print("audio files:")
             for audio in report.audioFiles {
-                output.print("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING"))
+                output.print(printable("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING")))
             }
         }
         output.print("warnings: \(report.warnings.count)")

@@ -17,8 +17,8 @@ public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertibl
     /// One line: `file: reason` or `file: path: message` (or `file: line L, column C: message`).
     public var description: String {
         switch self {
-        case .unreadable(let file, let reason): "\(file): cannot read: \(reason)"
-        case .invalid(let file, let error): "\(file): \(error)"
+        case .unreadable(let file, let reason): printable("\(file): cannot read: \(reason)")
+        case .invalid(let file, let error): printable("\(file): \(error)")
         }
     }
 }

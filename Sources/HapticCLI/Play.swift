@@ -133,7 +133,7 @@ public struct Play: AsyncParsableCommand {
             return 1
         }
         for (file, pattern) in zip(files, prepared) {
-            for warning in pattern.warnings { output.printError("\(file): warning: \(warning)") }
+            for warning in pattern.warnings { output.printError(printable("\(file): warning: \(warning)")) }
         }
         let device = live.device
         // The verb prints its own lost/back lines; the engine's notes only with --verbose.
@@ -241,7 +241,7 @@ final class OutageReport: Sendable {
     }
 
     static func printLine(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreamWriter.error(line + "\n")
     }
 }
 

@@ -130,10 +130,13 @@ public struct Rhythm: AsyncParsableCommand {
 
     func beatMap() throws(CLIError) -> BeatMap {
         guard let beatmap else { return BeatMap(bpm: bpm ?? 100, beats: beats ?? 64) }
-        guard let data = FileManager.default.contents(atPath: beatmap) else {
-            throw CLIError("\(beatmap): cannot read the beat map")
+        // Bounded like a pattern (a beat map of /dev/zero is refused, not read until memory runs out).
+        let bytes: [UInt8]
+        do { bytes = try PatternFile.readBytes(beatmap) } catch {
+            guard case .unreadable(_, let reason) = error else { throw CLIError(error.description) }
+            throw CLIError("\(beatmap): cannot read the beat map (\(reason))")
         }
-        do { return try BeatMap.parse([UInt8](data), source: beatmap) } catch { throw CLIError(error.description) }
+        do { return try BeatMap.parse(bytes, source: beatmap) } catch { throw CLIError(error.description) }
     }
 
     func managerConfiguration(haptics: String, assets: String, output: HapticManager.Output,
@@ -149,6 +152,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     /// Checks the manager can play the cue; returns an error line or nil.
     func problem(with manager: HapticManager, assets: String) -> String? {
+        unplayable(manager, assets: assets).map { printable($0) }  // names from the cue sheet and the command line
+    }
+
+    private func unplayable(_ manager: HapticManager, assets: String) -> String? {
         if let error = manager.cueSheetError { return "rhythm: \(error)" }
         guard let cueEntry = manager.cueSheet[cue] else {
             return "rhythm: no cue named \"\(cue)\" in \(assets)/cues.json (known: \(manager.cueSheet.cues.keys.sorted().joined(separator: ", ")))"
@@ -253,9 +260,13 @@ public struct Rhythm: AsyncParsableCommand {
         // The render replaces the output with the file (HapticKit's OfflineRhythmRender).
         let config = managerConfiguration(haptics: haptics, assets: assets, output: .alsa(path), audioOutput: nil,
                                           beats: map.times.count)
+        // As render: Ctrl-C, SIGTERM and SIGHUP remove the temporary file; dispositions restored on return.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
         let result = OfflineRhythmRender.render(
             map: map, cue: cue, lead: lead, configuration: config, to: path,
             sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
+            inputs: [beatmap].compactMap { $0 }.compactMap(FileIdentity.init(path:)),
             check: { problem(with: $0, assets: assets) })
         switch result {
         case .success(let report):
@@ -268,7 +279,7 @@ public struct Rhythm: AsyncParsableCommand {
         case .failure(.refused(let line)):
             out.printError(line)
         case .failure(.writeFailed(let message)):
-            out.printError("rhythm: \(path): \(message)")
+            out.printError(printable("rhythm: \(path): \(message)"))
         }
         return 1
     }

@@ -119,7 +119,7 @@ public struct Serve: AsyncParsableCommand {
         }
         let report = manager.preloadPatterns()
         if let error = manager.cueSheetError { out.printError("serve: warning: \(error); cues will be unknown") }
-        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
+        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(printable(file)): \(printable(why)); skipped") }
 
         var osc = OSCServer.Configuration()
         osc.queueCapacity = queueCapacity
@@ -136,12 +136,15 @@ public struct Serve: AsyncParsableCommand {
         if !server.socket.isLoopback {
             out.printError("serve: warning: listening on \(listen), reachable from other machines: OSC has no authentication")
         }
-        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
 
         let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
         let reload: @Sendable () -> Void = {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
-            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
+            // Every file or folder the reload skipped is named (a broken pattern, a pipe, a missing folder).
+            for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) {
+                logger.warning("serve: SIGHUP: \(printable(file)): \(printable(why)); skipped")
+            }
+            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \(printable($0)))" } ?? "")")
         }
         let reloadNow = reloader.withLock { r -> Bool in
             r.reload = reload
@@ -149,6 +152,8 @@ public struct Serve: AsyncParsableCommand {
             return r.pending
         }
         if reloadNow { reload() }
+        // Announced only now: a SIGHUP sent on seeing this line finds its handler.
+        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
         signals.ready(into: &out)
         // The engine reconnects by itself, forever (a manager that is reconnecting is left
         // alone: a second engine would play on the same device). Only a manager that gave up

@@ -75,7 +75,8 @@ final class SignalWatch: @unchecked Sendable {
         self.handler = handler
         receivedSignal.store(0, ordering: .releasing)
         number = SignalWatchdog.shared.watch(self)
-        for number in signals {
+        // A signal inherited as ignored stays ignored (nohup, a background job): it would not have ended us.
+        for number in signals where !signalIsIgnored(number) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 if receivedSignal.exchange(number, ordering: .acquiringAndReleasing) != 0 { _exit(128 + number) }

@@ -98,10 +98,18 @@ public struct CueSheet: Sendable, Equatable {
     public static func decode(from bytes: [UInt8], source: String = "cues.json") throws(CueSheetError) -> CueSheet {
         func fail(_ path: String, _ message: String) -> CueSheetError { CueSheetError(source: source, path: path, message: message) }
         // Duplicate keys first: JSONSerialization silently keeps one of them.
-        let scanned = Result(catching: { () throws(AHAPError) in try JSONValue.parse(bytes) })
-        if case .success(let tree) = scanned, let duplicate = tree.firstDuplicateKey {
-            throw fail(duplicate, "given twice (each key once)")
-        }
+        // The cue count too, before Foundation parses it all again (a sheet of 50,000 cues).
+        // Only the outcome is kept: the tree is released before the second parse.
+        let scanned = Result(catching: { () throws(AHAPError) -> CueSheetError? in
+            let tree = try JSONValue.parse(bytes)
+            if let duplicate = tree.firstDuplicateKey { return fail(duplicate, "given twice (each key once)") }
+            if case .object(let root) = tree, case .object(let cues)? = root.first(where: { $0.key == "cues" })?.value,
+               cues.count > Limits.maxCues {
+                return fail("cues", "\(cues.count) cues; at most \(Limits.maxCues)")
+            }
+            return nil
+        })
+        if case .success(let problem?) = scanned { throw problem }
         let top: Any
         do {
             top = try JSONSerialization.jsonObject(with: Data(bytes))
@@ -117,6 +125,8 @@ public struct CueSheet: Sendable, Equatable {
         }
         guard let version = number(root["version"]), version == 1 else { throw fail("version", "expected 1") }
         guard let cuesObject = root["cues"] as? [String: Any] else { throw fail("cues", "missing or not an object") }
+        // Each cue is prepared and its felt alignment measured when a manager loads the sheet.
+        guard cuesObject.count <= Limits.maxCues else { throw fail("cues", "\(cuesObject.count) cues; at most \(Limits.maxCues)") }
 
         var cues: [String: Cue] = [:]
         for name in cuesObject.keys.sorted() {
@@ -245,5 +255,6 @@ public struct CueSheetError: Error, Sendable, Equatable, CustomStringConvertible
         self.path = path
         self.message = message
     }
-    public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }
+    /// Escaped (`printable`): the path holds the sheet's cue names.
+    public var description: String { printable(path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)") }
 }

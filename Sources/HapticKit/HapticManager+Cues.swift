@@ -132,7 +132,7 @@ extension HapticManager {
     ) -> (cue: CueSheet.Cue, engine: HapticEngine, haptic: PreparedPattern, extra: Extra)? {
         guard let cue = cueSheet[name] else {
             count { $0.unknownNames += 1 }
-            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
+            logger.debug("haptic manager: no cue named \"\(printable(name))\"; ignored")
             return nil
         }
         let found: CueLookup<Extra> = state.withLock { s in
@@ -150,7 +150,7 @@ extension HapticManager {
         case .ok(let engine, let haptic, let more): return (cue, engine, haptic, more)
         case .unavailable: return nil
         case .unknown:
-            logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored")
+            logger.debug("haptic manager: cue \(printable(name)) is not prepared (preloadPatterns() first); ignored")
             return nil
         }
     }

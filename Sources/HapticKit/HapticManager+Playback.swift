@@ -124,7 +124,7 @@ extension HapticManager {
         case .ok(let engine, let pattern): return (engine, pattern)
         case .unavailable: return nil
         case .unknown:
-            logger.debug("haptic manager: no \(what) named \"\(name)\" (unknown, or not preloaded); ignored")
+            logger.debug("haptic manager: no \(what) named \"\(printable(name))\" (unknown, or not preloaded); ignored")
             return nil
         }
     }

@@ -30,7 +30,8 @@ extension HapticManager {
     public struct ReloadReport: Sendable, Equatable {
         /// Patterns in the new library.
         public var patterns: Int
-        /// Files of the folder that were skipped (broken, unreadable), with the reason.
+        /// Files of the folder that were skipped (by path: broken, unreadable, not a regular
+        /// file; the folder itself when it cannot be listed), with the reason.
         public var skipped: [String: String]
         /// Cues in the cue sheet now in use.
         public var cues: Int

@@ -204,11 +204,6 @@ public final class HapticManager: Sendable {
     public var currentTime: Double { currentEngine?.currentTime ?? MonotonicClock.now() }
 }
 
-/// The entries of `folder` ending in `suffix`, sorted.
-func listFiles(_ folder: String, suffix: String) -> Result<[String], FileProblem> {
-    listAHAPFiles(folder, suffix: suffix)
-}
-
 extension ChannelLayout {
     /// Left and right audio only (the audio device of two-device mode).
     public static let stereoAudio = ChannelLayout([.audioLeft(gain: 1), .audioRight(gain: 1)])

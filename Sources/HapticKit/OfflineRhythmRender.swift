@@ -22,11 +22,14 @@ public enum OfflineRhythmRender {
 
     /// Renders `map`'s beats of `cue`, each scheduled `lead` seconds ahead, into `path`, with the
     /// engine format of `configuration.engine` (its channels and rate are the file's; its
-    /// `output` is replaced by the file, its engine made manual), and returns where every part landed. `check` sees the manager after its patterns are loaded and may
-    /// refuse it with a line.
+    /// `output` is replaced by the file, its engine made manual), and returns where every part
+    /// landed. `check` sees the manager after its patterns are loaded and may refuse it with a
+    /// line. The file is never written over what the session reads — the patterns folder's
+    /// `*.ahap`, the cue sheet, the sound effects, and `inputs` (a beat map) — compared by
+    /// device and inode, as `render` compares its inputs.
     public static func render(
         map: BeatMap, cue: String, lead: Double, configuration: HapticManager.Configuration, to path: String,
-        sampleFormat: SoundFileWriter.SampleFormat, check: (HapticManager) -> String? = { _ in nil }
+        sampleFormat: SoundFileWriter.SampleFormat, inputs: [FileIdentity] = [], check: (HapticManager) -> String? = { _ in nil }
     ) -> Result<RhythmReport, Failure> {
         let clock = ManualClock()
         let rate = configuration.engine.sampleRate
@@ -35,7 +38,8 @@ public enum OfflineRhythmRender {
         do {
             writer = try SoundFileWriter(
                 path: path, channels: channels, sampleRate: rate,
-                format: SoundFileWriter.FileFormat(extensionOf: path), sampleFormat: sampleFormat)
+                format: SoundFileWriter.FileFormat(extensionOf: path), sampleFormat: sampleFormat,
+                inputs: inputs + libraryFiles(configuration))
         } catch {
             return .failure(.cannotCreate(error.description))
         }
@@ -74,5 +78,14 @@ public enum OfflineRhythmRender {
             return .failure(.cannotFinish(error.description))
         }
         return .success(report)
+    }
+
+    /// Every file of the library a session may read: the patterns, the cue sheet, the sound effects.
+    static func libraryFiles(_ configuration: HapticManager.Configuration) -> [FileIdentity] {
+        let folders = [(configuration.hapticsFolder, ".ahap"), (configuration.assetsFolder + "/sfx", ".wav")]
+        let files = folders.flatMap { folder, suffix in
+            ((try? listFiles(folder, suffix: suffix).get()) ?? []).map { folder + "/" + $0 }
+        }
+        return (files + [configuration.assetsFolder + "/cues.json"]).compactMap(FileIdentity.init(path:))
     }
 }

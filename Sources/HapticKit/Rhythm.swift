@@ -107,7 +107,7 @@ public struct BeatMapError: Error, Sendable, Equatable, CustomStringConvertible 
         self.location = location
         self.message = message
     }
-    public var description: String { location.isEmpty ? "\(source): \(message)" : "\(source): \(location): \(message)" }
+    public var description: String { printable(location.isEmpty ? "\(source): \(message)" : "\(source): \(location): \(message)") }
 }
 
 // MARK: - the session

@@ -211,7 +211,7 @@ public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
     public var description: String {
-        field.isEmpty ? "\(source): \(message)" : "\(source): \(field): \(message)"
+        printable(field.isEmpty ? "\(source): \(message)" : "\(source): \(field): \(message)")
     }
 }
 

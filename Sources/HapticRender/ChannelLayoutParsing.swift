@@ -7,7 +7,7 @@ import HapticPattern
 public struct ChannelLayoutError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    public var description: String { printable(message) }
 }
 
 extension ChannelLayout {

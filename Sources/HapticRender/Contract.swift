@@ -76,6 +76,26 @@ public protocol SoundSource: Sendable {
     /// The sound `path` (as written in EventWaveformPath), converted to `sampleRate`
     /// and transposed by `transposition` (a playback-speed ratio: 2 = an octave up).
     func sound(path: String, sampleRate: Double, transposition: Double) throws(SoundSourceError) -> SoundBuffer
+
+    /// What `sound(path:sampleRate:transposition:)` would cost, known before anything is
+    /// decoded (from the file's header); nil when the source cannot tell (the sound is then
+    /// loaded and measured). The default is nil.
+    func estimate(path: String, sampleRate: Double, transposition: Double) -> SoundEstimate?
+}
+
+extension SoundSource {
+    public func estimate(path: String, sampleRate: Double, transposition: Double) -> SoundEstimate? { nil }
+}
+
+/// A sound's cost before it is loaded: which file it is, whatever the spelling of its path
+/// (two estimates with one `identity` are one file), and the bytes of its converted samples.
+public struct SoundEstimate: Sendable, Equatable {
+    public var identity: String
+    public var bytes: Int
+    public init(identity: String, bytes: Int) {
+        self.identity = identity
+        self.bytes = bytes
+    }
 }
 
 /// Why a sound could not be supplied: names the file and what went wrong.
@@ -86,7 +106,7 @@ public struct SoundSourceError: Error, Sendable, Equatable, CustomStringConverti
         self.path = path
         self.message = message
     }
-    public var description: String { "\(path): \(message)" }
+    public var description: String { printable("\(path): \(message)") }
 }
 
 /// Where each output channel's samples come from. The renderer fills any layout:
@@ -133,5 +153,5 @@ public struct ChannelLayout: Sendable, Equatable {
 public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    public var description: String { printable(message) }
 }

@@ -52,6 +52,9 @@ struct EventCompiler {
             }
             // Files have it capped at 30 s by the reader; a pattern built in code may hold an
             // event longer, up to the time limit (past it the output could not be bounded).
+            if let d = event.duration, d.isFinite, d > Limits.maxTime {
+                try warnings.warn("\(place): EventDuration \(d) s is longer than the \(Limits.maxTime) s limit", otherwise: "capped")
+            }
             var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? min($0, Limits.maxTime) : nil }
             if event.type.isContinuous && duration == nil {
                 try warnings.warn("\(place): continuous event without EventDuration; treated as 0 s")

@@ -50,6 +50,9 @@ public struct OfflineRenderStream {
     public let nominalFrames: Int
     /// The most frames `.silence` may add up to.
     public let maximumFrames: Int
+    /// The most frames the stream can produce in all: the nominal length with `.exactLength`,
+    /// else `maximumFrames` (the longest ring-out counted). A writer chooses its format from it.
+    public var mostFrames: Int { ending == .exactLength ? nominalFrames : maximumFrames }
     public let ending: RenderEnding
     /// `.silence` may run this much past the nominal end (``RingOutMeter``'s bound).
     public static let maximumExtraSeconds = RingOutMeter.maximumExtraSeconds
@@ -77,6 +80,9 @@ public struct OfflineRenderStream {
     var actuatorVoices: [PatternVoice]
     var voicesFinished: Bool { voice.isFinished && actuatorVoices.allSatisfy(\.isFinished) }
     var stage: OutputStage
+    /// What the stream was made with (for `renderedLength()`, which makes a fresh one).
+    let stageProfile: ActuatorProfile
+    let tail: Double
     let blockSize: Int
     var framesToSkip: Int
     let haptic: UnsafeMutablePointer<Float>
@@ -110,6 +116,8 @@ public struct OfflineRenderStream {
         maximumFrames = nominalFrames + Int(Self.maximumExtraSeconds * pattern.sampleRate)
         let stageProfile = profile ?? pattern.profile
         ringOut = RingOutMeter(profile: stageProfile, sampleRate: pattern.sampleRate)
+        self.stageProfile = stageProfile
+        self.tail = tail
         endFadeFrames = max(1, Int((Self.endFadeSeconds * pattern.sampleRate).rounded()))
         stage = OutputStage(profile: stageProfile, sampleRate: pattern.sampleRate, layout: layout)
         // A layout naming profiles gets one voice per distinct profile; otherwise the pattern
@@ -130,6 +138,20 @@ public struct OfflineRenderStream {
         interleaved = .allocate(capacity: self.blockSize * max(1, layout.channels))
         owner = BufferOwner([haptic, left, right, interleaved])
         needsAudioBuses = pattern.hasAudio || stage.usesAudioBuses
+    }
+
+    /// The frames this stream produces in all, known before its first sample: the nominal
+    /// length with `.exactLength`; with `.silence` found by rendering a fresh stream made the
+    /// same way to its end, samples dropped (the render is deterministic and its end does not
+    /// depend on block sizes). For a header that must hold the length up front (WAV on a
+    /// pipe); it costs one more render. This stream is not touched.
+    public func renderedLength() -> Int {
+        if ending == .exactLength { return nominalFrames }
+        var fresh = OfflineRenderStream(pattern: pattern, profile: stageProfile, layout: layout, tail: tail, ending: ending, blockSize: blockSize)
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: 4096 * max(1, fresh.channels))
+        defer { block.deallocate() }
+        while fresh.render(into: block, maxFrames: 4096) > 0 {}
+        return fresh.framesWritten
     }
 
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).

@@ -20,10 +20,14 @@ public final class PreparedPattern: Sendable {
     public let profile: ActuatorProfile
     /// Events skipped because `Limits.maxVoices` others still sounded when they would start.
     public let eventsSkippedForVoices: Int
+    /// AudioCustom events left silent because their sounds would pass `Limits.maxPatternSoundBytes`.
+    public let soundEventsOverBudget: Int
     /// Number of events that will sound (after dropping unusable ones).
     public var eventCount: Int { events.count }
     /// `duration` in frames (rounded up).
     public var frameCount: Int { Int(min(duration * sampleRate, 0x1p53).rounded(.up)) }
+    /// Bytes of sound samples the pattern holds (its own copy, for the render thread).
+    public var soundBytes: Int { flat.soundSamples.count * MemoryLayout<Float>.size }
     /// The layout to use when the user names none: stereo + haptic with audio, else haptic mono.
     public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
 
@@ -37,7 +41,6 @@ public final class PreparedPattern: Sendable {
     let events: [CompiledEvent]
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
     let controls: [ControlTimeline]
-    let soundBuffers: [SoundBuffer]
 
     // Flat, immutable copies for the render thread (read through pointers, so that
     // rendering does no reference counting or bounds-checked array access).
@@ -88,13 +91,14 @@ public final class PreparedPattern: Sendable {
         let elements = pattern.elements.prefix(Limits.maxElements)
         var resolver = SoundResolver(sounds: sounds, sampleRate: fs)
         let compiled = try EventCompiler(profile: profile, sampleRate: fs).compile(elements, sounds: &resolver, &warnings)
+        try resolver.budgetWarning(&warnings)
         let timelines = try ControlCompiler(sampleRate: fs).compile(elements, &warnings)
         let events = compiled.events
         let controls = timelines.controls
         self.eventsSkippedForVoices = compiled.skippedForVoices
+        self.soundEventsOverBudget = resolver.eventsOverBudget
         self.controls = controls
         self.events = events
-        self.soundBuffers = resolver.buffers
         self.warnings = warnings.messages
         self.duration = max(compiled.end, timelines.end)
         self.hasAudio = compiled.hasAudio

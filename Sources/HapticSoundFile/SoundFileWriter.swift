@@ -117,6 +117,8 @@ public final class SoundFileWriter {
     private var intBlock: [Int32]
     /// Frames a plain WAV may still take (nil: no such limit for this format).
     private var plainWAVFramesLeft: Int64?
+    /// WAV on a pipe: the frames its header announced (exactly these must be written).
+    private var announcedFrames: Int?
 
     /// The most data a plain WAV file holds: its sizes are 32-bit (4 GiB less the header).
     public static let plainWAVByteLimit: Int64 = 0xFFFF_FFFF - 1024
@@ -129,7 +131,9 @@ public final class SoundFileWriter {
     ///   - format: nil: inferred from the extension (WAV for `-`). A WAV that would pass
     ///     `plainWAVByteLimit` is written as RF64 when inferred, refused when given.
     ///   - inputs: files that must never be written over (compared by device and inode).
-    ///   - expectedFrames: the frames that will be written, when known (chooses RF64 up front).
+    ///   - expectedFrames: the most frames that will be written, when known (chooses RF64 up
+    ///     front); for WAV on a pipe, exactly the frames that will be written (the header's
+    ///     length, written first: a different count is an error).
     ///   - plainWAVByteLimit: the data bytes a plain WAV may hold (tests lower it).
     public init(
         path: String, channels: Int, sampleRate: Int, format: FileFormat? = nil,
@@ -190,14 +194,17 @@ public final class SoundFileWriter {
         }
 
         if toStandardOutput {
+            // `-o - >> input.ahap`: standard output may be a regular file, and one of the inputs.
+            try SoundFileWriter.checkStandardOutput(inputs: inputs)
             // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
             // sizes); the sizes are known up front here, so the header is written first and
             // the samples follow as raw little-endian data.
-            let toPipe = lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0  // a pipe cannot seek
+            let toPipe = SoundFileWriter.standardOutputIsPipe()
             if fileFormat == .wav && toPipe {
                 guard let frames = expectedFrames else {
                     throw SoundFileError(path: path, operation: .open, message: "WAV to a pipe needs the length up front")
                 }
+                announcedFrames = frames
                 let header = SoundFileWriter.wavHeader(
                     frames: Int64(frames), channels: channels, sampleRate: sampleRate, sampleFormat: sampleFormat)
                 let written = header.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
@@ -256,6 +263,10 @@ public final class SoundFileWriter {
         peak = localPeak
 
         let frames = samples.count / channels
+        if let announcedFrames, framesWritten + frames > announcedFrames {
+            discard()
+            throw SoundFileError(path: path, operation: .write, message: "more frames than the \(announcedFrames) the WAV header on the pipe announced")
+        }
         if let left = plainWAVFramesLeft {
             guard Int64(frames) <= left else {
                 discard()
@@ -306,6 +317,10 @@ public final class SoundFileWriter {
     public func finish() throws(SoundFileError) {
         guard let handle = file, !finished else {
             throw SoundFileError(path: path, operation: .finish, message: "writer already finished or cancelled")
+        }
+        if let announcedFrames, framesWritten != announcedFrames {
+            discard()
+            throw SoundFileError(path: path, operation: .finish, message: "\(framesWritten) frames written, the WAV header on the pipe announced \(announcedFrames)")
         }
         file = nil
         let closeResult = sf_close(handle)
@@ -373,6 +388,17 @@ public final class SoundFileWriter {
         return header
     }
 
+    /// Whether standard output is a pipe (or anything else that cannot seek back to a header).
+    public static func standardOutputIsPipe() -> Bool { lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 }
+
+    /// Refuses standard output when it is a regular file that is one of `inputs` (`>> input`).
+    static func checkStandardOutput(inputs: [FileIdentity]) throws(SoundFileError) {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        if inputs.contains(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) {
+            throw SoundFileError(path: "-", operation: .open, message: "standard output is one of the inputs; not written over")
+        }
+    }
 }
 
 extension SoundFileWriter {

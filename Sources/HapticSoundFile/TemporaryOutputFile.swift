@@ -39,10 +39,11 @@ public final class TemporaryOutputFile {
         var attempts = 0
         var random = SystemRandomNumberGenerator()
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let stem = TemporaryOutputFile.temporaryStem(base, folder: folder)
         repeat {
             attempts += 1
             let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
-            name = folder + "." + base + ".partial-" + suffix
+            name = folder + "." + stem + ".partial-" + suffix
             slot = TemporaryFiles.register(name)
             fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
@@ -125,6 +126,22 @@ public final class TemporaryOutputFile {
         unlink(temporaryPath)
         TemporaryFiles.unregister(slot)
         done = true
+    }
+
+    /// The part of the temporary name taken from the destination's name `base`: all of it,
+    /// or for a long name (a legal one of up to NAME_MAX bytes) as many of its first
+    /// characters as leave room for `.` and `.partial-XXXXXX`.
+    static func temporaryStem(_ base: String, folder: String) -> String {
+        let limit = pathconf(folder.isEmpty ? "." : folder, Int32(_PC_NAME_MAX))
+        let room = (limit > 0 ? limit : 255) - ".".utf8.count - ".partial-XXXXXX".utf8.count
+        guard base.utf8.count > room else { return base }
+        var stem = "", bytes = 0
+        for character in base {
+            bytes += character.utf8.count
+            guard bytes <= room else { break }
+            stem.append(character)
+        }
+        return stem
     }
 
     /// Refuses a destination that is a symbolic link or not a regular file, or is one of `inputs`.
