@@ -57,7 +57,6 @@ let package = Package(
             name: "HapticKit",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
-                "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -81,8 +80,8 @@ let package = Package(
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
 
-        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks; of the
-        // production targets only HapticKit depends on HapticEngineTesting, for its offline render)
+        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks only; offline
+        // renders use the engine's own pull drive)
         // The virtual device, the manual clock and drive, a recording device, recording alignment.
         .target(name: "HapticEngineTesting", dependencies: ["HapticEngine"], swiftSettings: strict),
         // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
