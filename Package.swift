@@ -80,6 +80,20 @@ let package = Package(
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
 
+        // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
+        // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)
+        // The hand-written public header (include/hapticsynth.h, the whole C API) and what is plain
+        // C behind it: version, status names, the clock, this thread's last error. The committed
+        // list of exported symbols (the ABI; the link's version script is made from it) sits beside it.
+        .target(name: "CHapticSynth", exclude: ["hapticsynth.symbols"]),
+        // The hs_ functions (`@c` exports) over HapticKit: opaque handles, int statuses, no Swift
+        // type across the boundary.
+        .target(
+            name: "HapticSynthC",
+            dependencies: ["CHapticSynth", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
         // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks only; offline
         // renders use the engine's own pull drive)
         // The virtual device, the manual clock and drive, a recording device, recording alignment.
@@ -105,6 +119,8 @@ let package = Package(
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
+        // The C library through its header, in process and as built, installed and linked by C and Python programs.
+        .testTarget(name: "HapticSynthCTests", dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngineTesting", "HapticALSATesting", "CAllocationCounter", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
