@@ -3,11 +3,13 @@
 # fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
 # HapticRender sources, and runs each for a bounded time.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile loader)
 #
 # Seeds come at run time from the shared corpus (../shared/corpus/ahap or
 # $HAPTICSYNTH_CORPUS/ahap; the shipped profiles in Assets/actuators for the profile
-# target) into a scratch corpus under .build/fuzz — nothing is copied into the repository.
+# target; the AHAP corpus and two .haptic-shaped documents written here for the loader target,
+# the C library's in-memory pattern loader) into a scratch corpus under .build/fuzz — nothing
+# is copied into the repository.
 # Crash inputs land in .build/fuzz/findings/TARGET/; the script exits non-zero on any.
 # Each run prints libFuzzer's final line (executions, exec/s) for bench/RESULTS.md.
 set -eo pipefail
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile loader)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
@@ -55,6 +57,7 @@ build_module HapticDSP
 build_module HapticRender
 build_target ahap fuzz/AHAPReaderFuzz.swift -lHapticPattern
 build_target profile fuzz/ProfileDecoderFuzz.swift -lHapticRender -lHapticDSP -lHapticPattern
+build_target loader fuzz/PatternLoaderFuzz.swift -lHapticPattern
 
 status=0
 for target in "${TARGETS[@]}"; do
@@ -67,7 +70,11 @@ for target in "${TARGETS[@]}"; do
             else echo "(no corpus at $CORPUS_ROOT/ahap: starting from an empty seed set)"; fi ;;
         profile)
             cp -n Assets/actuators/*.json "$work"/ 2>/dev/null || true ;;
-        *) echo "unknown fuzz target $target (ahap, profile)"; exit 2 ;;
+        loader)
+            if [ -d "$CORPUS_ROOT/ahap" ]; then cp -n "$CORPUS_ROOT"/ahap/*.ahap "$work"/ 2>/dev/null || true; fi
+            printf '%s' '{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {"editor": "x"}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}], "frequency": [{"time": 0, "frequency": 0.5}]}}}}' >"$work/seed1.haptic"
+            printf '%s' '{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}], "signals": null}' >"$work/seed2.json" ;;
+        *) echo "unknown fuzz target $target (ahap, profile, loader)"; exit 2 ;;
     esac
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"
