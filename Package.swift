@@ -145,6 +145,12 @@ let package = Package(
             dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern", "JACKRigSupport"],
             path: "bench/osc-bench"
         ),
+        // Latency through the C library next to the Swift API (JACK rig).
+        .executableTarget(
+            name: "c-latency-bench",
+            dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngine", "JACKRigSupport"],
+            path: "bench/c-latency-bench"
+        ),
         .executableTarget(
             name: "rhythm-bench",
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA", "HapticEngineTesting", "HapticALSATesting"],
