@@ -15,7 +15,18 @@ final class CPattern: @unchecked Sendable {
     let warnings: [UnsafeMutablePointer<CChar>]
     /// The pattern file's path (nil: loaded from memory).
     let path: String?
-    private let preparations = Mutex<[UInt64: PreparedPattern]>([:])
+    /// What was prepared, per engine (an engine that has gone away takes its entry with it).
+    private let preparations = Mutex<[UInt64: Preparation]>([:])
+
+    final class Preparation: @unchecked Sendable {
+        // Set once at init; read under the pattern's mutex.
+        weak var engine: CEngine?
+        let prepared: PreparedPattern
+        init(_ engine: CEngine, _ prepared: PreparedPattern) {
+            self.engine = engine
+            self.prepared = prepared
+        }
+    }
 
     init(_ decoded: DecodedAHAP, path: String?) {
         pattern = decoded.pattern
@@ -28,7 +39,7 @@ final class CPattern: @unchecked Sendable {
     /// The pattern prepared for `engine` (compiled for its profile and rate, its sounds read:
     /// next to the pattern's file, then in the engine's assets folder), made on first use.
     func prepared(for engine: CEngine) throws(Failure) -> PreparedPattern {
-        if let done = preparations.withLock({ $0[engine.serial] }) { return done }
+        if let done = preparations.withLock({ $0[engine.serial]?.prepared }) { return done }
         let sounds = path.map { SoundLibrary(patternFile: $0, assetsFolder: engine.assetsFolder) }
             ?? SoundLibrary(assetsFolder: engine.assetsFolder)
         let prepared: PreparedPattern
@@ -36,12 +47,10 @@ final class CPattern: @unchecked Sendable {
             throw Failure(HS_ERR_PARSE, "the pattern cannot be prepared: \(error)")
         }
         return preparations.withLock { cache in
-            if let raced = cache[engine.serial] { return raced }
-            cache[engine.serial] = prepared
+            if let raced = cache[engine.serial] { return raced.prepared }
+            cache = cache.filter { $0.value.engine != nil }
+            cache[engine.serial] = Preparation(engine, prepared)
             return prepared
         }
     }
-
-    /// Forgets what was prepared for a closed engine.
-    func forget(_ engine: CEngine) { _ = preparations.withLock { $0.removeValue(forKey: engine.serial) } }
 }

@@ -15,8 +15,9 @@
  * Handles. `hs_engine`, `hs_pattern` and `hs_player` are opaque: made by a create/open/load
  * call, ended by the matching close/free call. A handle is a token, not an address: never
  * dereference it. Every call checks the handles it is given: NULL, a handle of another kind,
- * or one already closed or freed gives HS_ERR_INVALID_HANDLE (a freed handle is recognised
- * for as long as the process runs, however many handles were made since), never a crash.
+ * or one already closed or freed gives HS_ERR_INVALID_HANDLE, never a crash. A freed handle
+ * stays recognised after its slot is reused by a new handle (each slot counts generations;
+ * only two billion reuses of one slot would bring a generation round again).
  *
  * Statuses. Every call returns an `int` status — HS_OK (0) or a negative HS_ERR_* code —
  * unless its comment says otherwise (a few return a value: hs_version, hs_last_error,
@@ -459,8 +460,9 @@ int hs_render_options_init(hs_render_options *options);
 /** Renders `pattern` from its start into `out` (interleaved floats), as `hapticsynth render`
  *  does with the same options. `*frames` receives the length in frames and `*channels` (may be
  *  NULL) the channels per frame. With `out` NULL, only the length is computed. When
- *  `capacity_frames` is too small, nothing is written and HS_ERR_LIMIT is returned with the
- *  length in `*frames`. `options` NULL: the defaults. */
+ *  `capacity_frames` is too small, its first `capacity_frames` frames are written and
+ *  HS_ERR_LIMIT is returned with the whole length in `*frames`. `options` NULL: the defaults.
+ *  A pattern lasting more than 3600 s (with the tail) is refused (HS_ERR_LIMIT). */
 int hs_pattern_render(const hs_pattern *pattern, const hs_render_options *options, float *out, size_t capacity_frames,
                       size_t *frames, int *channels);
 
