@@ -14,6 +14,9 @@ enum CRig {
     static let outMono = env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono"
     static let inputMono = env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
     static let out = env["HAPTICSYNTH_RIG_OUT"] ?? "hs_out"
+    static let outB = env["HAPTICSYNTH_RIG_OUT_B"] ?? "hs_out_b"
+    static let inputB = env["HAPTICSYNTH_RIG_IN_B"] ?? "hs_in_b"
+    static let badSink = env["HAPTICSYNTH_RIG_BAD_SINK"] ?? "hs_bad_sink"
     static let control = env["HAPTICSYNTH_RIG_CTL"] ?? "scripts/rig.sh"
 }
 
@@ -70,6 +73,38 @@ struct LibraryRigTests {
         print("play.c through the rig: transient peak \(peak) near frame \(tap), \(before.map(abs).max() ?? 0) before it")
         #expect(peak > 0.05, "the transient reached the sink")
         #expect((before.map(abs).max() ?? 1) < peak / 4, "and came on its own, after the pattern")
+    }
+
+    @Test("two devices: the haptic on one, a sound effect on the other; an audio device that fails is refused at open")
+    func twoDevices() throws {
+        var options = hs_engine_options()
+        hs_engine_options_init(&options)
+        options.device = permanent(CRig.outMono)
+        options.audio_device = permanent(CRig.outB)
+        options.layout = permanent("H")
+        options.assets_folder = permanent(repoRoot + "/Assets")
+        var engine: OpaquePointer? = nil
+        try #require(hs_engine_open_with(&engine, &options) == HS_OK, "\(lastError())")
+        var status = hs_engine_status()
+        status.struct_size = MemoryLayout<hs_engine_status>.size
+        #expect(hs_engine_get_status(engine, &status) == HS_OK)
+        #expect(status.state == HS_STATE_RUNNING && status.audio_state == HS_STATE_RUNNING && status.channels == 1)
+        let capture = ALSACaptureDevice(name: CRig.inputB, channels: 2, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192, seconds: 3)
+        try capture.start()
+        usleep(100_000)
+        #expect(hs_engine_play_sound(engine, "sfx_click", hs_monotonic_now() + 0.2) == HS_OK, "\(lastError())")
+        usleep(1_200_000)
+        let recording = capture.stop()
+        hs_engine_close(engine)
+        let peak = recording.floatSamples.map(abs).max() ?? 0
+        print("two devices: the click's peak on the audio device \(peak)")
+        #expect(peak > 0.05, "the sound effect reached the audio device")
+
+        options.audio_device = permanent(CRig.badSink)
+        engine = nil
+        #expect(hs_engine_open_with(&engine, &options) == HS_ERR_DEVICE)
+        #expect(lastError().contains("audio_device \(CRig.badSink)"), "\(lastError())")
+        #expect(engine == nil)
     }
 
     /// What the callbacks saw and did, for the test to read.
