@@ -3,15 +3,20 @@
 #   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
-# Fuzzing (libFuzzer: AHAP reader, profile, cue-sheet and OSC decoders): `make fuzz` (FUZZ_SECONDS per target,
+# Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
 # default 60; `make test` runs a 30 s round); see scripts/fuzz.sh.
+# The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR);
+# `make install PREFIX=...` installs the header, the libraries (with the Swift runtime they
+# need), the pkg-config files and the CLI (README "C library").
 
 SWIFT ?= swift
 OUT ?= out
 
 FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
+LIBDIR ?= .build/lib
 
-.PHONY: demo test deps build bench fuzz clean
+.PHONY: demo test deps build bench fuzz lib install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -42,6 +47,15 @@ fuzz: deps
 
 bench: deps
 	SWIFT=$(SWIFT) bench/run.sh
+
+lib: deps
+	$(SWIFT) build -c release --target HapticSynthC
+	scripts/link-library.sh "$$($(SWIFT) build -c release --show-bin-path)" $(LIBDIR)
+
+install: deps
+	$(SWIFT) build -c release --product hapticsynth
+	$(SWIFT) build -c release --target HapticSynthC
+	scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)" "$(PREFIX)"
 
 clean:
 	rm -rf .build $(OUT)

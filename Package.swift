@@ -69,7 +69,6 @@ let package = Package(
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
                 "HapticAnalysis",  // sound → haptics (`convert`)
-                "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -93,8 +92,22 @@ let package = Package(
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
 
-        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks; of the
-        // production targets only HapticKit depends on HapticEngineTesting, for its offline render)
+        // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
+        // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)
+        // The hand-written public header (include/hapticsynth.h, the whole C API) and what is plain
+        // C behind it: version, status names, the clock, this thread's last error. The committed
+        // list of exported symbols (the ABI; the link's version script is made from it) sits beside it.
+        .target(name: "CHapticSynth", exclude: ["hapticsynth.symbols"]),
+        // The hs_ functions (`@c` exports) over HapticKit: opaque handles, int statuses, no Swift
+        // type across the boundary.
+        .target(
+            name: "HapticSynthC",
+            dependencies: ["CHapticSynth", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks only; offline
+        // renders use the engine's own pull drive)
         // The virtual device, the manual clock and drive, a recording device, recording alignment.
         .target(name: "HapticEngineTesting", dependencies: ["HapticEngine"], swiftSettings: strict),
         // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
@@ -119,6 +132,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
         .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
+        // The C library through its header, in process and as built, installed and linked by C and Python programs.
+        .testTarget(name: "HapticSynthCTests", dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngineTesting", "HapticALSATesting", "CAllocationCounter", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
@@ -142,6 +157,12 @@ let package = Package(
             name: "osc-bench",
             dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern", "JACKRigSupport"],
             path: "bench/osc-bench"
+        ),
+        // Latency through the C library next to the Swift API (JACK rig).
+        .executableTarget(
+            name: "c-latency-bench",
+            dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngine", "JACKRigSupport"],
+            path: "bench/c-latency-bench"
         ),
         .executableTarget(
             name: "rhythm-bench",

@@ -31,6 +31,11 @@ for p in 128 256; do
     scripts/jack-rig.sh --period "$p" .build/release/osc-bench --period "$p" --trials 200
 done
 
+echo "== the C library: hs_engine_transient -> first sample next to the Swift API's, through JACK (periods 128, 256)"
+for p in 128 256; do
+    scripts/jack-rig.sh --period "$p" .build/release/c-latency-bench --period "$p" --trials 200
+done
+
 echo "== rhythm lockstep: skew and onset error, one stream and two devices, through PulseAudio"
 scripts/rig.sh .build/release/rhythm-bench --period 1024 --loads 51
 

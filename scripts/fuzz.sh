@@ -3,7 +3,7 @@
 # fuzz/ with `swiftc -sanitize=fuzzer,address` against the HapticPattern, HapticDSP and
 # HapticRender sources, and runs each for a bounded time.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile haptic sound osc cues)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; targets: ahap profile haptic sound osc cues loader)
 #
 # The OSC decoder's and the cue sheet's targets are compiled together with their own files
 # from Sources/HapticOSC and Sources/HapticKit (OSC_SOURCES and CUE_SOURCES below: they need
@@ -13,7 +13,8 @@
 # Seeds come at run time from the shared corpus (../shared/corpus/ahap or
 # $HAPTICSYNTH_CORPUS/ahap; the shipped profiles in Assets/actuators for the profile
 # target; a few datagrams of the address space, written by python3, for the osc target;
-# Assets/cues.json for the cues target)
+# Assets/cues.json for the cues target; the AHAP corpus and two .haptic-shaped documents
+# written here for the loader target, the C library's in-memory pattern loader)
 # into a scratch corpus under .build/fuzz — nothing is copied into the repository.
 # Crash inputs land in .build/fuzz/findings/TARGET/; the script exits non-zero on any.
 # Each run prints libFuzzer's final line (executions, exec/s) for bench/RESULTS.md.
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile haptic sound osc cues)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile haptic sound osc cues loader)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
@@ -103,6 +104,7 @@ build_target sound fuzz/SoundReaderFuzz.swift -I Sources/CSndFile -I Sources/CSo
     -lHapticSoundFile -lHapticAnalysis -lHapticRender -lHapticDSP -lHapticPattern -lsndfile -lsoxr
 build_target osc "$OSC_SOURCES" -I Sources/CLiblo -lHapticPattern -llo
 build_target cues "$CUE_SOURCES" -lHapticPattern
+build_target loader fuzz/PatternLoaderFuzz.swift -lHapticPattern
 
 status=0
 for target in "${TARGETS[@]}"; do
@@ -126,7 +128,11 @@ for target in "${TARGETS[@]}"; do
             osc_seeds "$work" ;;
         cues)
             cp -n Assets/cues.json "$work"/ 2>/dev/null || true ;;
-        *) echo "unknown fuzz target $target (ahap, profile, haptic, sound, osc, cues)"; exit 2 ;;
+        loader)
+            if [ -d "$CORPUS_ROOT/ahap" ]; then cp -n "$CORPUS_ROOT"/ahap/*.ahap "$work"/ 2>/dev/null || true; fi
+            printf '%s' '{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {"editor": "x"}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}], "frequency": [{"time": 0, "frequency": 0.5}]}}}}' >"$work/seed1.haptic"
+            printf '%s' '{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}], "signals": null}' >"$work/seed2.json" ;;
+        *) echo "unknown fuzz target $target (ahap, profile, haptic, sound, osc, cues, loader)"; exit 2 ;;
     esac
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"

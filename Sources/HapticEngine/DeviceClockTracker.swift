@@ -24,6 +24,8 @@ final class DeviceClockTracker: @unchecked Sendable {
     /// Times the grid was re-anchored after it had settled (drift corrections and resyncs).
     let gridCorrections = Atomic<Int>(0)
     private var resyncPending = false
+    /// Pull drive: the mapping is exact and fixed (``pin(frame:atNanos:)``), and counts as locked.
+    private var pinned = false
 
     // Seqlock-published mapping for the control side.
     private let mapSequence = Atomic<UInt64>(0)
@@ -51,11 +53,22 @@ final class DeviceClockTracker: @unchecked Sendable {
 
     /// A freshly opened device: frame 0 is guessed to play at `now`.
     func begin(atNanos now: Int64) {
+        pinned = false
         filter.guess(frame: 0, atNanos: now)
         grid.holding = false
         lockedNanos = 0
         followFilter(at: 0)
         resyncPending = false
+    }
+
+    /// Pull drive: `frame` plays at `nanos` and the frames follow at exactly the nominal rate,
+    /// for good (the clock is the frames pulled; no timestamp ever moves the mapping).
+    func pin(frame: Int64, atNanos nanos: Int64) {
+        filter.guess(frame: frame, atNanos: nanos)
+        followFilter(at: frame)
+        grid.holding = true
+        resyncPending = false
+        pinned = true
     }
 
     /// A reopened device after a loss: the old grid goes on from `frame`, guessed to play at
@@ -146,8 +159,8 @@ final class DeviceClockTracker: @unchecked Sendable {
         mapNanosPerFrameBits.store(grid.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapFilterNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapNextFrame.store(nextFrame, ordering: .relaxed)
-        mapLocked.store(filter.isLocked, ordering: .relaxed)
-        mapSettled.store(filter.isLocked && grid.holding, ordering: .relaxed)
+        mapLocked.store(pinned || filter.isLocked, ordering: .relaxed)
+        mapSettled.store(pinned || (filter.isLocked && grid.holding), ordering: .relaxed)
         mapSequence.store(s &+ 2, ordering: .releasing)
     }
 

@@ -33,6 +33,9 @@ public final class HapticEngine: Sendable {
         case renderThread
         /// The caller, one period per `renderOnePeriod()` (HapticEngineTesting, with a virtual device).
         case manual
+        /// The caller pulls the samples into its own buffer (`render(into:frames:)`, production:
+        /// HapticEngine+Pull.swift); the clock is the frames pulled.
+        case pull
     }
 
     /// A device handle, touched by the control side only while the render side is not running.
@@ -101,18 +104,28 @@ public final class HapticEngine: Sendable {
     let makeDevice: @Sendable () -> any OutputDevice
     let core: RenderCore
     let control: Mutex<Control>
+    /// Pull drive: the clock the pulls move (nil for the other drives).
+    let pulledClock: PulledClock?
+    /// Interleaved channels per frame (the layout's).
+    let outputChannels: Int
     var clock: EngineClock { configuration.clock }
     var logger: Logger { configuration.logger }
 
     /// An engine for the device the closure builds. The closure is called again to
     /// build a new handle when the old one cannot be reused (a reset).
     public init(configuration: Configuration = Configuration(), makeDevice: @escaping @Sendable () -> any OutputDevice) {
+        var configuration = configuration
+        // The pull drive's clock is this engine's own: the frames its caller pulls.
+        pulledClock = configuration.drive == .pull ? PulledClock(sampleRate: configuration.sampleRate) : nil
+        if let pulledClock { configuration.clock = EngineClock(source: .manual(pulledClock)) }
+        outputChannels = configuration.layout.channels
         self.configuration = configuration
         self.makeDevice = makeDevice
         let voices = max(1, configuration.maxVoices)
         core = RenderCore(maxVoices: voices, commandCapacity: max(64, configuration.commandCapacity),
                           traceCapacity: configuration.commandTraceCapacity)
         core.clock = configuration.clock
+        core.pulledClock = pulledClock
         let policy = EngineLifecycle.Policy(
             restartBackoffSeconds: configuration.restartBackoffSeconds,
             maxRestartBackoffSeconds: configuration.maxRestartBackoffSeconds,
@@ -319,7 +332,8 @@ public final class HapticEngine: Sendable {
                 if let handler = c.handlers.playersFinished {
                     c.handlers.playersFinished = nil
                     finishedHandler = handler
-                } else if c.handlers.rungOut == nil && c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
+                } else if configuration.drive != .pull && c.handlers.rungOut == nil
+                    && c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
                     haltRendering(&c, fade: false)
                     c.device?.device.close()
                     lifecycle(&c) { $0.wentIdle() }
@@ -425,9 +439,12 @@ public final class HapticEngine: Sendable {
         var resumption: RenderCore.Resumption? = nil
         if resuming {
             resumption = core.resume(device: handle.device, lateWindowSeconds: configuration.lateOnsetWindowSeconds)
+        } else if configuration.drive == .pull {
+            core.beginPulled(device: handle.device)
         } else {
             core.begin(device: handle.device)
         }
+        if configuration.drive == .pull { core.openPullGate() }
         guard configuration.drive == .renderThread else { return resumption }
         if configuration.lockMemory {
             let (locked, code) = EngineThread.lockMemoryOnce()
@@ -472,6 +489,9 @@ public final class HapticEngine: Sendable {
             // The caller drives the device: render the fade (and its tail) here.
             var guardPeriods = 100_000
             while fade && core.renderOnePeriod() == .rendered && guardPeriods > 0 { guardPeriods -= 1 }
+        } else if configuration.drive == .pull {
+            // The caller pulls (no one here to hear a fade: `finishPulling()` asks for one).
+            core.closePullGate()
         }
         core.end()
     }

@@ -15,9 +15,9 @@ extension HapticManager {
 
     /// Everything a manager is made with.
     public struct Configuration: Sendable {
-        /// The patterns folder (`Haptics/`).
+        /// The patterns folder (`Haptics/`; empty: none).
         public var hapticsFolder: String
-        /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`).
+        /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`; empty: none).
         public var assetsFolder: String
         /// The output device.
         public var output: Output
@@ -43,6 +43,9 @@ extension HapticManager {
         public var transientSteps: Int = 20
         /// The manager's log (debug lines for no-ops; recovery at info/warning).
         public var logger = Logger(label: "hapticsynth.manager")
+        /// Told of every engine lost, reconnected, rebuilt or given up (``HapticManager/EngineEvent``),
+        /// on the engine's service thread, outside the manager's lock: it may call the manager.
+        public var eventHandler: (@Sendable (HapticManager.EngineEvent) -> Void)? = nil
         /// Two-device mode: a separate output for the sound effects (a sound card for the
         /// speakers while `output` drives the shaker amplifier). nil: one stream carries both.
         public var audioOutput: Output? = nil

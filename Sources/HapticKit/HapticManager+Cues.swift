@@ -13,13 +13,15 @@ extension HapticManager {
     /// (the planned frames by construction); in two-device mode the haptic part starts on the
     /// haptic engine and the sound on the audio engine at the same monotonic time, each
     /// placed by its own device's frame/time mapping.
-    public func play(cue: String, atTime time: Double) {
+    /// Returns the players it started (none: nothing started), for callers that stop what they started.
+    @discardableResult
+    public func play(cue: String, atTime time: Double) -> [PatternPlayer] {
         if isTwoDevice {
-            _ = playTracked(cue: cue, atTime: time)
-            return
+            let playback = playTracked(cue: cue, atTime: time)
+            return [playback?.haptic?.player, playback?.audio?.player].compactMap { $0 }
         }
-        guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return }
-        _ = start(pattern, on: engine, at: time)
+        guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return [] }
+        return [start(pattern, on: engine, at: time)].compactMap { $0 }
     }
 
     /// One part of a ``CuePlayback``: a voice started on one engine.

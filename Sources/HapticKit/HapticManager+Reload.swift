@@ -16,6 +16,8 @@ extension HapticManager {
         /// Reads the configuration's folders (the library is parsed by `preloadPatterns()`).
         static func load(_ configuration: Configuration) -> Content {
             let library = PatternLibrary(folder: configuration.hapticsFolder, strict: true, logger: configuration.logger)
+            // No assets folder: no cue sheet (and none looked for at the root).
+            if configuration.assetsFolder.isEmpty { return Content(library: library, cueSheet: CueSheet(), cueSheetError: nil) }
             do {
                 let sheet = try CueSheet.load(path: configuration.assetsFolder + "/cues.json")
                 return Content(library: library, cueSheet: sheet, cueSheetError: nil)

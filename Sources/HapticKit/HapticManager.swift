@@ -102,8 +102,9 @@ public final class HapticManager: Sendable {
         }
         self.configuration = configuration
         content = Mutex(Content.load(configuration))
-        sounds = SoundLibrary(assetsFolder: configuration.assetsFolder)
-        switch listFiles(configuration.assetsFolder + "/sfx", suffix: ".wav") {
+        let assets = configuration.assetsFolder
+        sounds = SoundLibrary(assetsFolder: assets.isEmpty ? nil : assets)
+        switch assets.isEmpty ? .success([]) : listFiles(assets + "/sfx", suffix: ".wav") {
         case .success(let files): soundEffectNames = files.map { String($0.dropLast(4)) }
         case .failure: soundEffectNames = []
         }

@@ -39,7 +39,7 @@ public final class PatternLibrary: Sendable {
     private let state = Mutex(State())
 
     /// - Parameters:
-    ///   - folder: the patterns folder (the project's `Haptics/`).
+    ///   - folder: the patterns folder (the project's `Haptics/`; empty: none).
     ///   - strict: decode in strict mode (the bundled library is held to it).
     public init(folder: String, strict: Bool = true, logger: Logger = Logger(label: "hapticsynth.library")) {
         self.folder = folder
@@ -68,7 +68,7 @@ public final class PatternLibrary: Sendable {
         var skipped: [String: String] = [:]
         var parsed = 0
         var files: [String] = []
-        switch listFiles(folder, suffix: ".ahap") {
+        switch folder.isEmpty ? .success([]) : listFiles(folder, suffix: ".ahap") {  // empty: no folder
         case .success(let names): files = names
         case .failure(let problem):
             skipped[folder] = problem.description
