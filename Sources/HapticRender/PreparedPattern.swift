@@ -27,6 +27,10 @@ public final class PreparedPattern: Sendable {
     public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
 
     let events: [CompiledEvent]
+    /// Beside `events`: each one's position in the pattern's elements, and its end in seconds
+    /// (for `PatternTrace`; the voice does not read them).
+    let eventElements: [Int]
+    let eventEnds: [Double]
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
     let controls: [ControlTimeline]
     let soundBuffers: [SoundBuffer]
@@ -86,6 +90,8 @@ public final class PreparedPattern: Sendable {
         self.eventsSkippedForVoices = compiled.skippedForVoices
         self.controls = controls
         self.events = events
+        self.eventElements = compiled.elements
+        self.eventEnds = compiled.ends
         self.soundBuffers = resolver.buffers
         self.warnings = warnings.messages
         self.duration = max(compiled.end, timelines.end)
