@@ -7,10 +7,11 @@ import CSndFile
 #endif
 
 /// Writes interleaved `Float` frames to any format libsndfile writes (WAV, FLAC, AIFF, CAF…),
-/// block by block. Data goes to a temporary file in the destination folder that is renamed
-/// onto the destination by `finish()`; an error, `cancel()`, or dropping the writer before
-/// `finish()` removes the temporary file, so no half-written file is ever left behind (and
-/// `TemporaryFiles.removeOnSignals()` extends that to SIGINT, SIGTERM and SIGHUP).
+/// block by block, through an `OutputFile`: data goes to a temporary file in the destination
+/// folder that is renamed onto the destination by `finish()`; an error, `cancel()`, or
+/// dropping the writer before `finish()` removes the temporary file, so no half-written file
+/// is ever left behind (and `TemporaryFiles.removeOnSignals()` extends that to SIGINT,
+/// SIGTERM and SIGHUP).
 ///
 /// The user's files are protected: the destination is refused when it is a symbolic link
 /// or anything but a regular file, or when it is one of `inputs` (same device and inode,
@@ -110,9 +111,8 @@ public final class SoundFileWriter {
     public var peakDBFS: Double { peak > 0 ? 20 * log10(Double(peak)) : -Double.infinity }
 
     private var file: OpaquePointer?
-    /// Empty when writing to standard output.
-    private let temporaryPath: String
-    private var temporarySlot = -1
+    /// The temporary file and its destination (nil when writing to standard output).
+    private let output: OutputFile?
     private var finished = false
     private let blockFrames = 4096
     private var intBlock: [Int32]
@@ -142,7 +142,11 @@ public final class SoundFileWriter {
                 path: path, operation: .format, message: "invalid \(channels) channel(s) at \(sampleRate) Hz")
         }
         let toStandardOutput = SoundFileWriter.isStandardOutput(path)
-        if !toStandardOutput { try SoundFileWriter.checkDestination(path, inputs: inputs) }
+        if !toStandardOutput {
+            do { try OutputFile.checkDestination(path, inputs: inputs) } catch {
+                throw SoundFileError(path: path, operation: .open, message: error.message)
+            }
+        }
         guard var fileFormat = format ?? (toStandardOutput ? .wav : FileFormat(extensionOf: path)) else {
             throw SoundFileError(
                 path: path, operation: .format,
@@ -191,7 +195,7 @@ public final class SoundFileWriter {
         }
 
         if toStandardOutput {
-            temporaryPath = ""
+            output = nil
             // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
             // sizes); the sizes are known up front here, so the header is written first and
             // the samples follow as raw little-endian data.
@@ -224,45 +228,14 @@ public final class SoundFileWriter {
             return
         }
 
-        // The temporary file lives in the destination folder so the final rename is atomic.
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        // The name is registered for removal on signals *before* the file exists (a signal
-        // between creating and registering would leave it), then created exclusively.
-        var fd: Int32 = -1
-        var name = ""
-        var slot = -1
-        var attempts = 0
-        var random = SystemRandomNumberGenerator()
-        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        repeat {
-            attempts += 1
-            let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
-            name = folder + "." + base + ".partial-" + suffix
-            slot = TemporaryFiles.register(name)
-            fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd < 0 {
-                let saved = errno
-                TemporaryFiles.unregister(slot)
-                errno = saved
-            }
-        } while fd < 0 && errno == EEXIST && attempts < 100
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw SoundFileError(
-                path: path, operation: .open,
-                message: "cannot create a file in \(folder.isEmpty ? "." : folder): \(reason)")
+        let output: OutputFile
+        do { output = try OutputFile(path: path, inputs: inputs) } catch {
+            throw SoundFileError(path: path, operation: .open, message: error.message)
         }
-        temporaryPath = name
-        temporarySlot = slot
-        // Created 0600 (private while written); a finished file gets what the umask gives a new one.
-        fchmod(fd, 0o666 & ~SoundFileWriter.currentUmask())
-        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
+        self.output = output
+        guard let handle = sf_open_fd(output.descriptor, Int32(SFM_WRITE), &info, 0) else {
             let message = String(cString: sf_strerror(nil))
-            Glibc.close(fd)
-            unlink(temporaryPath)
-            TemporaryFiles.unregister(temporarySlot)
+            output.cancel()
             throw SoundFileError(path: path, operation: .open, message: message)
         }
         file = handle
@@ -348,24 +321,12 @@ public final class SoundFileWriter {
             discard()
             throw SoundFileError(path: path, operation: .finish, message: message)
         }
-        if temporaryPath.isEmpty {  // standard output
-            finished = true
-            return
-        }
-        // The destination may have changed while we wrote: check it again.
-        do {
-            try SoundFileWriter.checkDestination(path, inputs: [])
-        } catch {
-            discard()
-            throw error
-        }
-        if rename(temporaryPath, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw SoundFileError(path: path, operation: .finish, message: "cannot move the finished file into place: \(reason)")
-        }
         finished = true
-        TemporaryFiles.unregister(temporarySlot)
+        // Standard output is done; a file is renamed into place (its destination checked again:
+        // it may have changed while we wrote).
+        do { try output?.finish() } catch {
+            throw SoundFileError(path: path, operation: .finish, message: error.message)
+        }
     }
 
     /// Abandons the file: nothing is left at `path` or in the temporary location.
@@ -379,8 +340,7 @@ public final class SoundFileWriter {
             file = nil
         }
         if !finished {
-            if !temporaryPath.isEmpty { unlink(temporaryPath) }
-            TemporaryFiles.unregister(temporarySlot)
+            output?.cancel()
             finished = true
         }
     }
@@ -416,47 +376,6 @@ public final class SoundFileWriter {
         text("data"); u32(dataBytes)
         return header
     }
-
-    /// Refuses a destination that is a symbolic link or not a regular file, or is one of `inputs`.
-    static func checkDestination(_ path: String, inputs: [FileIdentity]) throws(SoundFileError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }  // does not exist yet: fine
-        let type = info.st_mode & S_IFMT
-        let what: String? =
-            switch type {
-            case S_IFREG: nil
-            case S_IFLNK: "a symbolic link"
-            case S_IFDIR: "a folder"
-            case S_IFCHR, S_IFBLK: "a device"
-            case S_IFIFO: "a pipe"
-            case S_IFSOCK: "a socket"
-            default: "not a regular file"
-            }
-        if let what {
-            throw SoundFileError(path: path, operation: .open, message: "is \(what), not a regular file; not replaced")
-        }
-        let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        if inputs.contains(identity) {
-            throw SoundFileError(path: path, operation: .open, message: "is one of the inputs; not written over")
-        }
-    }
-
-    /// The process's umask (read from /proc, else by setting and restoring it).
-    static func currentUmask() -> mode_t {
-        if let fp = fopen("/proc/self/status", "r") {
-            defer { fclose(fp) }
-            var line = [CChar](repeating: 0, count: 256)
-            while fgets(&line, Int32(line.count), fp) != nil {
-                let text = String(cString: line)
-                if text.hasPrefix("Umask:"), let value = mode_t(text.dropFirst(6).trimmingCharacters(), radix: 8) {
-                    return value
-                }
-            }
-        }
-        let mask = umask(0o022)
-        umask(mask)
-        return mask
-    }
 }
 
 extension SoundFileWriter {
@@ -471,29 +390,5 @@ extension SoundFileWriter {
         try writer.write(samples)
         try writer.finish()
         return writer.peak
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        String(self.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "\n" && $0 != " " }))
-    }
-}
-
-/// A file's identity: device and inode, the same however its path is spelt (hard links,
-/// `a/../a/./p.ahap`, symbolic links followed).
-public struct FileIdentity: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
-    public init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
-
-    /// The identity of the file at `path` (symbolic links followed), or nil when there is none.
-    public init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        self.init(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }
