@@ -13,6 +13,9 @@ echo "== parse throughput and Haptics/ load time"
 echo "== render speed (x real time) per profile, vs sox"
 .build/release/render-bench --heartbeat Haptics/heartbeat.ahap
 
+echo "== plot: the longest corpus pattern (warmth, 103 s), end to end and by stage"
+.build/release/plot-bench
+
 echo "== live latency vs the C floor, through JACK (periods 128, 256, 1024)"
 for p in 128 256 1024; do
     scripts/jack-rig.sh --period "$p" .build/release/latency-bench jack --period "$p" --trials 200
