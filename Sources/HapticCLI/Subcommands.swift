@@ -10,6 +10,7 @@ public enum HapticsynthSubcommands {
         Play.self,
         Devices.self,
         Rhythm.self,
+        Plot.self,
         Serve.self,
         Send.self,
     ]
