@@ -131,27 +131,29 @@ public struct Plot: HapticsynthVerb {
         let loaded = try PlotInputs.load(inputs, synthesis: synthesis, profile: profile)
         let wanted = panels.map { $0.split(separator: ",").compactMap { PanelKind(rawValue: String($0)) } }
             ?? [.sound, .pattern, .drive, .rhythm]
+        // Panel titles name their file only when there are several inputs.
+        let named = inputs.count > 1
+        func titled(_ title: String, _ path: String) -> String { named ? "\(title) · \(Self.name(path))" : title }
         var drawn: [any PlotPanel] = []
         for kind in wanted {
             switch kind {
             case .pattern:
                 for p in loaded.patterns {
                     drawn.append(PatternPanel(
-                        trace: p.trace, elements: p.file.decoded.pattern.elements,
-                        title: "pattern · \(Self.name(p.file.path))", soundEnvelope: loaded.sounds.first?.envelope))
+                        trace: p.trace, elements: p.file.decoded.pattern.elements, title: titled("pattern", p.file.path),
+                        soundEnvelope: loaded.sounds.first?.envelope))
                 }
             case .drive:
                 for p in loaded.patterns {
                     drawn.append(DrivePanel(pattern: p.prepared, layout: synthesis.resolvedLayout(), trace: p.trace,
-                                            title: "drive · \(Self.name(p.file.path)) on \(profile.name)"))
+                                            title: titled("drive on \(profile.name)", p.file.path)))
                 }
             case .sound:
                 for s in loaded.sounds {
-                    drawn.append(SoundPanel(sound: s.buffer, title: "sound · \(Self.name(s.path))" + (s.envelope == nil ? " (waveform)" : ""),
-                                            envelope: s.envelope))
+                    drawn.append(SoundPanel(sound: s.buffer, title: titled("sound", s.path), envelope: s.envelope))
                 }
             case .rhythm:
-                for r in loaded.rhythms { drawn.append(SkewPanel(beats: r.beats, title: "rhythm · \(Self.name(r.path)): skew audio − haptic")) }
+                for r in loaded.rhythms { drawn.append(SkewPanel(beats: r.beats, title: titled("skew audio − haptic per beat", r.path))) }
             }
         }
         guard !drawn.isEmpty else {

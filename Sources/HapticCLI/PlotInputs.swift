@@ -21,6 +21,8 @@ struct PlotInputs {
         var path: String
         var beats: [BeatSkew]
         var sampleRate: Int
+        /// "cue beat_hit, 120 BPM, offline to session.wav".
+        var description: String
     }
 
     var patterns: [Pattern] = []
@@ -84,8 +86,13 @@ struct PlotInputs {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["report"] != nil else {
             return nil
         }
-        let document: RhythmDocument
-        do { document = try JSONDecoder().decode(RhythmDocument.self, from: data) } catch {
+        /// What `rhythm --json` prints (`RhythmDocument`), as far as a picture needs it.
+        struct Document: Decodable {
+            var mode: String
+            var report: RhythmReport
+        }
+        let document: Document
+        do { document = try JSONDecoder().decode(Document.self, from: data) } catch {
             throw CLIError("\(path): not a rhythm report as `rhythm --json` writes it (\(Self.reason(error)))")
         }
         let report = document.report
@@ -94,7 +101,8 @@ struct PlotInputs {
         let beats = report.rows.map { row in
             BeatSkew(time: row.offset, planned: row.plannedSkewSamples.map { $0 / fs * 1000 }, sample: row.skewMs, felt: row.feltSkewMs)
         }
-        return Rhythm(path: path, beats: beats, sampleRate: report.sampleRate)
+        let tempo = report.bpm.map { "\(formatted($0)) BPM" } ?? "beat map"
+        return Rhythm(path: path, beats: beats, sampleRate: report.sampleRate, description: "cue \(report.cue), \(tempo), \(document.mode)")
     }
 
     /// A sound file (any format libsndfile reads), up to the sound length limit.
@@ -106,6 +114,8 @@ struct PlotInputs {
         guard buffer.frames > 0 else { throw CLIError("\(path): the sound has no frames") }
         return Sound(path: path, buffer: buffer, envelope: nil)
     }
+
+    static func formatted(_ value: Double) -> String { String(format: "%g", value) }
 
     static func reason(_ error: any Error) -> String {
         switch error {
@@ -130,7 +140,7 @@ struct PlotInputs {
         for s in sounds {
             parts.append("\(Plot.name(s.path)): \(String(format: "%.2f", Double(s.buffer.frames) / s.buffer.sampleRate)) s, \(s.buffer.channels) ch, \(Int(s.buffer.sampleRate)) Hz")
         }
-        for r in rhythms { parts.append("\(Plot.name(r.path)): \(r.beats.count) beats at \(r.sampleRate) Hz") }
+        for r in rhythms { parts.append("\(Plot.name(r.path)): \(r.beats.count) beats at \(r.sampleRate) Hz, \(r.description)") }
         if !patterns.isEmpty { parts.append("rendered at \(rate) Hz") }
         return parts.joined(separator: " · ")
     }

@@ -293,8 +293,8 @@ public struct Rhythm: AsyncParsableCommand {
     }
 }
 
-/// `rhythm --json`: the mode, every row, the summary (read back by `plot`).
-struct RhythmDocument: Codable {
+/// `rhythm --json`: the mode, every row, the summary.
+struct RhythmDocument: Encodable {
     var mode: String
     var report: RhythmReport
     var summary: RhythmReport.Summary

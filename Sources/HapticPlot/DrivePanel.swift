@@ -33,16 +33,15 @@ public struct DrivePanel: PlotPanel {
         var entries = [LegendEntry("waveform", .area(theme.waveform.with(alpha: 0.7)))]
         let enveloped = drive.map { $0.channels.contains { $0.envelope != nil } } ?? true
         entries.append(enveloped ? LegendEntry("envelope", .line(theme.envelope))
-            : LegendEntry("envelope: ≤ \(formatFixed(Double(DriveTrace.envelopeFrameLimit) / pattern.sampleRate, decimals: 1)) s plots", .line(theme.muted)))
+            : LegendEntry("envelope: plots ≤ \(formatFixed(Double(DriveTrace.envelopeFrameLimit) / pattern.sampleRate, decimals: 1)) s", .line(theme.muted)))
         entries.append(LegendEntry("ceiling", .dashed(theme.ceiling)))
         let reduction = drive.map { max($0.hapticGainReduction.max() ?? 0, $0.audioGainReduction.max() ?? 0) } ?? 1
-        entries.append(reduction > Self.acting ? LegendEntry("limiter gain reduction (dB, right)", .line(theme.gainReduction))
-            : LegendEntry("limiter: no gain reduction", .line(theme.muted)))
+        entries.append(reduction > Self.acting ? LegendEntry("limiter gain reduction (dB)", .line(theme.gainReduction))
+            : LegendEntry("no limiting", .line(theme.muted)))
         if !trace.transients.isEmpty {
-            entries.append(LegendEntry("event time", .line(theme.eventTime)))
             let marked = drive.map { marksFeltOnsets($0.feltOnsets.count, $0.scale) } ?? true
-            entries.append(marked ? LegendEntry("felt onset (half envelope)", .line(theme.feltOnset))
-                : LegendEntry("felt onsets: zoom in (--from/--to)", .line(theme.muted)))
+            entries.append(marked ? LegendEntry("event → felt onset", .line(theme.feltOnset))
+                : LegendEntry("felt onsets: zoom in", .line(theme.muted)))
         }
         return entries
     }
@@ -65,9 +64,7 @@ public struct DrivePanel: PlotPanel {
         let y = { (lane: Rect, v: Float) in lane.midY - Double(max(-1.05, min(1.05, v))) * lane.height / 2 }
         for (lane, channel) in zip(lanes, drive.channels) {
             frame.horizontalGrid(lane, low: -1, high: 1, values: [-1, -0.5, 0, 0.5, 1], on: canvas, theme: theme)
-            frame.leftAxis(lane, low: -1, high: 1, ticks: [-1, 0, 1], label: "drive (full scale)", on: canvas, theme: theme)
-            canvas.font(size: 11, bold: true)
-            canvas.text("channel " + channel.name, lane.x + 6, lane.y + 14, theme.muted)
+            frame.leftAxis(lane, low: -1, high: 1, ticks: [-1, 0, 1], label: "\(channel.name) (full scale)", on: canvas, theme: theme)
         }
         canvas.save()
         canvas.clip(to: frame.bounds)

@@ -135,7 +135,7 @@ public struct DriveTrace: Sendable {
                 }
             }
             channels.append(Channel(
-                name: Self.name(sources[c], number: c + 1), isHaptic: Self.isHaptic(sources[c]),
+                name: Self.name(sources[c], number: c + 1, of: sources.count), isHaptic: Self.isHaptic(sources[c]),
                 minimum: minimum[c], maximum: maximum[c], envelope: envelope, samples: sampleMode ? kept2[c] : nil))
         }
         self.channels = channels
@@ -174,7 +174,8 @@ public struct DriveTrace: Sendable {
         return false
     }
 
-    static func name(_ source: ChannelLayout.Source, number: Int) -> String {
-        "\(number): " + ChannelLayout([source]).mapDescription
+    /// `H`, `ch 3: H*0.5`: the channel number only when there are several.
+    static func name(_ source: ChannelLayout.Source, number: Int, of count: Int) -> String {
+        (count > 1 ? "ch \(number): " : "") + ChannelLayout([source]).mapDescription
     }
 }

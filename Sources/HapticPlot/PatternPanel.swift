@@ -61,10 +61,10 @@ public struct PatternPanel: PlotPanel {
         var entries: [LegendEntry] = []
         if soundEnvelope != nil { entries.append(LegendEntry("sound envelope", .line(theme.soundEnvelope))) }
         if !trace.continuous.isEmpty {
-            entries.append(LegendEntry("continuous intensity (colour: sharpness)", .sharpness))
-            entries.append(LegendEntry("continuous sharpness", .dashed(theme.foreground)))
+            entries.append(LegendEntry("continuous (colour: sharpness)", .sharpness))
+            entries.append(LegendEntry("sharpness", .dashed(theme.foreground)))
         }
-        if !trace.transients.isEmpty { entries.append(LegendEntry("transients (height: intensity)", .sharpness)) }
+        if !trace.transients.isEmpty { entries.append(LegendEntry("transients", .sharpness)) }
         if !trace.audio.isEmpty { entries.append(LegendEntry("audio events", .area(theme.audioBar.with(alpha: 0.35)))) }
         return entries
     }

@@ -170,7 +170,7 @@ public final class OutputFile {
             defer { fclose(fp) }
             var line = [CChar](repeating: 0, count: 256)
             while fgets(&line, Int32(line.count), fp) != nil {
-                let text = String(cString: line)
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if text.hasPrefix("Umask:") {
                     let digits = text.dropFirst(6).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\n" && $0 != " " }
                     if let value = mode_t(digits, radix: 8) { return value }

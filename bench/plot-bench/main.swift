@@ -48,8 +48,8 @@ func summary(_ seconds: [Double]) -> String {
     return String(format: "median %.1f ms (min %.1f, p10 %.1f, p90 %.1f, max %.1f; %d runs)", at(0.5), s[0], at(0.1), at(0.9), s[s.count - 1], s.count)
 }
 
-/// Runs the binary with `arguments`; returns its wall time (exits on failure).
-func timeProcess(_ arguments: [String]) -> Double {
+/// Runs `binary` with `arguments`; returns its wall time (exits on failure).
+func timeProcess(_ binary: String, _ arguments: [String]) -> Double {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
@@ -78,8 +78,8 @@ let cases: [(String, [String])] = [
     ("warmth, pattern + drive, PDF", [warmth, "-o", output.appendingPathComponent("w.pdf").path]),
 ]
 for (name, arguments) in cases {
-    _ = timeProcess(["plot"] + arguments)  // warm the file cache
-    let times = (0..<runs).map { _ in timeProcess(["plot"] + arguments) }
+    _ = timeProcess(binary, ["plot"] + arguments)  // warm the file cache
+    let times = (0..<runs).map { _ in timeProcess(binary, ["plot"] + arguments) }
     print("  \(name): \(summary(times))")
 }
 
