@@ -38,8 +38,9 @@ public struct DrivePanel: PlotPanel {
         let reduction = drive.map { max($0.hapticGainReduction.max() ?? 0, $0.audioGainReduction.max() ?? 0) } ?? 1
         entries.append(reduction > Self.acting ? LegendEntry("limiter gain reduction (dB)", .line(theme.gainReduction))
             : LegendEntry("no limiting", .line(theme.muted)))
-        if !trace.transients.isEmpty {
-            let marked = drive.map { marksFeltOnsets($0.feltOnsets.count, $0.scale) } ?? true
+        let inRange = drive.map { d in trace.transients.contains { $0.time >= d.scale.from && $0.time <= d.scale.to } } ?? !trace.transients.isEmpty
+        if inRange {
+            let marked = drive.map { !$0.feltOnsets.isEmpty } ?? true
             entries.append(marked ? LegendEntry("event → felt onset", .line(theme.feltOnset))
                 : LegendEntry("felt onsets: zoom in", .line(theme.muted)))
         }
@@ -180,21 +181,12 @@ public struct DrivePanel: PlotPanel {
         canvas.verticalText("gain reduction (dB)", lanes[0].maxX + 52, (lanes[0].y + lanes[lanes.count - 1].maxY) / 2, theme.muted)
     }
 
-    /// The fewest columns per transient at which felt onsets are marked: denser marks would be
-    /// a solid band (zoom in with --from/--to to see them).
-    static let columnsPerFeltMark = 10
-
-    /// Whether the felt onsets are marked at this scale.
-    func marksFeltOnsets(_ count: Int, _ scale: TimeScale) -> Bool {
-        count > 0 && count * Self.columnsPerFeltMark <= scale.columns
-    }
-
     /// Each transient's event time (a tick at the lane's foot) and its felt onset (a triangle
     /// at the half-envelope time, joined to the tick, with the delay in ms where there is
     /// room), on the haptic lanes.
     func drawFeltOnsets(_ drive: DriveTrace, _ lanes: [Rect], _ scale: TimeScale, _ canvas: Canvas, _ theme: PlotTheme) {
         let hapticLanes = zip(lanes, drive.channels).filter { $0.1.isHaptic }.map(\.0)
-        guard marksFeltOnsets(drive.feltOnsets.count, scale), !hapticLanes.isEmpty else { return }
+        guard !drive.feltOnsets.isEmpty, !hapticLanes.isEmpty else { return }
         for lane in hapticLanes {
             for mark in drive.feltOnsets {
                 let x = scale.x(mark.event)
@@ -215,14 +207,22 @@ public struct DrivePanel: PlotPanel {
             }
         }
         canvas.stroke(theme.feltOnset, width: 1.5)
-        // The delay, where the next mark leaves room for it.
+        // The delay, after the mark where the next one leaves room for it (before its tick at the
+        // right end of the range).
         canvas.font(size: 10)
+        let end = scale.left + Double(scale.columns)
         for lane in hapticLanes {
             for (i, mark) in drive.feltOnsets.enumerated() {
                 let label = "+" + formatFixed((mark.felt - mark.event) * 1000, decimals: 1) + " ms"
+                let width = canvas.width(of: label)
                 let x = scale.x(mark.felt) + 7
-                let next = i + 1 < drive.feltOnsets.count ? scale.x(drive.feltOnsets[i + 1].event) : .infinity
-                if x + canvas.width(of: label) + 4 < next { canvas.text(label, x, lane.maxY - 3, theme.feltOnset) }
+                let next = min(end, i + 1 < drive.feltOnsets.count ? scale.x(drive.feltOnsets[i + 1].event) : .infinity)
+                let previous = i > 0 ? scale.x(drive.feltOnsets[i - 1].felt) + 7 : scale.left
+                if x + width + 4 < next {
+                    canvas.text(label, x, lane.maxY - 3, theme.feltOnset)
+                } else if i + 1 == drive.feltOnsets.count, scale.x(mark.event) - 6 - width > previous {
+                    canvas.text(label, scale.x(mark.event) - 6, lane.maxY - 3, theme.feltOnset, align: .right)
+                }
             }
         }
     }

@@ -23,6 +23,10 @@ public struct DriveTrace: Sendable {
         public var samples: [Float]?
     }
 
+    /// The fewest columns per transient at which felt onsets are marked: denser marks would be
+    /// a solid band (zoom in with --from/--to to see them), and are not measured.
+    public static let columnsPerFeltMark = 10
+
     /// A transient's event time and where it is felt on the profile (both seconds).
     public struct FeltMark: Sendable, Equatable {
         public var event: Double
@@ -36,6 +40,7 @@ public struct DriveTrace: Sendable {
     public var audioGainReduction: [Float]
     /// The limiters' ceiling (linear).
     public var ceiling: Float
+    /// Empty when the range holds more transients than can be marked (`columnsPerFeltMark`).
     public var feltOnsets: [FeltMark]
     /// Frames the render produced up to the range's end (or its own end), and the frame of
     /// `samples[0]` in sample mode.
@@ -152,6 +157,7 @@ public struct DriveTrace: Sendable {
     /// neighbours), so that a file cannot make this take long.
     static func feltOnsets(_ trace: PatternTrace, scale: TimeScale) -> [FeltMark] {
         let inRange = trace.transients.filter { $0.time >= scale.from && $0.time <= scale.to }
+        guard inRange.count * columnsPerFeltMark <= scale.columns else { return [] }
         let distinct = Set(inRange.map(\.sharpness))
         let key: (Double) -> Double = distinct.count <= 64 ? { $0 } : { ($0 * 64).rounded() / 64 }
         var measured: [Double: Double?] = [:]

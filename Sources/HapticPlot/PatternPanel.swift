@@ -181,13 +181,19 @@ public struct PatternPanel: PlotPanel {
     }
 
     /// Transients: stems with a head, one path, filled by column with the sharpness of the
-    /// tallest stem in that column.
+    /// tallest stem there. Of several transients in one column only the tallest is drawn (the
+    /// others would lie under it), so the path never holds more stems than there are columns.
     func drawTransients(_ scale: TimeScale, _ y: (Double) -> Double, _ lane: Rect, _ canvas: Canvas, _ theme: PlotTheme) {
         guard !trace.transients.isEmpty else { return }
+        var tallestInColumn = [PatternTrace.Transient?](repeating: nil, count: scale.columns)
+        for t in trace.transients where t.time >= scale.from && t.time <= scale.to {
+            let c = min(scale.columns - 1, max(0, scale.column(of: t.time)))
+            if t.intensity > tallestInColumn[c]?.intensity ?? -1 { tallestInColumn[c] = t }
+        }
         var tallest = [Double](repeating: -1, count: scale.columns)
         var colours = [PlotColour](repeating: PlotColour(0, alpha: 0), count: scale.columns)
         let half = 1.0, head = 3.0
-        for t in trace.transients where t.time >= scale.from && t.time <= scale.to {
+        for case let t? in tallestInColumn {
             let x = scale.x(t.time)
             let top = y(t.intensity)
             canvas.rectangle(Rect(x: x - half, y: top, width: 2 * half, height: lane.maxY - top))

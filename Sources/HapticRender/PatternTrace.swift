@@ -120,10 +120,14 @@ public final class PatternTrace {
         if a.end.isFinite { times += [start + a.end, start + a.end + a.release] }
         let flat = voice.flat
         for id in [ControlIndex.hapticIntensity, ControlIndex.hapticSharpness] {
+            // The knots inside the event only (found by binary search: a pattern may hold many
+            // events and many knots).
             let span = flat.smoothSpans[id]
-            for k in span.offset..<(span.offset + span.count) {
-                let t = flat.smoothKnots[k].time
-                if t > start && t < end { times.append(t) }
+            let knots = UnsafeBufferPointer(rebasing: flat.smoothKnots[span.offset..<(span.offset + span.count)])
+            var k = ControlTimeline.lastIndex(knots, atOrBefore: start) + 1
+            while k < knots.count && knots[k].time < end {
+                times.append(knots[k].time)
+                k += 1
             }
         }
         return times.filter { $0 >= start && $0 <= end }.sorted().map { $0 / fs }

@@ -131,6 +131,29 @@ struct PlotPictureTests {
         #expect(Array(first.prefix(4)) == magic)
     }
 
+    @Test("audio events are bars over their span, in a lane above the haptic")
+    func audioBars() throws {
+        let elements: [PatternElement] = [
+            .event(Event(time: 0.25, type: .audioContinuous, duration: 0.5, parameters: [EventParameter(.audioVolume, 0.5)])),
+            .event(.transient(at: 0.1, intensity: 0.5, sharpness: 0.5)),
+        ]
+        let pattern = try prepared(elements)
+        let document = PlotDocument(
+            title: "a", panels: [PatternPanel(trace: PatternTrace(pattern), elements: elements)],
+            options: PlotOptions(width: 800, height: 400, from: 0, to: 1))
+        let image = try DecodedPNG(try document.render(.png))
+        let frame = document.layout()[0]
+        let a = frame.rectangle
+        let bar = theme.audioBar.with(alpha: 0.35).over(theme.panelBackground)
+        // A row through the bar lane's lower half (below its name).
+        let y = Int(a.y + 8)
+        let columns = (Int(a.x)..<Int(a.x + a.width)).filter { image.matches($0, y, bar, tolerance: 8) }
+        #expect(!columns.isEmpty)
+        // From the event's start to its end (its envelope's release: 0.75 s and a little).
+        #expect(abs((columns.min() ?? 0) - Int(frame.scale.x(0.25))) <= 2, "starts at 0.25 s")
+        #expect(Double(columns.max() ?? 0) >= frame.scale.x(0.74) && Double(columns.max() ?? 0) <= frame.scale.x(0.9))
+    }
+
     @Test("the skew panel puts each beat's sample skew at its time and value")
     func skewDots() throws {
         let beats = (0..<8).map { BeatSkew(time: 0.5 * Double($0), planned: 0, sample: $0 == 4 ? 2 : 0, felt: 1.5) }

@@ -48,20 +48,28 @@ func summary(_ seconds: [Double]) -> String {
     return String(format: "median %.1f ms (min %.1f, p10 %.1f, p90 %.1f, max %.1f; %d runs)", at(0.5), s[0], at(0.1), at(0.9), s[s.count - 1], s.count)
 }
 
-/// Runs `binary` with `arguments`; returns its wall time (exits on failure).
-func timeProcess(_ binary: String, _ arguments: [String]) -> Double {
+/// CPU time (user + system) of the children waited for so far.
+func childrenCPU() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs `binary` with `arguments`; returns its wall time and CPU time (exits on failure).
+func timeProcess(_ binary: String, _ arguments: [String]) -> (wall: Double, cpu: Double) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    let start = wallNow()
+    let start = wallNow(), cpuStart = childrenCPU()
     do { try process.run() } catch {
         FileHandle.standardError.write(Data("plot-bench: cannot run \(binary): \(error)\n".utf8))
         exit(1)
     }
     process.waitUntilExit()
-    let elapsed = wallNow() - start
+    let elapsed = (wall: wallNow() - start, cpu: childrenCPU() - cpuStart)
     guard process.terminationStatus == 0 else {
         FileHandle.standardError.write(Data("plot-bench: \(binary) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)\n".utf8))
         exit(1)
@@ -70,7 +78,7 @@ func timeProcess(_ binary: String, _ arguments: [String]) -> Double {
 }
 
 print("plot-bench: \(warmth)")
-print("end to end (\(binary) as a process, wall time; machine shared, so medians):")
+print("end to end (\(binary) as a process; wall time, and CPU time (user + system), which the load of a shared machine does not inflate):")
 let cases: [(String, [String])] = [
     ("warmth, pattern + drive (the default), PNG", [warmth, "-o", output.appendingPathComponent("w.png").path]),
     ("warmth, pattern only, PNG", [warmth, "-o", output.appendingPathComponent("p.png").path, "--panels", "pattern"]),
@@ -80,7 +88,7 @@ let cases: [(String, [String])] = [
 for (name, arguments) in cases {
     _ = timeProcess(binary, ["plot"] + arguments)  // warm the file cache
     let times = (0..<runs).map { _ in timeProcess(binary, ["plot"] + arguments) }
-    print("  \(name): \(summary(times))")
+    print("  \(name):\n    wall \(summary(times.map(\.wall)))\n    CPU  \(summary(times.map(\.cpu)))")
 }
 
 // In-process, by stage (the default picture: 1600 wide, pattern + drive, PNG).
