@@ -87,8 +87,7 @@ public struct DrivePanel: PlotPanel {
         canvas.restore()
     }
 
-    /// Every lane's waveform in one path: per run of columns that hold sound, their maxima
-    /// left to right and their minima back (silence draws nothing); in sample mode a line.
+    /// Every lane's waveform in one path (`addWaveformBand`); in sample mode a line.
     func drawWaveform(_ drive: DriveTrace, _ lanes: [Rect], _ scale: TimeScale, _ y: (Rect, Float) -> Double, _ canvas: Canvas, _ theme: PlotTheme) {
         if drive.channels.first?.samples != nil {
             for (lane, channel) in zip(lanes, drive.channels) {
@@ -102,25 +101,7 @@ public struct DrivePanel: PlotPanel {
             return
         }
         for (lane, channel) in zip(lanes, drive.channels) {
-            var c = 0
-            while c < scale.columns {
-                guard channel.minimum[c] != 0 || channel.maximum[c] != 0 else {
-                    c += 1
-                    continue
-                }
-                var end = c
-                while end + 1 < scale.columns && (channel.minimum[end + 1] != 0 || channel.maximum[end + 1] != 0) { end += 1 }
-                // At least half a unit each way, so a quiet stretch stays visible as a line.
-                let x0 = scale.left + Double(c), x1 = scale.left + Double(end + 1)
-                canvas.move(x0, min(y(lane, channel.maximum[c]), lane.midY - 0.5))
-                for k in c...end { canvas.line(scale.left + Double(k) + 0.5, min(y(lane, channel.maximum[k]), lane.midY - 0.5)) }
-                canvas.line(x1, min(y(lane, channel.maximum[end]), lane.midY - 0.5))
-                canvas.line(x1, max(y(lane, channel.minimum[end]), lane.midY + 0.5))
-                for k in stride(from: end, through: c, by: -1) { canvas.line(scale.left + Double(k) + 0.5, max(y(lane, channel.minimum[k]), lane.midY + 0.5)) }
-                canvas.line(x0, max(y(lane, channel.minimum[c]), lane.midY + 0.5))
-                canvas.close()
-                c = end + 1
-            }
+            canvas.addWaveformBand(left: scale.left, minimum: channel.minimum, maximum: channel.maximum) { y(lane, $0) }
         }
         if canvas.hasPath { canvas.fill(theme.waveform.with(alpha: 0.7)) }
     }

@@ -78,10 +78,8 @@ public struct PatternPanel: PlotPanel {
         let y = { (v: Double) in lane.maxY - min(1, max(0, v)) * lane.height }
         let grid = [0, 0.25, 0.5, 0.75, 1.0]
         frame.horizontalGrid(lane, low: 0, high: 1, values: grid, on: canvas, theme: theme)
-        frame.leftAxis(lane, low: 0, high: 1, ticks: [0, 0.5, 1], label: "intensity", on: canvas, theme: theme) {
-            formatFixed($0, decimals: 1)
-        }
-        drawSharpnessAxis(lane, frame, canvas, theme)
+        frame.leftAxis(lane, low: 0, high: 1, ticks: [0, 0.5, 1], label: "intensity", on: canvas, theme: theme)
+        drawSharpnessAxis(lane, canvas, theme)
         canvas.save()
         canvas.clip(to: Rect(x: frame.bounds.x, y: a.y - 4, width: frame.bounds.width, height: a.height + 4))
         if let soundEnvelope { drawColumns(soundEnvelope.columnMaxima(scale), scale, y, canvas, theme.soundEnvelope, width: 1.5) }
@@ -94,7 +92,7 @@ public struct PatternPanel: PlotPanel {
     }
 
     /// The right axis: the sharpness scale as a colour bar, 0 at the bottom, 1 at the top.
-    func drawSharpnessAxis(_ lane: Rect, _ frame: PanelFrame, _ canvas: Canvas, _ theme: PlotTheme) {
+    func drawSharpnessAxis(_ lane: Rect, _ canvas: Canvas, _ theme: PlotTheme) {
         let bar = Rect(x: lane.maxX + 8, y: lane.y, width: 8, height: lane.height)
         let rows = max(2, Int(bar.height))
         canvas.rectangle(bar)

@@ -84,7 +84,7 @@ public struct PlotTheme: Sendable {
         grid: PlotColour(0xD8DEE4), panelBackground: PlotColour(0xF6F8FA),
         waveform: PlotColour(0x3B6FB6), envelope: PlotColour(0x0B2E5C), gainReduction: PlotColour(0xD1242F),
         eventTime: PlotColour(0x656D76), feltOnset: PlotColour(0xBF3989), ceiling: PlotColour(0xD1242F, alpha: 0.55),
-        audioBar: PlotColour(0x1A7F37), soundWaveform: PlotColour(0x8C959F), soundEnvelope: PlotColour(0x1A7F37),
+        audioBar: PlotColour(0x1A7F37), soundWaveform: PlotColour(0x6E7781), soundEnvelope: PlotColour(0x1A7F37),
         plannedSkew: PlotColour(0x656D76), sampleSkew: PlotColour(0x3B6FB6), feltSkew: PlotColour(0xBF3989),
         sharpnessStops: [PlotColour(0x2C1E7A), PlotColour(0x7B2A9A), PlotColour(0xC23A6B), PlotColour(0xE9702A), PlotColour(0xE8B800)])
 

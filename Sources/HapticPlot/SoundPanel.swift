@@ -55,33 +55,8 @@ public struct SoundPanel: PlotPanel {
         } else {
             sound.samples.withUnsafeBufferPointer { samples in
                 for (c, lane) in lanes.enumerated() {
-                    var run: [(x: Double, low: Double, high: Double)] = []
-                    func flush() {
-                        guard let head = run.first, let tail = run.last else { return }
-                        canvas.move(head.x - 0.5, head.high)
-                        for p in run { canvas.line(p.x, p.high) }
-                        canvas.line(tail.x + 0.5, tail.high)
-                        canvas.line(tail.x + 0.5, tail.low)
-                        for p in run.reversed() { canvas.line(p.x, p.low) }
-                        canvas.line(head.x - 0.5, head.low)
-                        canvas.close()
-                        run.removeAll(keepingCapacity: true)
-                    }
-                    for column in 0..<scale.columns {
-                        let lo = min(frames, boundaries[column]), hi = min(frames, boundaries[column + 1])
-                        var low: Float = 0, high: Float = 0
-                        for f in lo..<hi {
-                            let v = samples[f * stride + c]
-                            low = min(low, v)
-                            high = max(high, v)
-                        }
-                        if low == 0 && high == 0 {
-                            flush()
-                            continue
-                        }
-                        run.append((scale.left + Double(column) + 0.5, max(y(lane, low), lane.midY + 0.5), min(y(lane, high), lane.midY - 0.5)))
-                    }
-                    flush()
+                    let extents = columnExtents(samples, channel: c, stride: stride, boundaries: boundaries)
+                    canvas.addWaveformBand(left: scale.left, minimum: extents.minimum, maximum: extents.maximum) { y(lane, $0) }
                 }
             }
             if canvas.hasPath { canvas.fill(theme.soundWaveform.with(alpha: 0.8)) }
