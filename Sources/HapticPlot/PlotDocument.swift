@@ -111,11 +111,12 @@ public struct PlotDocument {
     func draw(on canvas: Canvas, theme: PlotTheme, frames: [PanelFrame], width: Double, height: Double) {
         canvas.rectangle(Rect(x: 0, y: 0, width: width, height: height))
         canvas.fill(theme.background)
+        let room = width - 2 * Self.margin
         canvas.font(size: 17, bold: true)
-        canvas.text(title, Self.margin, Self.margin + 18, theme.foreground)
+        canvas.text(Self.fitted(title, width: room, canvas), Self.margin, Self.margin + 18, theme.foreground)
         if !subtitle.isEmpty {
             canvas.font(size: 12)
-            canvas.text(subtitle, Self.margin, Self.margin + 38, theme.muted)
+            canvas.text(Self.fitted(subtitle, width: room, canvas), Self.margin, Self.margin + 38, theme.muted)
         }
         guard let first = frames.first else { return }
         let scale = first.scale

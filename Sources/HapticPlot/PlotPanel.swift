@@ -72,8 +72,9 @@ extension PanelFrame {
         let values = ticks ?? Ticks(low: low, high: high, count: 4).values
         canvas.font(size: 11)
         for v in values {
+            // Centred on its value, kept inside the lane (stacked lanes' end labels would meet).
             let y = lane.maxY - (v - low) / (high - low) * lane.height
-            canvas.text(format(v), lane.x - 6, y + 4, theme.muted, align: .right)
+            canvas.text(format(v), lane.x - 6, min(lane.maxY - 1, max(lane.y + 9, y + 4)), theme.muted, align: .right)
         }
         canvas.font(size: 11)
         canvas.verticalText(label, lane.x - 50, lane.midY, theme.muted)
