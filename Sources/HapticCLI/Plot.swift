@@ -105,12 +105,27 @@ public struct Plot: HapticsynthVerb {
     }
 
     public func execute(into out: inout some CommandOutput) throws -> Int32 {
-        do {
-            let picture = try draw()
-            try write(picture.bytes, identities: picture.inputs)
+        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file; the dispositions they had are
+        // back when the verb returns.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
+        do throws(CLIError) {
+            let profile = try synthesis.resolvedProfile()
+            let loaded = try PlotInputs.load(inputs, synthesis: synthesis, profile: profile)
+            // As `render` does: the output (a temporary file beside it) is made before the work,
+            // so that a refused destination is said at once.
+            let file: OutputFile
+            do { file = try OutputFile(path: output, inputs: loaded.identities) } catch { throw CLIError(error.description) }
+            let picture = try draw(loaded, profile: profile)
+            do {
+                try file.write(picture.bytes)
+                try file.finish()
+            } catch {
+                throw CLIError(error.description)
+            }
             let line = "\(output): \(picture.summary)"
             if OutputFile.isStandardOutput(output) { out.printError(line) } else { out.print(line) }
-            for warning in picture.warnings { out.printError(warning) }
+            for warning in loaded.warnings { out.printError(warning) }
             return 0
         } catch {
             out.printError(error.description)
@@ -118,17 +133,13 @@ public struct Plot: HapticsynthVerb {
         }
     }
 
-    /// What was drawn: the file's bytes, the inputs it must not overwrite, the summary line.
+    /// What was drawn: the file's bytes and the summary line.
     struct Picture {
         var bytes: [UInt8]
-        var inputs: [FileIdentity]
         var summary: String
-        var warnings: [String]
     }
 
-    func draw() throws(CLIError) -> Picture {
-        let profile = try synthesis.resolvedProfile()
-        let loaded = try PlotInputs.load(inputs, synthesis: synthesis, profile: profile)
+    func draw(_ loaded: PlotInputs, profile: ActuatorProfile) throws(CLIError) -> Picture {
         let wanted = panels.map { $0.split(separator: ",").compactMap { PanelKind(rawValue: String($0)) } }
             ?? [.sound, .pattern, .drive, .rhythm]
         // Panel titles name their file only when there are several inputs.
@@ -170,20 +181,7 @@ public struct Plot: HapticsynthVerb {
         let range = document.timeRange
         let summary = "\(pictureFormat?.rawValue ?? "png") \(size.width)x\(document.height), \(drawn.count) panel\(drawn.count == 1 ? "" : "s"), "
             + "\(String(format: "%.3f", range.from))–\(String(format: "%.3f", range.to)) s"
-        return Picture(bytes: bytes, inputs: loaded.identities, summary: summary, warnings: loaded.warnings)
-    }
-
-    /// Writes the picture through `OutputFile` (temporary file, rename; removed on signals).
-    func write(_ bytes: [UInt8], identities: [FileIdentity]) throws(CLIError) {
-        let signals = TemporaryFiles.removeOnSignals()
-        defer { signals.restore() }
-        do {
-            let file = try OutputFile(path: output, inputs: identities)
-            try file.write(bytes)
-            try file.finish()
-        } catch {
-            throw CLIError(error.description)
-        }
+        return Picture(bytes: bytes, summary: summary)
     }
 
     static func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }

@@ -26,7 +26,7 @@ public struct DrivePanel: PlotPanel {
 
     public var weight: Double { max(1, Double(drawnChannels) * 0.6) }
 
-    /// The render lasts the pattern and the ring-out after it (at most the stream's 30 s).
+    /// The pattern's length (the ring-out after it shows when `--to` reaches past it).
     public var extent: ClosedRange<Double> { 0...max(1e-3, pattern.duration) }
 
     public func legend(_ theme: PlotTheme) -> [LegendEntry] {

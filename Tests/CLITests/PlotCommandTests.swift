@@ -139,6 +139,28 @@ struct PlotCommandTests {
         #expect(Array(try bytes(old).prefix(4)) == Self.png)
     }
 
+    @Test("SIGINT, SIGTERM and SIGHUP while a long drive is drawn leave no temporary file", arguments: [SIGINT, SIGTERM, SIGHUP])
+    func signals(signal: Int32) throws {
+        let temp = try TempFolder()
+        let params = #""EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 1}]"#
+        let pattern = try temp.file("long.ahap", #"{"Pattern": [{"Event": {"Time": 3000, "EventType": "HapticTransient", \#(params)}}]}"#)
+        var sawPartial = false
+        let run = try runShell("exec '\(hapticsynthBinary)' plot long.ahap -o long.png --rate 384000", in: temp.url) { process in
+            // Wait (at most 60 s) until the temporary file exists, then signal.
+            let deadline = Date().addingTimeInterval(60)
+            func partials() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.contains(".partial-") } }
+            while Date() < deadline, process.isRunning, try partials().isEmpty { usleep(20_000) }
+            sawPartial = try !partials().isEmpty
+            kill(process.processIdentifier, signal)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
+        print("plot killed by signal \(signal): \(run.signalled ? "ended by signal \(run.status)" : "exit \(run.status)"), left \(left)")
+        #expect(sawPartial, "the plot was under way when signalled")
+        #expect(run.signalled && run.status == signal)
+        #expect(left == ["long.ahap"], "no temporary file, no output")
+        #expect(FileManager.default.contents(atPath: pattern) != nil)
+    }
+
     @Test("as a process: -o - writes the picture to standard output, equal bytes run to run, the umask's mode")
     func process() throws {
         let temp = try TempFolder()
