@@ -131,6 +131,38 @@ struct PlotPictureTests {
         #expect(Array(first.prefix(4)) == magic)
     }
 
+    @Test("the drive panel's SVG: each series of its legend is one path, beside its swatch")
+    func drivePanelPathPerLegendSeries() throws {
+        // Loud enough for the limiter to act, with sparse transients (felt onsets marked).
+        let pattern = try prepared([
+            .event(.continuous(at: 0.6, duration: 0.3, intensity: 1, sharpness: 0.3)), .event(.continuous(at: 0.6, duration: 0.3, intensity: 1, sharpness: 0.3)),
+            .event(.continuous(at: 0.6, duration: 0.3, intensity: 1, sharpness: 0.3)), .event(.transient(at: 0.7, intensity: 1, sharpness: 0.3)),
+            .event(.transient(at: 0.1, intensity: 1, sharpness: 0.2)), .event(.transient(at: 0.5, intensity: 0.5, sharpness: 0.9)),
+        ])
+        let document = PlotDocument(title: "t", panels: [DrivePanel(pattern: pattern)], options: PlotOptions(width: 900, from: 0, to: 1))
+        let text = String(decoding: try document.render(.svg), as: UTF8.self)
+        let paths = (text.components(separatedBy: "</defs>").last ?? text).split(separator: "\n").filter { $0.hasPrefix("<path") }
+        let legend = DrivePanel(pattern: pattern).prepared(for: document.layout()[0].scale).legend(theme)
+        #expect(legend.map(\.name).contains("limiter gain reduction (dB)") && legend.map(\.name).contains("event → felt onset"), "\(legend.map(\.name))")
+        // Series may share a colour (the ceiling and the gain reduction do): per style, two paths
+        // (the series and its swatch) for each legend entry drawn in it.
+        var entries: [String: [String]] = [:]
+        for entry in legend {
+            let style: String
+            switch entry.swatch {
+            case .area(let c): style = "fill:" + svgColour(c) + ";fill-opacity:" + String(format: "%g", c.alpha) + ";"
+            case .line(let c), .dashed(let c): style = "stroke:" + svgColour(c) + ";"
+            case .dot(let c): style = "fill:" + svgColour(c) + ";"
+            case .sharpness: continue
+            }
+            entries[style, default: []].append(entry.name)
+        }
+        for (style, names) in entries {
+            let drawn = paths.filter { $0.contains(style) }.count
+            #expect(drawn == 2 * names.count, "\(names): \(drawn) paths in \(style) (one per series, one per swatch)")
+        }
+    }
+
     @Test("audio events are bars over their span, in a lane above the haptic")
     func audioBars() throws {
         let elements: [PatternElement] = [
