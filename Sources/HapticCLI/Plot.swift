@@ -13,7 +13,8 @@ public struct Plot: HapticsynthVerb {
             sharpness, transients as stems, audio events as named bars) and its render on the \
             --profile (the drive per channel, its envelope, the ceiling, the limiter's gain \
             reduction where it acts, each transient's felt onset against its event time); for a \
-            sound file its waveform (drawn behind a pattern given with it); for a rhythm report \
+            sound file its waveform and envelope (the envelope also behind a pattern given with \
+            it); for a rhythm report \
             (the JSON of `rhythm --json`, live or -o) the planned, sample and felt skew per beat. \
             What is drawn is computed by the renderer itself, not re-implemented for the picture.
 

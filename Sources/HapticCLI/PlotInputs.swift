@@ -112,7 +112,7 @@ struct PlotInputs {
             throw CLIError("\(path): not a pattern (.ahap), a rhythm report (.json) or a sound file libsndfile reads: \(error.message)")
         }
         guard buffer.frames > 0 else { throw CLIError("\(path): the sound has no frames") }
-        return Sound(path: path, buffer: buffer, envelope: nil)
+        return Sound(path: path, buffer: buffer, envelope: TimeSeries.envelope(of: buffer))
     }
 
     static func formatted(_ value: Double) -> String { String(format: "%g", value) }

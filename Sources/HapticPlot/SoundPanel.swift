@@ -82,3 +82,22 @@ public struct SoundPanel: PlotPanel {
         canvas.restore()
     }
 }
+
+extension TimeSeries {
+    /// The sound's Hilbert envelope (HapticRender's, the drive panel's), the largest over its
+    /// channels; nil for a sound longer than the drive's envelope limit (one transform of it).
+    public static func envelope(of buffer: SoundBuffer) -> TimeSeries? {
+        let frames = buffer.frames, channels = buffer.channels
+        guard frames > 0, frames <= DriveTrace.envelopeFrameLimit else { return nil }
+        var largest = [Double](repeating: 0, count: frames)
+        for c in 0..<channels {
+            // A non-finite sample (a float file can hold one) counts as silence here.
+            let channel = (0..<frames).map { i -> Float in
+                let v = buffer.samples[i * channels + c]
+                return v.isFinite ? v : 0
+            }
+            for (i, v) in hilbertEnvelope(channel).prefix(frames).enumerated() { largest[i] = max(largest[i], v) }
+        }
+        return TimeSeries(start: 0, step: 1 / buffer.sampleRate, values: largest)
+    }
+}

@@ -163,6 +163,22 @@ struct PlotPictureTests {
         }
     }
 
+    @Test("a sound's envelope: the Hilbert envelope, the largest over its channels, zero in silence; none past the limit; non-finite samples are silence")
+    func soundEnvelope() throws {
+        // Stereo: a 200 Hz tone of amplitude 0.5 on the left from 0.125 to 0.25 s; silence elsewhere.
+        let fs = 48_000.0, frames = 24_000
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for i in 6_000..<12_000 { samples[2 * i] = Float(0.5 * sin(2 * Double.pi * 200 * Double(i) / fs)) }
+        let envelope = try #require(TimeSeries.envelope(of: SoundBuffer(channels: 2, sampleRate: fs, samples: samples)))
+        #expect(envelope.values.count == frames && envelope.start == 0 && envelope.step == 1 / fs)
+        #expect(abs(envelope.values[9_000] - 0.5) < 0.01, "\(envelope.values[9_000]) in the tone")
+        #expect(envelope.values[2_000] < 0.01 && envelope.values[20_000] < 0.01, "\(envelope.values[2_000]), \(envelope.values[20_000]) in silence")
+        let long = SoundBuffer(channels: 1, sampleRate: fs, samples: [Float](repeating: 0.1, count: DriveTrace.envelopeFrameLimit + 1))
+        #expect(TimeSeries.envelope(of: long) == nil)
+        let hostile = try #require(TimeSeries.envelope(of: SoundBuffer(channels: 1, sampleRate: fs, samples: [.nan, 0.5, .infinity, -.infinity])))
+        #expect(hostile.values.allSatisfy(\.isFinite) && hostile.values.count == 4)
+    }
+
     @Test("audio events are bars over their span, in a lane above the haptic")
     func audioBars() throws {
         let elements: [PatternElement] = [
