@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make demo   installs what is missing, builds, renders Haptics/heartbeat.ahap (and plays it when a device is there)
+#   make demo   installs what is missing, builds, renders and plots Haptics/heartbeat.ahap (and plays it when a device is there)
 #   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
@@ -28,6 +28,8 @@ demo: deps
 	$(SWIFT) build -c release --product hapticsynth
 	@mkdir -p $(OUT)
 	.build/release/hapticsynth render Haptics/heartbeat.ahap -o $(OUT)/heartbeat.wav
+	.build/release/hapticsynth plot Haptics/heartbeat.ahap -o $(OUT)/heartbeat.png
+	@echo "drew the pattern and its drive on bass-shaker to $(OUT)/heartbeat.png"
 	@# ALSA's `null` PCM opens anywhere and discards what it is given: it is no device to play to.
 	@dev=$$(.build/release/hapticsynth devices --usable 2>/dev/null | grep -vx null | head -n1); \
 	if [ -n "$$dev" ]; then \
@@ -36,7 +38,7 @@ demo: deps
 	else \
 		echo "not playing live: no ALSA playback device can be opened here (ALSA's null PCM, which discards everything, does not count). What ALSA lists, and why each fails:"; \
 		.build/release/hapticsynth devices 2>&1 | sed 's/^/  /'; \
-		echo "rendered to $(OUT)/heartbeat.wav only"; \
+		echo "rendered to $(OUT)/heartbeat.wav and drew $(OUT)/heartbeat.png; nothing played"; \
 	fi
 
 test:

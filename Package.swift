@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticKit", "HapticOSC",
+                "HapticKit", "HapticOSC", "HapticPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -105,6 +105,13 @@ let package = Package(
             dependencies: ["CHapticSynth", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+
+        // MARK: plotting (issue 24): pictures of patterns, renders, sounds and rhythm timing through
+        // cairo (LGPL-2.1/MPL-1.1, linked dynamically); at the edge, used by the CLI's `plot`.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .target(name: "HapticPlot", dependencies: ["CCairo", "HapticRender", "HapticPattern"], swiftSettings: strict),
+        .testTarget(name: "HapticPlotTests", dependencies: ["HapticPlot", "CCairo", "HapticRender", "HapticTestSupport"]),
+        .executableTarget(name: "plot-bench", dependencies: ["HapticPlot", "HapticRender", "HapticPattern"], path: "bench/plot-bench"),
 
         // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks only; offline
         // renders use the engine's own pull drive)

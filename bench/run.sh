@@ -21,6 +21,9 @@ else
     echo "(no evaluation set at ${HAPTICSYNTH_EVAL:-../convert-eval}: check, quality and speed skipped)"
 fi
 
+echo "== plot: the longest corpus pattern (warmth, 103 s), end to end and by stage"
+.build/release/plot-bench
+
 echo "== live latency vs the C floor, through JACK (periods 128, 256, 1024)"
 for p in 128 256 1024; do
     scripts/jack-rig.sh --period "$p" .build/release/latency-bench jack --period "$p" --trials 200

@@ -11,6 +11,7 @@ public enum HapticsynthSubcommands {
         Play.self,
         Devices.self,
         Rhythm.self,
+        Plot.self,
         Serve.self,
         Send.self,
     ]

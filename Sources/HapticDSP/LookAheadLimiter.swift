@@ -46,6 +46,12 @@ package struct LookAheadLimiter {
     package var holdLeft = 0
     /// How long d is held after its last rise before it releases, in blocks.
     package let holdBlocks: Int
+    /// Metering (for pictures and reports, off by default): while on, `lowestGain` keeps the
+    /// lowest gain h applied to any output sample since it was last reset to 1. Off, it costs
+    /// one untaken branch per block that has something to reduce (the idle path has gain 1
+    /// and no branch at all); on, a minimum over the block's lanes. No allocation either way.
+    package var metering = false
+    package var lowestGain: Float = 1
 
     package var lookahead: Int { kernel.lookahead }
     package var ceiling: Float { kernel.ceiling }
@@ -99,6 +105,8 @@ package struct LookAheadLimiter {
         depth = o.depth
         sum = o.sum
         holdLeft = o.holdLeft
+        metering = o.metering
+        lowestGain = o.lowestGain
     }
 
     /// The per-block arithmetic with its constants: a small trivial value, copied into the
@@ -150,7 +158,7 @@ package struct LookAheadLimiter {
         package func block(
             _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
             holding: Bool, stereo: Bool
-        ) -> (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool) {
+        ) -> BlockResult {
             let c = ceiling
             let p = magnitude(v0, v1, stereo: stereo)
             let over = p .> c
@@ -185,9 +193,14 @@ package struct LookAheadLimiter {
                 store(v1, ring1, pos)
                 y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
             }
-            return (y0, y1, d[7], sums[7], runMax, rose)
+            return (y0, y1, d[7], sums[7], runMax, rose, h)
         }
     }
+
+    /// A grid block's outputs, the state it leaves, and its gains (for metering).
+    package typealias BlockResult = (
+        y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool, gain: SIMD8<Float>
+    )
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @_noLocks @inline(__always) @inlinable
@@ -209,6 +222,8 @@ package struct LookAheadLimiter {
         let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
         let ring1 = inputs + (ringLength + 8)
         var pos = position, d = depth, s = sum, older = olderMax, f = filled, hold = holdLeft
+        let meter = metering
+        var lowest = lowestGain
         var i = 0
         while i < count {
             let in0: SIMD8<Float>, in1: SIMD8<Float>
@@ -243,6 +258,10 @@ package struct LookAheadLimiter {
             }
             // One call site for whole and partial blocks (so the kernel is inlined once).
             let r = k.block(in0, in1, pos, d, s, older, holding: hold > 0, stereo: stereo)
+            if meter {
+                // The lanes this call outputs (a partial block's others are not output yet).
+                for l in f..<(f + take) { lowest = Swift.min(lowest, r.gain[l]) }
+            }
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
@@ -270,11 +289,12 @@ package struct LookAheadLimiter {
         olderMax = older
         filled = f
         holdLeft = hold
+        lowestGain = lowest
     }
 
     @inline(__always) @inlinable
     package mutating func finishBlock(
-        _ r: (y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool),
+        _ r: BlockResult,
         _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float, _ hold: inout Int
     ) {
         blockMax[blockPosition] = r.blockMax

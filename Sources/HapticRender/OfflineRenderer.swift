@@ -154,6 +154,20 @@ public struct OfflineRenderStream {
         return fresh.framesWritten
     }
 
+    /// The protection chain's ceiling as a linear sample value.
+    public var ceiling: Float { stage.ceiling }
+
+    /// Whether the protection chain's limiters meter their gain (off by default; see
+    /// `takeLowestGains()`). Set it before the first `render` call.
+    public var metersGain: Bool {
+        get { stage.metersGain }
+        set { stage.metersGain = newValue }
+    }
+
+    /// With `metersGain`: the lowest gain (1: no reduction) the haptic and audio limiters
+    /// applied to the frames written since the last call (the first call: since frame 0).
+    public mutating func takeLowestGains() -> (haptic: Float, audio: Float) { stage.takeLowestGains() }
+
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).
     public mutating func render(into output: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
         let start = framesWritten
@@ -169,7 +183,10 @@ public struct OfflineRenderStream {
                 // A fixed step (not the block size), so the end is the same whatever the calls.
                 totalFrames = min(maximumFrames, totalFrames + Self.silenceStepFrames)
             }
-            let want = min(blockSize, maxFrames - written, totalFrames - framesWritten + framesToSkip)
+            // The look-ahead is skipped in blocks of its own (any split gives the same samples),
+            // so that the gain meters start at frame 0.
+            let want = framesToSkip > 0
+                ? min(blockSize, framesToSkip) : min(blockSize, maxFrames - written, totalFrames - framesWritten)
             // Past the look-ahead, a haptic-only mono layout is mixed and processed right in the
             // caller's buffer (the stage then has nothing to copy).
             let inPlace = framesToSkip == 0 && stage.passesHapticBusThrough
@@ -197,18 +214,8 @@ public struct OfflineRenderStream {
                 continue
             }
             stage.process(bus, into: interleaved)
-            let skip = min(framesToSkip, want)
-            framesToSkip -= skip
-            let keep = want - skip
-            if keep > 0 {
-                let source = interleaved + skip * ch
-                let target = output + written * ch
-                let blockPeak = copyMeasuringPeak(source, target, keep * ch)
-                peak = max(peak, blockPeak)
-                ringOut.note(peak: blockPeak, target, frames: keep, channels: ch)
-                written += keep
-                framesWritten += keep
-            }
+            framesToSkip -= want
+            if framesToSkip == 0 { _ = stage.takeLowestGains() }
         }
         if ending == .exactLength { fadeEnd(output, from: start, count: written) }
         return written
@@ -294,11 +301,4 @@ func peakMagnitude(_ source: UnsafeMutablePointer<Float>, _ count: Int) -> Float
         i += 1
     }
     return peak
-}
-
-/// Copies `count` samples and returns the largest |sample|.
-@inline(__always)
-func copyMeasuringPeak(_ source: UnsafeMutablePointer<Float>, _ target: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
-    target.update(from: source, count: count)
-    return peakMagnitude(target, count)
 }

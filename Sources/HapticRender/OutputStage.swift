@@ -40,6 +40,32 @@ public struct OutputStage {
     /// The layout routes the audio buses to some channel (their limiter runs).
     var usesAudioBuses: Bool { state.usesAudio }
 
+    /// Whether the limiters meter their gain (off by default): then `takeLowestGains()` says
+    /// how far each one reduced. Costs nothing on the render path when off; when on, no
+    /// allocation or lock either (see `LookAheadLimiter.metering`).
+    public var metersGain: Bool {
+        get { state.hapticLimiters[0].metering }
+        set {
+            if !isKnownUniquelyReferenced(&state) { state = state.copy() }
+            for k in 0..<actuators.count { state.hapticLimiters[k].metering = newValue }
+            state.audioLimiter.metering = newValue
+        }
+    }
+
+    /// The lowest gain (1: no reduction) each limiter applied to the frames output since the
+    /// last call (or since metering began), and starts the next such stretch; `haptic` is the
+    /// lowest over the actuators' limiters.
+    public mutating func takeLowestGains() -> (haptic: Float, audio: Float) {
+        if !isKnownUniquelyReferenced(&state) { state = state.copy() }
+        var haptic: Float = 1
+        for k in 0..<actuators.count {
+            haptic = min(haptic, state.hapticLimiters[k].lowestGain)
+            state.hapticLimiters[k].lowestGain = 1
+        }
+        defer { state.audioLimiter.lowestGain = 1 }
+        return (haptic, state.audioLimiter.lowestGain)
+    }
+
     /// Processes the mixed buses in place and writes `bus.frames` interleaved frames to `output`.
     public mutating func process(_ bus: MixBus, into output: UnsafeMutablePointer<Float>) {
         // Copy-on-write: only does work when the value was copied, which the render thread
@@ -145,6 +171,7 @@ final class OutputState {
         var filter = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.7, sampleRate: 48_000)])
         var filter4 = BlockHighPass(sections: [Biquad.highPass(cutoff: 30, q: 0.5, sampleRate: 48_000), Biquad.highPass(cutoff: 30, q: 1.3, sampleRate: 48_000)])
         var limiter = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
+        limiter.metering = true  // (the meter's path too: a plot's render reads it)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 160)
         for i in 0..<160 { scratch[i] = i % 3 == 0 ? 1 : 0 }
         filter.process(scratch, 77)
@@ -154,7 +181,7 @@ final class OutputState {
         scratch.update(repeating: 0.1, count: 160)
         quiet.process(scratch, scratch + 80, 77)
         quiet.deallocate()
-        _ = copyMeasuringPeak(scratch, scratch + 80, 77)
+        _ = peakMagnitude(scratch, 77)
         scratch.deallocate()
         filter.deallocate()
         filter4.deallocate()

@@ -39,6 +39,10 @@ public final class PreparedPattern: Sendable {
     let variants = Mutex<[(profile: ActuatorProfile, withSound: Bool, pattern: PreparedPattern)]>([])
 
     let events: [CompiledEvent]
+    /// Beside `events`: each one's position in the pattern's elements, and its end in seconds
+    /// (for `PatternTrace`; the voice does not read them).
+    let eventElements: [Int]
+    let eventEnds: [Double]
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
     let controls: [ControlTimeline]
 
@@ -99,6 +103,8 @@ public final class PreparedPattern: Sendable {
         self.soundEventsOverBudget = resolver.eventsOverBudget
         self.controls = controls
         self.events = events
+        self.eventElements = compiled.elements
+        self.eventEnds = compiled.ends
         self.warnings = warnings.messages
         self.duration = max(compiled.end, timelines.end)
         self.hasAudio = compiled.hasAudio

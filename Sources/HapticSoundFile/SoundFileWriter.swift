@@ -7,10 +7,11 @@ import CSndFile
 #endif
 
 /// Writes interleaved `Float` frames to any format libsndfile writes (WAV, FLAC, AIFF, CAF…),
-/// block by block. Data goes to a temporary file in the destination folder that is renamed
-/// onto the destination by `finish()`; an error, `cancel()`, or dropping the writer before
-/// `finish()` removes the temporary file, so no half-written file is ever left behind (and
-/// `TemporaryFiles.removeOnSignals()` extends that to SIGINT, SIGTERM and SIGHUP).
+/// block by block, through a `TemporaryOutputFile`: data goes to a temporary file in the destination
+/// folder that is renamed onto the destination by `finish()`; an error, `cancel()`, or
+/// dropping the writer before `finish()` removes the temporary file, so no half-written file
+/// is ever left behind (and `TemporaryFiles.removeOnSignals()` extends that to SIGINT,
+/// SIGTERM and SIGHUP).
 ///
 /// The user's files are protected: the destination is refused when it is a symbolic link
 /// or anything but a regular file, or when it is one of `inputs` (same device and inode,
