@@ -4,7 +4,7 @@
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
 # Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
-# default 60; `make test` runs a 30 s round); see scripts/fuzz.sh.
+# default 60; `make test` runs a 15 s round per target); see scripts/fuzz.sh.
 # The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR);
 # `make install PREFIX=...` installs the header, the libraries (with the Swift runtime they
 # need), the pkg-config files and the CLI (README "C library").

@@ -2,7 +2,7 @@
 # The README's test command (`make test` runs this): installs what the tests need, builds
 # once, then runs
 #   1. every test that needs no sound server, in parallel;
-#   2. a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 30 s, per target;
+#   2. a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target (seven targets);
 #      FUZZ_SECONDS=0 skips it), before the timing-sensitive rigs;
 #   3. every suite whose type name ends in `RigTests`, one at a time, inside both sound-server
 #      rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh: JACK dummy),
@@ -29,7 +29,7 @@ $SWIFT build --build-tests
 echo "== tests without a sound server (parallel)"
 $SWIFT test --skip-build --skip 'RigTests' "$@"
 
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 if [ "$FUZZ_SECONDS" != 0 ]; then
     echo "== fuzzing (${FUZZ_SECONDS} s per target)"
     SWIFTC=${SWIFTC:-${SWIFT}c} scripts/fuzz.sh "$FUZZ_SECONDS"

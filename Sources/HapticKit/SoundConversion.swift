@@ -4,7 +4,9 @@
 // with one line naming the file: no channels, a sample rate outside what the analysis takes,
 // no frames, a length past what a pattern can hold, NaN or infinite samples, truncated data.
 
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `SoundConversion.convert` does to a sound, besides the analysis settings.
 public struct SoundConversionOptions: Sendable, Equatable {
@@ -55,14 +57,14 @@ public enum SoundConversion {
         guard info.frames > 0 else { throw refuse("no audio: the file has 0 frames") }
         let first = Int((options.from * rate).rounded())
         guard first < info.frames else {
-            throw refuse("--from \(options.from) s is at or past the end of the sound (\(String(format: "%.3f", info.duration)) s)")
+            throw refuse("--from \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
         }
         let end = min(info.frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
         guard end > first else { throw refuse("--to \(options.to ?? 0) s is not after --from \(options.from) s") }
         let length = Double(end - first) / rate
         guard length <= Limits.maxTime else {
             throw refuse(
-                "\(String(format: "%.1f", length)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with --from and --to")
+                "\(decimalText(length, places: 1)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with --from and --to")
         }
 
         var gain = pow(10, options.gainDB / 20)
@@ -87,7 +89,7 @@ public enum SoundConversion {
         if affordable < conversion.breakpointsPerSecond {
             conversion.breakpointsPerSecond = max(2, affordable)
             notes.append(
-                "at most \(Int(conversion.breakpointsPerSecond)) breakpoints per second (not \(Int(options.breakpointsPerSecond))): \(String(format: "%.0f", length)) s of sound must fit the pattern limit of \(Limits.maxControlPoints) control points")
+                "at most \(Int(conversion.breakpointsPerSecond)) breakpoints per second (not \(Int(options.breakpointsPerSecond))): \(decimalText(length, places: 0)) s of sound must fit the pattern limit of \(Limits.maxControlPoints) control points")
         }
         let converter: SoundConverter
         do {

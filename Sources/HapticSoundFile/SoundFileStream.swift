@@ -1,5 +1,8 @@
 import CSndFile
-import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A sound file read a block at a time (any format libsndfile decodes), so that a file of any
 /// length is read in bounded memory. Samples are interleaved `Float` in [-1, 1] (integer
@@ -18,11 +21,11 @@ public final class SoundFileStream {
     /// Opens `path` for reading.
     public init(path: String) throws(SoundFileError) {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw SoundFileError(path: path, operation: .open, message: "no such file")
         }
-        if isDirectory.boolValue { throw SoundFileError(path: path, operation: .open, message: "is a directory, not a file") }
+        if status.st_mode & S_IFMT == S_IFDIR { throw SoundFileError(path: path, operation: .open, message: "is a directory, not a file") }
         var raw = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &raw) else {
             throw SoundFileError(path: path, operation: .open, message: "cannot read as a sound file: \(String(cString: sf_strerror(nil)))")
@@ -132,7 +135,7 @@ public final class SoundFileStream {
                     let at = Double(start + frame) / Double(info.sampleRate)
                     throw SoundFileError(
                         path: path, operation: .read,
-                        message: "sample \(start + frame) (\(String(format: "%.6f", at)) s) of channel \(bad + 1) is \(sample.isNaN ? "NaN" : "infinite"); a sound's samples must be finite")
+                        message: "sample \(start + frame) (\(decimalText(at, places: 6)) s) of channel \(bad + 1) is \(sample.isNaN ? "NaN" : "infinite"); a sound's samples must be finite")
                 }
                 mono[count] = value
                 count += 1
