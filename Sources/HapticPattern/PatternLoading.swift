@@ -35,7 +35,7 @@ public enum PatternFormat: String, Sendable, Equatable, CaseIterable, CustomStri
 public enum PatternLoadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An AHAP document the reader refused (where and why).
     case invalid(AHAPError)
-    /// A format recognised but not read (yet): `.haptic` until its reader arrives.
+    /// A format recognised but not read (none today; kept for formats to come).
     case unsupported(PatternFormat)
     /// The file could not be read (missing, not a regular file, over the size limit...): why.
     case unreadable(String)
@@ -44,33 +44,38 @@ public enum PatternLoadError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .invalid(let error): error.description
         case .unreadable(let reason): "cannot read: \(reason)"
-        case .unsupported(let format): "a \(format) pattern: not supported yet (AHAP only for now)"
+        case .unsupported(let format): "a \(format) pattern: not supported"
         }
     }
 }
 
 extension AHAPPattern {
     /// Reads a pattern document of any recognised format (``PatternFormat``) into the model:
-    /// AHAP through ``decode(from:options:)``. `fileName` (or path) helps recognise the format.
+    /// AHAP through ``decode(from:options:)``, `.haptic` through the clip reader. `fileName` (or path) helps recognise the format.
     /// The AHAP reader runs first; only a document it refuses for want of a `Pattern` is looked
     /// at for another format, so an AHAP file is scanned once.
     public static func load(from bytes: [UInt8], fileName: String? = nil, options: AHAPDecodeOptions = .init())
         throws(PatternLoadError) -> DecodedAHAP
     {
-        if let fileName, PatternFormat.recognise([], fileName: fileName) == .haptic { return try loadHaptic(bytes) }
+        if let fileName, PatternFormat.recognise([], fileName: fileName) == .haptic { return try loadHaptic(bytes, options: options) }
         do {
             return try decode(from: bytes, options: options)
         } catch where error.kind == .missingPattern {
-            if PatternFormat.recognise(bytes) == .haptic { return try loadHaptic(bytes) }
+            if PatternFormat.recognise(bytes) == .haptic { return try loadHaptic(bytes, options: options) }
             throw .invalid(error)
         } catch {
             throw .invalid(error)
         }
     }
 
-    /// The `.haptic` branch: Meta/Lofelt documents are recognised and refused until their
-    /// reader (issue 20) is wired here.
-    private static func loadHaptic(_ bytes: [UInt8]) throws(PatternLoadError) -> DecodedAHAP {
-        throw .unsupported(.haptic)
+    /// The `.haptic` branch: the clip reader, then the AHAP pattern the clip converts to (as
+    /// `render`, `play` and `convert` read it), with the clip reader's warnings.
+    private static func loadHaptic(_ bytes: [UInt8], options: AHAPDecodeOptions) throws(PatternLoadError) -> DecodedAHAP {
+        do {
+            let decoded = try HapticClip.decode(from: bytes, options: options)
+            return DecodedAHAP(pattern: decoded.clip.ahapPattern(), warnings: decoded.warnings)
+        } catch {
+            throw .invalid(error)
+        }
     }
 }

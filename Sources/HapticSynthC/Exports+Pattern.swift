@@ -1,7 +1,7 @@
 import CHapticSynth
 import HapticKit
 
-// hs_pattern_*: loading (AHAP; .haptic recognised), freeing, and what a pattern holds.
+// hs_pattern_*: loading (AHAP and .haptic), freeing, and what a pattern holds.
 
 @c(hs_pattern_load_file)
 public func hs_pattern_load_file(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?) -> Int32 {

@@ -132,20 +132,29 @@ import Testing
         refused(hs_pattern_load_json(&pattern, "{}", 65 << 20), HS_ERR_LIMIT, "hs_pattern_load_json")
     }
 
-    @Test("a Meta/Lofelt .haptic document is recognised and refused for now")
+    @Test("a Meta/Lofelt .haptic document loads from memory and from a file; a broken one is refused naming where")
     func hapticFormat() throws {
-        let haptic = #"{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {"editor": "x"}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}]}}}}"#
+        let haptic = #"{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {"editor": "x"}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}, {"time": 0.5, "amplitude": 0.8}]}}}}"#
         var status: Int32 = 0
         let pattern = loadJSON(haptic, status: &status)
-        refused(status, HS_ERR_UNSUPPORTED, "hs_pattern_load_json")
-        #expect(lastError().contains(".haptic") && lastError().contains("not supported yet"))
-        #expect(pattern == nil)
+        #expect(status == 0, "\(lastError())")
+        var seconds = 0.0
+        #expect(hs_pattern_duration(pattern, &seconds) == 0)
+        #expect(abs(seconds - 0.5) < 1e-6, "the clip's 0.5 s: \(seconds)")
+        hs_pattern_free(pattern)
         let path = NSTemporaryDirectory() + "hs-\(getpid()).haptic"
         try haptic.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var fromFile: OpaquePointer? = nil
-        refused(hs_pattern_load_file(&fromFile, path), HS_ERR_UNSUPPORTED, "hs_pattern_load_file")
-        #expect(lastError().contains(path))
+        #expect(hs_pattern_load_file(&fromFile, path) == 0, "\(lastError())")
+        #expect(hs_pattern_duration(fromFile, &seconds) == 0 && abs(seconds - 0.5) < 1e-6)
+        hs_pattern_free(fromFile)
+        // One amplitude breakpoint: the spec wants two, lasting more than 0 s.
+        let broken = #"{"version": {"major": 1, "minor": 0, "patch": 0}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}]}}}}"#
+        let refusedPattern = loadJSON(broken, status: &status)
+        refused(status, HS_ERR_PARSE, "hs_pattern_load_json")
+        #expect(lastError().contains("amplitude"), "\(lastError())")
+        #expect(refusedPattern == nil)
     }
 
     @Test("files that are not pattern files")

@@ -103,7 +103,7 @@ enum {
     HS_ERR_DEVICE = -5,
     /** The engine cannot play now: reconnecting to its device, given up, or closed. */
     HS_ERR_NOT_RUNNING = -6,
-    /** Not supported (yet): Meta/Lofelt .haptic patterns; hs_engine_render on a live engine. */
+    /** Not supported: hs_engine_render on a live engine. */
     HS_ERR_UNSUPPORTED = -7,
     /** A limit: all voices or the command queue in use, too many handles, a buffer too small. */
     HS_ERR_LIMIT = -8,
@@ -336,8 +336,9 @@ int hs_engine_reload_library(hs_engine *engine);
 
 /** Loads a pattern file. AHAP (.ahap, JSON) is read leniently, as Core Haptics reads it
  *  (hs_pattern_warning_count says what was fixed); sounds of AudioCustom events are looked
- *  for next to the file, then in the engine's assets folder. Meta/Lofelt .haptic files are
- *  recognised and refused for now: HS_ERR_UNSUPPORTED. Files over 64 MiB are refused. */
+ *  for next to the file, then in the engine's assets folder. Meta/Lofelt .haptic files (by
+ *  their name or their content) are read as the AHAP pattern they convert to, as the CLI's
+ *  render and play read them. Files over 64 MiB are refused. */
 int hs_pattern_load_file(hs_pattern **out, const char *path);
 
 /** Loads a pattern from `length` bytes of JSON in memory (AHAP, or .haptic: see above);
