@@ -142,7 +142,10 @@ final class OutputState {
             (highPasses + k).initialize(to: chain.highPass)
             (hapticLimiters + k).initialize(to: chain.limiter)
         }
-        audioLimiter = Self.chain(for: profile, sampleRate: sampleRate, lookahead: lookahead, channels: 2).limiter
+        // The audio buses get the limiter only; the chain's high-pass is freed at once.
+        let audioChain = Self.chain(for: profile, sampleRate: sampleRate, lookahead: lookahead, channels: 2)
+        audioChain.highPass.deallocate()
+        audioLimiter = audioChain.limiter
         _ = outputKernelsWarmedUp
     }
 
