@@ -97,7 +97,7 @@ let package = Package(
 
         // MARK: tests
         // Shared by the test targets: the public corpus locator (../shared/corpus) and small helpers.
-        .target(name: "HapticTestSupport", path: "Tests/Support"),
+        .target(name: "HapticTestSupport", dependencies: ["HapticPattern"], path: "Tests/Support"),
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticDSP", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
