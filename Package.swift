@@ -140,6 +140,13 @@ let package = Package(
             dependencies: ["HapticALSA", "HapticALSATesting"],
             path: "bench/reconnect-bench"
         ),
+        // Issue 25: the limiter's sub-band energy and DC on dense overlapping patterns (the
+        // patterns: HapticTestSupport's DensePattern, shared with the tests).
+        .executableTarget(
+            name: "limiter-bench",
+            dependencies: ["HapticRender", "HapticPattern", "HapticTestSupport"],
+            path: "bench/limiter-bench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
