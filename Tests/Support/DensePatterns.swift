@@ -42,10 +42,14 @@ public enum DensePattern: String, CaseIterable, Sendable, CustomStringConvertibl
     public static let seconds = 20.0
 
     /// The pattern for `seed` (the same seed gives the same pattern), about `length` seconds
-    /// long (at least 6) with the same number of events whatever the length.
-    public func pattern(seed: UInt64, length: Double = DensePattern.seconds) -> AHAPPattern {
+    /// long (at least 6) with the same number of events whatever the length, times `density`
+    /// (in (0, 1]: the debug-build tests render a fraction of the events, still many times the
+    /// ceiling; the bench all of them).
+    public func pattern(seed: UInt64, length: Double = DensePattern.seconds, density: Double = 1) -> AHAPPattern {
         var g = SeededRandom(seed: seed &* 0x9E37_79B9 &+ UInt64(DensePattern.allCases.firstIndex(of: self)!))
         let length = max(6, length)
+        let density = density > 0 && density < 1 ? density : 1
+        func count(_ n: Int) -> Int { max(1, Int((Double(n) * density).rounded())) }
         func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &g) }
         func continuous(sharpness: ClosedRange<Double>, durations: ClosedRange<Double>, at start: Double? = nil) -> PatternElement {
             let duration = uniform(durations)
@@ -69,26 +73,26 @@ public enum DensePattern: String, CaseIterable, Sendable, CustomStringConvertibl
         }
         switch self {
         case .continuous:
-            return AHAPPattern(elements: (0..<1_000).map { _ in continuous(sharpness: 0...1, durations: 0.5...4) })
+            return AHAPPattern(elements: (0..<count(1_000)).map { _ in continuous(sharpness: 0...1, durations: 0.5...4) })
         case .stacked:
-            return AHAPPattern(elements: (0..<1_000).map { _ in
+            return AHAPPattern(elements: (0..<count(1_000)).map { _ in
                 .event(.continuous(at: uniform(0...0.5), duration: length - 0.5, intensity: 1, sharpness: uniform(0...1)))
             })
         case .transients:
-            return AHAPPattern(elements: (0..<4_000).map { _ in transient() })
+            return AHAPPattern(elements: (0..<count(4_000)).map { _ in transient() })
         case .mixed:
-            let events = (0..<400).map { _ in continuous(sharpness: 0...1, durations: 0.2...3) } + (0..<2_500).map { _ in transient() }
+            let events = (0..<count(400)).map { _ in continuous(sharpness: 0...1, durations: 0.2...3) } + (0..<count(2_500)).map { _ in transient() }
             return AHAPPattern(elements: events + [
                 curve(.hapticIntensityControl, 0.4...1, points: 16), curve(.hapticSharpnessControl, -0.3...0.3, points: 12),
             ])
         case .low:
-            return AHAPPattern(elements: (0..<1_000).map { _ in
+            return AHAPPattern(elements: (0..<count(1_000)).map { _ in
                 .event(.continuous(at: uniform(0...0.5), duration: length - 0.5, intensity: uniform(0.3...1), sharpness: uniform(0...0.2)))
             })
         case .glides:
             // Curves are pattern-wide: the whole sum glides while its events overlap. Each
             // curve is short, so several follow one another.
-            var elements = (0..<1_000).map { _ in continuous(sharpness: 0...1, durations: 1...6) }
+            var elements = (0..<count(1_000)).map { _ in continuous(sharpness: 0...1, durations: 1...6) }
             var t = 0.0
             while t < length {
                 let points = (0..<5).map { ParameterCurve.ControlPoint(Double($0) * 0.5, uniform(-0.5...0.5)) }
@@ -97,10 +101,11 @@ public enum DensePattern: String, CaseIterable, Sendable, CustomStringConvertibl
             }
             return AHAPPattern(elements: elements)
         case .swells:
-            // Ten swells of 100 events each, evenly spread, overlapping the next.
+            // Ten swells of a tenth of the events each, evenly spread, overlapping the next.
             let spacing = (length - 2) / 9
-            return AHAPPattern(elements: (0..<1_000).map { i in
-                let center = Double(i / 100) * spacing + 0.5
+            let events = count(1_000), perSwell = max(1, events / 10)
+            return AHAPPattern(elements: (0..<events).map { i in
+                let center = Double(min(9, i / perSwell)) * spacing + 0.5
                 return continuous(sharpness: 0...1, durations: 0.5...2.5, at: max(0, center + uniform(-0.4...0.4)))
             })
         }
