@@ -1,17 +1,22 @@
 # The two commands of the README:
-#   make demo   installs what is missing, builds, renders Haptics/heartbeat.ahap (and plays it when a device is there)
+#   make demo   installs what is missing, builds, renders and plots Haptics/heartbeat.ahap (and plays it when a device is there)
 #   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
 #               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
-# Fuzzing (libFuzzer, AHAP reader and profile decoder): `make fuzz` (FUZZ_SECONDS per target,
-# default 60; `make test` runs a 30 s round); see scripts/fuzz.sh.
+# Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
+# default 60; `make test` runs a 15 s round per target); see scripts/fuzz.sh.
+# The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR);
+# `make install PREFIX=...` installs the header, the libraries (with the Swift runtime they
+# need), the pkg-config files and the CLI (README "C library").
 
 SWIFT ?= swift
 OUT ?= out
 
 FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
+LIBDIR ?= .build/lib
 
-.PHONY: demo test deps build bench fuzz clean
+.PHONY: demo test deps build bench fuzz lib install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +28,8 @@ demo: deps
 	$(SWIFT) build -c release --product hapticsynth
 	@mkdir -p $(OUT)
 	.build/release/hapticsynth render Haptics/heartbeat.ahap -o $(OUT)/heartbeat.wav
+	.build/release/hapticsynth plot Haptics/heartbeat.ahap -o $(OUT)/heartbeat.png
+	@echo "drew the pattern and its drive on bass-shaker to $(OUT)/heartbeat.png"
 	@# ALSA's `null` PCM opens anywhere and discards what it is given: it is no device to play to.
 	@dev=$$(.build/release/hapticsynth devices --usable 2>/dev/null | grep -vx null | head -n1); \
 	if [ -n "$$dev" ]; then \
@@ -31,7 +38,7 @@ demo: deps
 	else \
 		echo "not playing live: no ALSA playback device can be opened here (ALSA's null PCM, which discards everything, does not count). What ALSA lists, and why each fails:"; \
 		.build/release/hapticsynth devices 2>&1 | sed 's/^/  /'; \
-		echo "rendered to $(OUT)/heartbeat.wav only"; \
+		echo "rendered to $(OUT)/heartbeat.wav and drew $(OUT)/heartbeat.png; nothing played"; \
 	fi
 
 test:
@@ -42,6 +49,15 @@ fuzz: deps
 
 bench: deps
 	SWIFT=$(SWIFT) bench/run.sh
+
+lib: deps
+	$(SWIFT) build -c release --target HapticSynthC
+	scripts/link-library.sh "$$($(SWIFT) build -c release --show-bin-path)" $(LIBDIR)
+
+install: deps
+	$(SWIFT) build -c release --product hapticsynth
+	$(SWIFT) build -c release --target HapticSynthC
+	scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)" "$(PREFIX)"
 
 clean:
 	rm -rf .build $(OUT)

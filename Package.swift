@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HapticRender", targets: ["HapticRender"]),
         .library(name: "HapticEngine", targets: ["HapticEngine"]),
         .library(name: "HapticKit", targets: ["HapticKit"]),
+        .library(name: "HapticAnalysis", targets: ["HapticAnalysis"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,6 +30,9 @@ let package = Package(
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
         .target(name: "CALSASupport", dependencies: ["CALSA"], linkerSettings: [.linkedLibrary("asound")]),
+        // Channel maps (issue 22): a sound server's sink map, through libpulse loaded with dlopen at
+        // run time (no build or link dependency; without libpulse the answer is "cannot say").
+        .target(name: "CSoundServer", linkerSettings: [.linkedLibrary("dl")]),
 
         // MARK: pure core
         .target(name: "HapticPattern", swiftSettings: strict),
@@ -36,6 +40,10 @@ let package = Package(
         // (`@inlinable package`, so `@_noLocks` callers in HapticRender see their bodies).
         .target(name: "HapticDSP", swiftSettings: strict),
         .target(name: "HapticRender", dependencies: ["HapticPattern", "HapticDSP"], swiftSettings: strict),
+
+        // MARK: sound analysis (issue 20): sound samples in, a pattern model out. Pure (no
+        // Foundation, no I/O), beside the renderer; its streaming form runs on a render thread.
+        .target(name: "HapticAnalysis", dependencies: ["HapticPattern", "HapticDSP"], swiftSettings: strict),
 
         // MARK: edges and engine
         .target(
@@ -50,14 +58,17 @@ let package = Package(
         ),
         .target(
             name: "HapticALSA",
-            dependencies: ["CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log"),
+                "CSoundServer",  // issue 22: the sink behind a sound server's ALSA plugin
+            ],
             swiftSettings: strict
         ),
         .target(
             name: "HapticKit",
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
-                "HapticEngineTesting",  // the offline rhythm render's manual drive and recording device
+                "HapticAnalysis",  // sound → haptics (`convert`)
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -74,15 +85,36 @@ let package = Package(
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticKit", "HapticOSC",
+                "HapticKit", "HapticOSC", "HapticPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
 
-        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks; of the
-        // production targets only HapticKit depends on HapticEngineTesting, for its offline render)
+        // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
+        // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)
+        // The hand-written public header (include/hapticsynth.h, the whole C API) and what is plain
+        // C behind it: version, status names, the clock, this thread's last error. The committed
+        // list of exported symbols (the ABI; the link's version script is made from it) sits beside it.
+        .target(name: "CHapticSynth", exclude: ["hapticsynth.symbols"]),
+        // The hs_ functions (`@c` exports) over HapticKit: opaque handles, int statuses, no Swift
+        // type across the boundary.
+        .target(
+            name: "HapticSynthC",
+            dependencies: ["CHapticSynth", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // MARK: plotting (issue 24): pictures of patterns, renders, sounds and rhythm timing through
+        // cairo (LGPL-2.1/MPL-1.1, linked dynamically); at the edge, used by the CLI's `plot`.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .target(name: "HapticPlot", dependencies: ["CCairo", "HapticRender", "HapticPattern"], swiftSettings: strict),
+        .testTarget(name: "HapticPlotTests", dependencies: ["HapticPlot", "CCairo", "HapticRender", "HapticTestSupport"]),
+        .executableTarget(name: "plot-bench", dependencies: ["HapticPlot", "HapticRender", "HapticPattern"], path: "bench/plot-bench"),
+
+        // MARK: test harnesses, as NIOEmbedded is to NIO (used by tests and benchmarks only; offline
+        // renders use the engine's own pull drive)
         // The virtual device, the manual clock and drive, a recording device, recording alignment.
         .target(name: "HapticEngineTesting", dependencies: ["HapticEngine"], swiftSettings: strict),
         // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
@@ -105,7 +137,10 @@ let package = Package(
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
+        .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
+        // The C library through its header, in process and as built, installed and linked by C and Python programs.
+        .testTarget(name: "HapticSynthCTests", dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngineTesting", "HapticALSATesting", "CAllocationCounter", "HapticTestSupport"]),
 
         // MARK: benchmarks (release builds; see bench/README.md)
         .executableTarget(
@@ -130,10 +165,22 @@ let package = Package(
             dependencies: ["HapticOSC", "HapticKit", "HapticEngine", "HapticRender", "HapticPattern", "JACKRigSupport"],
             path: "bench/osc-bench"
         ),
+        // Latency through the C library next to the Swift API (JACK rig).
+        .executableTarget(
+            name: "c-latency-bench",
+            dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngine", "JACKRigSupport"],
+            path: "bench/c-latency-bench"
+        ),
         .executableTarget(
             name: "rhythm-bench",
             dependencies: ["HapticKit", "HapticEngine", "HapticALSA", "HapticEngineTesting", "HapticALSATesting"],
             path: "bench/rhythm-bench"
+        ),
+        // Sound → haptics (issue 20): quality against tool- and designer-made clips, speed, memory.
+        .executableTarget(
+            name: "convert-bench",
+            dependencies: ["HapticKit", "HapticAnalysis"],
+            path: "bench/convert-bench"
         ),
         .executableTarget(
             name: "reconnect-bench",

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs what hapticsynth needs on Debian/Ubuntu, only when missing.
-#   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, liblo + its tools, pkg-config) + test rig
+#   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, liblo + its tools, cairo, pkg-config) + test rig
 #                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox)
 #   scripts/install-deps.sh --jack    also jackd2 + libjack-jackd2-dev (latency benchmarks)
+#   scripts/install-deps.sh --load    also stress-ng (the suite under load: HAPTICSYNTH_TEST_LOAD, scripts/loaded-test.sh)
+# Licences (NOTICE has the full list): what hapticsynth links is LGPL-2.1-or-later, linked dynamically
+# (libasound2, libsndfile1, libsoxr0, liblo7), and cairo (libcairo2, for `plot`) is LGPL-2.1 or MPL-1.1
+# (its choice), linked dynamically too; pkg-config is build-time only; the rest are used by the
+# tests as separate programs, never linked into the library or CLI: pulseaudio, pulseaudio-utils and
+# libasound2-plugins (LGPL-2.1+), sox (GPL-2+), liblo-tools (LGPL/GPL), jackd2 (GPL-2+; libjack LGPL-2.1+,
+# linked only by the test recorder); stress-ng (GPL-2+, test load only).
 # Idempotent and quiet; when everything is present it only asks dpkg (well under a second).
 set -euo pipefail
 
-pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
+pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools libcairo2-dev pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
 for arg in "$@"; do
     case "$arg" in
     --jack) pkgs+=(jackd2 libjack-jackd2-dev) ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --jack)" >&2; exit 2 ;;
+    --load) pkgs+=(stress-ng) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --jack, --load)" >&2; exit 2 ;;
     esac
 done
 

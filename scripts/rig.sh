@@ -27,12 +27,29 @@
 #   HAPTICSYNTH_RIG_RATE     48000
 # The *_OUT PCMs are plug -> pulse (any format/rate converts); *_IN record the sink's monitor.
 #
+# Sinks built the way real systems build them (issue 22): the names, channel maps and
+# descriptions PulseAudio gives a PC's built-in card in each of its profiles, and a DualSense's
+# 4-channel USB device (PulseAudio and PipeWire present it as "Analog Surround 4.0": FL FR RL RR).
+# Through ALSA's pulse plugin a stream's channel map is fixed by its channel count (3 channels are
+# FL FR AUX0); the server keeps a channel only where the sink has one of that name. Each has an
+# _OUT (plug -> pulse) and an _IN PCM, and its sink name in _SINK_:
+#   HAPTICSYNTH_RIG_OUT_STEREO   analog-stereo            FL FR
+#   HAPTICSYNTH_RIG_OUT_21       analog-surround-21       FL FR LFE
+#   HAPTICSYNTH_RIG_OUT_51       analog-surround-51       FL FR RL RR FC LFE
+#   HAPTICSYNTH_RIG_OUT_71       analog-surround-71       FL FR RL RR FC LFE SL SR
+#   HAPTICSYNTH_RIG_OUT_40       analog-surround-40       FL FR RL RR
+#   HAPTICSYNTH_RIG_OUT_DUALSENSE  usb-Sony_Interactive_Entertainment_Wireless_Controller-00.analog-surround-40
+#   HAPTICSYNTH_RIG_DEFAULT      a pulse PCM naming no sink (like a desktop's `default`): the
+#                                server's default sink, which tests may switch with pactl
+#                                (HAPTICSYNTH_RIG_SERVER is the server address for pactl -s)
+#
 # Channel maps: PulseAudio matches channels by position name, and ALSA's pulse plugin names
-# 1 channel MONO, 2 FL FR, 3 FL FR AUX0, 4 FL FR RL RR. Each sink uses exactly that map for
-# its channel count and remixing is off, so a stream with the sink's channel count (and a
-# monitor capture with it) is copied bit for bit. A stream with another count is matched by
-# name: channels the sink lacks are dropped silently (e.g. 3 channels on the 4-channel sink
-# lose AUX0); the server never refuses a channel count. hs_stereo_only is a device that does.
+# 1 channel MONO, 2 FL FR, 3 FL FR AUX0, 4 FL FR RL RR, 6 FL FR RL RR FC LFE, 8 + SL SR. A
+# stream whose map equals the sink's (and a monitor capture with it) is copied bit for bit.
+# Otherwise channels are matched by name, and the server remixes as a stock PulseAudio does
+# (daemon.conf defaults: remixing on, LFE neither produced nor consumed): a channel the sink
+# lacks is dropped (AUX, LFE) or mixed into the speakers (left/right/centre ones), and rows are
+# normalised; the server never refuses a channel count. hs_stereo_only is a device that does.
 set -euo pipefail
 
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
@@ -53,6 +70,12 @@ start_server() {
     echo "$pid" >"$w/server.pid"
     for _ in $(seq 500); do
         if pactl -s "unix:$w/native" info >/dev/null 2>&1; then
+            # The server's main thread moves the clients' audio to the sinks; at its normal
+            # priority a loaded machine starves it for tens of ms (even seconds), the sink
+            # underruns in silence (the ALSA pulse plugin reports no xrun) and recordings get
+            # gaps the engine never made. The rig is a measuring instrument: its main thread runs
+            # at SCHED_RR 4, below the sinks' own threads (RR 5, as PulseAudio sets them).
+            chrt -r -p 4 "$pid" >/dev/null 2>&1 || log "could not raise pulseaudio's priority (chrt)"
             log "pulseaudio pid=$pid ready in $((($(date +%s%N) - t0) / 1000000)) ms"
             return 0
         fi
@@ -119,6 +142,9 @@ esac
 "$(dirname "$SELF")/install-deps.sh"
 
 W=$(mktemp -d /tmp/hapticsynth-rig.XXXXXX)
+# Sink names as PulseAudio makes them for a PC's built-in card and for a DualSense on USB.
+CARD=alsa_output.pci-0000_00_1f.3
+DUALSENSE=alsa_output.usb-Sony_Interactive_Entertainment_Wireless_Controller-00.analog-surround-40
 mkdir -p "$W/home/.config/pulse" "$W/run"
 chmod 700 "$W/run"
 
@@ -128,16 +154,23 @@ load-module module-null-sink norewinds=1 sink_name=hs_sink format=s16le rate=$RA
 load-module module-null-sink norewinds=1 sink_name=hs_sink_b format=s16le rate=$RATE channels=2 channel_map=front-left,front-right
 load-module module-null-sink norewinds=1 sink_name=hs_sink_mono format=s16le rate=$RATE channels=1 channel_map=mono
 load-module module-null-sink norewinds=1 sink_name=hs_sink_4ch format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right
+load-module module-null-sink norewinds=1 sink_name=$CARD.analog-stereo format=s16le rate=$RATE channels=2 channel_map=front-left,front-right sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Stereo"
+load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-21 format=s16le rate=$RATE channels=3 channel_map=front-left,front-right,lfe sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 2.1"
+load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-51 format=s16le rate=$RATE channels=6 channel_map=front-left,front-right,rear-left,rear-right,front-center,lfe sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 5.1"
+load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-71 format=s16le rate=$RATE channels=8 channel_map=front-left,front-right,rear-left,rear-right,front-center,lfe,side-left,side-right sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 7.1"
+load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-40 format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 4.0"
+load-module module-null-sink norewinds=1 sink_name=$DUALSENSE format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right sink_properties=device.description="DualSense\\ Wireless\\ Controller\\ Analog\\ Surround\\ 4.0"
 set-default-sink hs_sink
 set-default-source hs_sink.monitor
 EOF
+# Remixing as PulseAudio ships it (enable-remixing yes, remixing-use-all-sink-channels yes,
+# remixing-produce-lfe no, remixing-consume-lfe no): what a real desktop does with a stream
+# whose channels the sink does not have.
 cat >"$W/home/.config/pulse/daemon.conf" <<EOF
 default-sample-format = s16le
 default-sample-rate = $RATE
 alternate-sample-rate = $RATE
 avoid-resampling = yes
-enable-remixing = no
-enable-lfe-remixing = no
 exit-idle-time = -1
 flat-volumes = no
 EOF
@@ -168,6 +201,19 @@ pcm.hs_stereo_only {
 }
 pcm.hs_bad_sink { type pulse server "unix:$W/native" device "no_such_sink" }
 EOF
+# Issue 22's sinks: an _out and an _in PCM each, as plug -> pulse; and a `default`-like PCM.
+for pair in stereo:$CARD.analog-stereo 21:$CARD.analog-surround-21 51:$CARD.analog-surround-51 \
+    71:$CARD.analog-surround-71 40:$CARD.analog-surround-40 dualsense:$DUALSENSE; do
+    short=${pair%%:*} sink=${pair#*:}
+    cat >>"$W/asound.conf" <<EOF
+pcm.hs_out_$short { type plug slave.pcm { type pulse server "unix:$W/native" device "$sink" }
+                   hint { show on description "rig sink $sink" } }
+pcm.hs_in_$short  { type plug slave.pcm { type pulse server "unix:$W/native" device "$sink.monitor" } }
+EOF
+done
+cat >>"$W/asound.conf" <<EOF
+pcm.hs_default { type pulse server "unix:$W/native" hint { show on description "rig: the server's default sink" } }
+EOF
 
 # Inside another rig (scripts/jack-rig.sh), keep its PCM names and add ours.
 export ALSA_CONFIG_PATH=${ALSA_CONFIG_PATH:-/usr/share/alsa/alsa.conf}:$W/asound.conf
@@ -178,6 +224,14 @@ export HAPTICSYNTH_RIG_OUT_MONO=hs_out_mono HAPTICSYNTH_RIG_IN_MONO=hs_in_mono
 export HAPTICSYNTH_RIG_OUT_4CH=hs_out_4ch HAPTICSYNTH_RIG_IN_4CH=hs_in_4ch
 export HAPTICSYNTH_RIG_RAW_OUT=hs_raw_out HAPTICSYNTH_RIG_RAW_IN=hs_raw_in
 export HAPTICSYNTH_RIG_BAD_SINK=hs_bad_sink HAPTICSYNTH_RIG_STEREO_ONLY=hs_stereo_only
+for short in stereo 21 51 71 40 dualsense; do
+    upper=$(echo "$short" | tr a-z A-Z)
+    export "HAPTICSYNTH_RIG_OUT_$upper=hs_out_$short" "HAPTICSYNTH_RIG_IN_$upper=hs_in_$short"
+done
+export HAPTICSYNTH_RIG_SINK_STEREO=$CARD.analog-stereo HAPTICSYNTH_RIG_SINK_21=$CARD.analog-surround-21
+export HAPTICSYNTH_RIG_SINK_51=$CARD.analog-surround-51 HAPTICSYNTH_RIG_SINK_71=$CARD.analog-surround-71
+export HAPTICSYNTH_RIG_SINK_40=$CARD.analog-surround-40 HAPTICSYNTH_RIG_SINK_DUALSENSE=$DUALSENSE
+export HAPTICSYNTH_RIG_DEFAULT=hs_default HAPTICSYNTH_RIG_SERVER=unix:$W/native
 
 cleanup() {
     stop_server "$W" TERM || true

@@ -1,5 +1,6 @@
 import CALSA
 import CALSASupport
+import HapticEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -19,6 +20,9 @@ public struct ALSAPCMInfo: Sendable, Equatable {
     public var rates: ClosedRange<Int>?
     /// Why probing failed (ALSA's message), when it did.
     public var probeError: String?
+    /// The channel maps it can take and where its channels go (a sound server's sink), when
+    /// probing could ask (`ALSAOutputDevice.describeChannels`).
+    public var channelMaps: DeviceChannels? = nil
 }
 
 /// A sound card.
@@ -66,6 +70,9 @@ public enum ALSADevices {
             case .success(let ranges):
                 result[i].channels = ranges.channels
                 result[i].rates = ranges.rates
+                if stream == SND_PCM_STREAM_PLAYBACK {
+                    result[i].channelMaps = ALSAOutputDevice(name: result[i].name).describeChannels()
+                }
             case .failure(let error):
                 result[i].probeError = error.message
             }
@@ -108,6 +115,7 @@ public enum ALSADevices {
         case .success(let ranges):
             info.channels = ranges.channels
             info.rates = ranges.rates
+            if !capture { info.channelMaps = ALSAOutputDevice(name: name).describeChannels() }
         case .failure(let error):
             info.probeError = error.message
         }

@@ -1,6 +1,7 @@
 import CALSA
 import CALSASupport
 import HapticEngine
+import HapticRender
 
 #if canImport(Glibc)
     import Glibc
@@ -58,6 +59,10 @@ public final class ALSAOutputDevice: OutputDevice {
     private var conversionFrames = 0
     private var channels = 0
     private var consecutiveXruns = 0
+    /// Where the PCM leads in ALSA's configuration (looked up once).
+    private lazy var route: ALSAPCMRoute? = ALSAPCMRoute.of(name)
+    /// The open stream's channel map (see `channelMap`).
+    private var openedMap: [ChannelPosition]?
 
     public init(name: String, options: Options = Options()) {
         self.name = name
@@ -98,6 +103,16 @@ public final class ALSAOutputDevice: OutputDevice {
         status = statusPointer
         sampleFormat = negotiated.sampleFormat
         channels = negotiated.format.channels
+        if let wanted = requested.channelMap, wanted.count == channels, route?.kind != .pulse {
+            // After hw_params (the PCM is prepared): hw refuses it in any other state. A device
+            // that cannot set it keeps its own map, which is what is read back below.
+            ALSAChannelMapCalls.set(handle, wanted)
+        }
+        openedMap = ALSAChannelMapCalls.current(handle)
+        if openedMap == nil, route?.kind == .pulse {
+            // The pulse plugin cannot say, but its map is fixed by the channel count.
+            openedMap = ChannelPosition.soundServerMap(channels: channels)
+        }
         if sampleFormat != .float32 {
             conversionFrames = max(negotiated.format.periodFrames, 256)
             conversion = UnsafeMutableRawPointer.allocate(
@@ -325,5 +340,44 @@ public final class ALSAOutputDevice: OutputDevice {
         conversion = nil
         conversionFrames = 0
         grantedFormat = nil
+        openedMap = nil
+    }
+
+    /// The open stream's channel map: what the PCM says (`snd_pcm_get_chmap`), or through the
+    /// `pulse` plugin (which cannot say) the map it gives every stream of that width. Through
+    /// `plug` this is the slave's map, which may be narrower or wider than the stream when plug
+    /// converts the channel count (the engine then treats it as unknown).
+    public var channelMap: [ChannelPosition]? { openedMap }
+
+    /// The PCM's channel maps (`snd_pcm_query_chmaps`, on a short non-blocking open), its card,
+    /// and through a sound server's plugin the sink behind it with the sink's map (asked of the
+    /// server, at most 1 s). nil when the PCM cannot be opened.
+    public func describeChannels() -> DeviceChannels? {
+        ALSAErrorCapture.install()
+        if let route, route.kind == .pulse {
+            // The pulse plugin offers nothing; its maps by channel count are these.
+            let offers = (1...8).map { ChannelMapOffer(.fixed, ChannelPosition.soundServerMap(channels: $0)) }
+            let sink = route.serverSink()
+            return DeviceChannels(offers: offers, server: sink, deviceDescription: sink?.description)
+        }
+        var handle: OpaquePointer?
+        hs_alsa_clear_error()
+        let wasOpen = pcm
+        let probe: OpaquePointer
+        if let wasOpen {
+            probe = wasOpen
+        } else {
+            guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) >= 0, let handle else {
+                hs_alsa_clear_error()
+                return nil
+            }
+            probe = handle
+        }
+        defer { if wasOpen == nil { snd_pcm_close(probe) } }
+        let offers = ALSAChannelMapCalls.query(probe)
+        let card = ALSACardIdentity.of(probe)
+        let sink = route.flatMap { $0.kind == .pipewire ? $0.serverSink() : nil }
+        return DeviceChannels(
+            offers: offers, server: sink, deviceDescription: sink?.description ?? card?.name, usbID: card?.usbID)
     }
 }

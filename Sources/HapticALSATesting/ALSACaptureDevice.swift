@@ -55,6 +55,8 @@ public final class ALSACaptureDevice: @unchecked Sendable {
     public let requested: DeviceFormat
     public let sampleFormat: ALSASampleFormat
     public let capacityFrames: Int
+    /// SCHED_FIFO priority of the recording thread, when the process may (nil: normal scheduling).
+    public let realtimePriority: Int32?
     /// The format granted at `start()`.
     public private(set) var grantedFormat: DeviceFormat?
 
@@ -63,7 +65,8 @@ public final class ALSACaptureDevice: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let capturedFrames = Atomic<Int>(0)
     private let reading = Atomic<Bool>(false)
-    private var buffer: UnsafeMutableRawPointer
+    /// The recording (frames below `framesRecorded` are complete and no longer written).
+    let buffer: UnsafeMutableRawPointer
     private var stamps: UnsafeMutablePointer<CaptureStamp>
     private let stampCapacity: Int
     private var stampCount = 0
@@ -74,10 +77,14 @@ public final class ALSACaptureDevice: @unchecked Sendable {
     /// - Parameters:
     ///   - sampleFormat: `.s16` (exact comparisons with a 16-bit sink) or `.float32`.
     ///   - seconds: capacity of the recording.
+    ///   - realtimePriority: the recording thread's SCHED_FIFO priority when permitted (default 60,
+    ///     below the engine's render thread): on a loaded machine a starved reader overruns and
+    ///     stamps its reads late, and the recording would measure the machine, not the output.
     public init(
         name: String, channels: Int, sampleRate: Int = 48000, periodFrames: Int = 256, bufferFrames: Int = 4096,
-        sampleFormat: ALSASampleFormat = .s16, seconds: Double
+        sampleFormat: ALSASampleFormat = .s16, seconds: Double, realtimePriority: Int32? = 60
     ) {
+        self.realtimePriority = realtimePriority
         precondition(sampleFormat != .s32, "record S16 or float")
         self.name = name
         self.requested = DeviceFormat(
@@ -105,7 +112,10 @@ public final class ALSACaptureDevice: @unchecked Sendable {
         var handle: OpaquePointer?
         ALSAErrorCapture.install()
         hs_alsa_clear_error()
-        let err = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        // The plugin's own I/O thread (PulseAudio's mainloop) inherits the recording thread's priority.
+        let err = HapticEngine.withInheritedRealtimeScheduling(priority: realtimePriority) {
+            snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        }
         guard err >= 0, let handle else { throw openError(name, "snd_pcm_open (capture)", err) }
         do {
             let negotiated = try configurePCM(
@@ -150,6 +160,10 @@ public final class ALSACaptureDevice: @unchecked Sendable {
         defer {
             snd_pcm_status_free(status.pointee)
             status.deallocate()
+        }
+        if let realtimePriority {
+            var parameters = sched_param(sched_priority: realtimePriority)
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)  // best effort
         }
         var position = 0
         let waitMs = Int32(max(50, 4 * format.bufferFrames * 1000 / format.sampleRate))

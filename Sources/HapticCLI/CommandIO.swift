@@ -12,15 +12,12 @@ public protocol CommandOutput {
     mutating func printError(_ line: String)
 }
 
-/// The terminal: stdout and stderr, written line by line.
+/// The terminal: stdout and stderr, written line by line through ``StandardStreamWriter``
+/// (a failed write never traps: see there).
 public struct StandardStreams: CommandOutput {
     public init() {}
-    public mutating func print(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-    public mutating func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
+    public mutating func print(_ line: String) { StandardStreamWriter.output(line + "\n") }
+    public mutating func printError(_ line: String) { StandardStreamWriter.error(line + "\n") }
 }
 
 /// Output kept in memory (for tests and for callers that want the text).

@@ -1,6 +1,7 @@
 // The root command. Verbs are listed in Subcommands.swift (one place), each in its own file.
 
 import ArgumentParser
+import HapticKit
 
 /// The tool's version, printed by `hapticsynth --version`.
 public let hapticsynthVersion = "0.1.0"
@@ -33,6 +34,9 @@ public struct Hapticsynth: AsyncParsableCommand {
     /// (nil: the process's) and runs the chosen verb, async or not, exiting on error.
     /// Not `main()`: from top-level code the compiler picks ArgumentParser's synchronous
     /// `ParsableCommand.main()`, which refuses async root commands.
+    /// A failed write to standard output ends the tool with one line and a non-zero status
+    /// (the verb's own when it failed too), never a trap (see StandardStreamWriter; main.swift
+    /// calls its `prepareStandardDescriptors()` first).
     public static func main(arguments: [String]?) async {
         do {
             var command = try parseAsRoot(arguments)
@@ -42,7 +46,21 @@ public struct Hapticsynth: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // A bad option or argument: one line naming it (ArgumentParser adds a usage block).
+            if exitCode(for: error) == .validationFailure {
+                StandardStreamWriter.error("hapticsynth: \(printable(message(for: error))) (see --help)\n")
+                exit(withError: ExitCode.validationFailure)
+            }
+            if let failure = StandardStreamWriter.writeFailure {
+                StandardStreamWriter.error(failure + "\n")
+                let status = (error as? ExitCode)?.rawValue ?? 1
+                exit(withError: ExitCode(status == 0 ? 1 : status))
+            }
             exit(withError: error)
+        }
+        if let failure = StandardStreamWriter.writeFailure {
+            StandardStreamWriter.error(failure + "\n")
+            exit(withError: ExitCode(1))
         }
     }
 }

@@ -5,7 +5,7 @@ import HapticKit
 /// `hapticsynth info FILE [--json] [--audio-root DIR]...`
 public struct Info: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
-        abstract: "Summarise an AHAP file.",
+        abstract: "Summarise an AHAP or .haptic file.",
         discussion: """
             Shows the pattern's duration, event counts by type, the ranges of parameter \
             values it uses, its parameter curves, the audio files it references (and whether \
@@ -24,7 +24,7 @@ public struct Info: HapticsynthVerb {
             """
     )
 
-    @Argument(help: ArgumentHelp("The AHAP file.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The AHAP or .haptic file.", valueName: "file"))
     public var file: String
 
     @Option(name: .customLong("audio-root"), help: ArgumentHelp("Another folder to look for referenced audio files in.", valueName: "dir"))
@@ -63,6 +63,8 @@ public struct Info: HapticsynthVerb {
             var kind: String
         }
         var file: String
+        /// `ahap`, or `haptic` for a Meta/Lofelt `.haptic` clip (summarised as the AHAP it converts to).
+        var format: String
         var bytes: Int
         var version: Double?
         var duration: Double
@@ -117,7 +119,7 @@ public struct Info: HapticsynthVerb {
             return 1
         }
         let report = Report(
-            file: file, bytes: loaded.byteCount, version: pattern.version, duration: summary.duration,
+            file: file, format: loaded.clip == nil ? "ahap" : "haptic", bytes: loaded.byteCount, version: pattern.version, duration: summary.duration,
             events: Dictionary(uniqueKeysWithValues: summary.eventCounts.map { ($0.key.rawValue, $0.value) }),
             parameters: summary.parameterCount, curveElements: summary.curveCount,
             eventParameterRanges: EventParameterID.allCases.compactMap { id in
@@ -140,8 +142,13 @@ public struct Info: HapticsynthVerb {
             output.print(jsonText(report))
             return 0
         }
-        output.print("file: \(file) (\(report.bytes) bytes)")
-        output.print("version: \(pattern.version.map { $0.description } ?? "none")")
+        output.print("file: \(printable(file)) (\(report.bytes) bytes)")
+        if let clip = loaded.clip {
+            let v = clip.version
+            output.print("format: .haptic \(v.major).\(v.minor).\(v.patch) (Meta/Lofelt), \(clip.amplitude.count) amplitude and \(clip.frequency.count) frequency breakpoints, \(clip.amplitude.filter { $0.emphasis != nil }.count) emphasis; summarised as the AHAP pattern it converts to")
+        } else {
+            output.print("version: \(pattern.version.map { $0.description } ?? "none")")
+        }
         output.print("duration: \(seconds(summary.duration))")
         let counts = EventType.allCases.compactMap { type in
             summary.eventCounts[type].flatMap { $0 > 0 ? "\(type.rawValue) \($0)" : nil }
@@ -165,7 +172,7 @@ public struct Info: HapticsynthVerb {
         if !report.audioFiles.isEmpty {
             output.print("audio files:")
             for audio in report.audioFiles {
-                output.print("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING"))
+                output.print(printable("  \(audio.path): " + (audio.resolved.map { "found (\($0))" } ?? "MISSING")))
             }
         }
         output.print("warnings: \(report.warnings.count)")

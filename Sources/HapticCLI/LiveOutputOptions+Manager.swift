@@ -7,13 +7,16 @@ extension LiveOutputOptions {
     /// A HapticManager configuration for these options (the verbs that play cues: `rhythm`,
     /// `serve`): both engines take the period and the buffer; the engines' notes show only
     /// with --verbose, the manager's from `managerLogLevel` up (--verbose: from info).
+    /// `layout` nil: the manager chooses it from the device; the verb prints where the haptic
+    /// went itself (`reportChannels`), so the manager does not log it.
     func managerConfiguration(
         haptics: String, assets: String, output: HapticManager.Output, audioOutput: HapticManager.Output?,
-        profile: String, managerLogLevel: LogLevel
+        layout: ChannelLayout? = nil, profile: String, managerLogLevel: LogLevel
     ) -> HapticManager.Configuration {
         var config = HapticManager.Configuration(
-            hapticsFolder: haptics, assetsFolder: assets, output: output,
+            hapticsFolder: haptics, assetsFolder: assets, output: output, layout: layout,
             profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, audioOutput: audioOutput)
+        config.logsChannelRouting = false
         config.lockMemory = true  // a live verb owns its process; see LiveOutputOptions.memoryNote
         config.setLogLevels(manager: verbose ? .info : managerLogLevel, engines: verbose ? .info : .error)
         config.setPeriod(frames: period, bufferPeriods: bufferPeriods)

@@ -1,5 +1,8 @@
 // Reading a pattern file from disk: the one place that turns "missing", "a directory",
-// "unreadable" and "not a valid AHAP file" into one clear line naming the file.
+// "unreadable" and "not a valid AHAP file" into one clear line naming the file. It reads AHAP
+// and `.haptic` (Meta/Lofelt v1) alike: a `.haptic` file (by its extension, or a JSON object
+// with `signals` and no `Pattern`) is read by the clip reader and played as the AHAP pattern
+// it converts to, so `render`, `play`, `info` and `validate` take both.
 
 import Foundation
 import HapticKit
@@ -8,14 +11,14 @@ import HapticKit
 public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file could not be read (missing, a directory, no permission); the reason in words.
     case unreadable(file: String, reason: String)
-    /// The file was read but is not a loadable AHAP pattern.
+    /// The file was read but is not a loadable AHAP pattern (or `.haptic` clip).
     case invalid(file: String, error: AHAPError)
 
     /// One line: `file: reason` or `file: path: message` (or `file: line L, column C: message`).
     public var description: String {
         switch self {
-        case .unreadable(let file, let reason): "\(file): cannot read: \(reason)"
-        case .invalid(let file, let error): "\(file): \(error)"
+        case .unreadable(let file, let reason): printable("\(file): cannot read: \(reason)")
+        case .invalid(let file, let error): printable("\(file): \(error)")
         }
     }
 }
@@ -25,20 +28,32 @@ public struct PatternFile: Sendable {
     /// The path as given.
     public var path: String
     public var decoded: DecodedAHAP
+    /// The `.haptic` clip the pattern was converted from (nil for an AHAP file).
+    public var clip: HapticClip?
     /// Size in bytes.
     public var byteCount: Int
 
     /// The folder relative paths inside the pattern (audio files) are resolved against.
     public var folder: URL { URL(fileURLWithPath: path).deletingLastPathComponent() }
 
-    /// Reads and decodes `path`.
+    /// Reads and decodes `path` (AHAP, or a `.haptic` clip converted to AHAP).
     public static func load(_ path: String, options: AHAPDecodeOptions = .init()) throws(PatternFileError) -> PatternFile {
         let bytes = try readBytes(path)
         do {
-            return PatternFile(path: path, decoded: try AHAPPattern.decode(from: bytes, options: options), byteCount: bytes.count)
+            if isHapticClip(path: path, bytes: bytes) {
+                let decoded = try HapticClip.decode(from: bytes, options: options)
+                let pattern = DecodedAHAP(pattern: decoded.clip.ahapPattern(), warnings: decoded.warnings)
+                return PatternFile(path: path, decoded: pattern, clip: decoded.clip, byteCount: bytes.count)
+            }
+            return PatternFile(path: path, decoded: try AHAPPattern.decode(from: bytes, options: options), clip: nil, byteCount: bytes.count)
         } catch {
             throw .invalid(file: path, error: error)
         }
+    }
+
+    /// Whether a file is a `.haptic` clip: its extension says so, or its content does.
+    public static func isHapticClip(path: String, bytes: [UInt8]) -> Bool {
+        path.lowercased().hasSuffix(".haptic") || (!path.lowercased().hasSuffix(".ahap") && HapticClip.looksLikeHapticClip(bytes))
     }
 
     /// The file's bytes, or a one-line reason why they cannot be read.

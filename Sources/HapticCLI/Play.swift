@@ -25,11 +25,24 @@ public struct LiveOutputOptions: ParsableArguments {
         guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
     }
 
-    /// A live player's configuration for these options.
-    func playerConfiguration(layout: ChannelLayout, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
-        LivePlayer.Configuration(
-            output: .alsa(device), layout: layout, profile: profile, sampleRate: rate, periodFrames: period,
+    /// A live player's configuration for these options (`layout` nil: chosen from the device,
+    /// carrying the sound too when `sound`).
+    func playerConfiguration(layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
+        var configuration = LivePlayer.Configuration(
+            output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
             bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
+        configuration.logsChannelRouting = false  // the verb prints it (`reportChannels`)
+        return configuration
+    }
+
+    /// Where the channels went, once the device is open: the layout's note and the routing
+    /// warning (one line each, on stderr), and with --verbose the map.
+    func reportChannels(
+        verb: String, note: String?, routing: ChannelRouting?, into output: inout some CommandOutput
+    ) {
+        if let note { output.printError("\(verb): \(note)") }
+        if let warning = routing?.warning { output.printError("\(verb): warning: \(warning)") }
+        if verbose, let routing { output.printError("\(verb): \(routing.device) channels: \(routing.summary)") }
     }
 
     /// The engine's own measurements, for `--verbose`.
@@ -49,9 +62,12 @@ public struct Play: AsyncParsableCommand {
         abstract: "Play patterns live through ALSA.",
         discussion: """
             Plays the patterns one after another (each starts where the previous one ends, \
-            on the monotonic clock) and exits when they finish. --loop repeats them until \
-            interrupted. Ctrl-C (SIGINT) or SIGTERM fades out over a few milliseconds and \
-            closes the device (within 200 ms, whatever else is going on). With no playback \
+            on the monotonic clock) and exits when they have finished and rung out, where \
+            render ends its file (below -90 dBFS): the device gets the rendered file to its \
+            last sample. --loop repeats them until interrupted. Prints "play: ready" on \
+            standard error once the device is open and the patterns are scheduled. Ctrl-C \
+            (SIGINT) or SIGTERM fades out over a few milliseconds and closes the device \
+            (within 200 ms, whatever else is going on; exit 130 or 143). With no playback \
             device, says so in one line and exits 1.
 
             When the device or its sound server goes away mid-way (a server restart, a \
@@ -60,14 +76,21 @@ public struct Play: AsyncParsableCommand {
             on. It exits 1 only when --reconnect-timeout runs out (default: never with --loop; \
             for a finite play, the rest of the pattern).
 
+            Without --layout the channels are chosen from the device's channel map (the haptic \
+            on LFE where there is one, on both channels of a stereo device; see `hapticsynth \
+            devices`). When the device or its sound server would drop the haptic (AUX0 on a \
+            stereo, 2.1 or 5.1 sink, LFE on a stereo one), play says so in one line with the fix.
+
             Examples:
               hapticsynth play Haptics/heartbeat.ahap
               hapticsynth play -D hw:1,0 --profile voice-coil --period 128 Haptics/thud.ahap
+              hapticsynth play --layout H@LFE Haptics/thud.ahap
+              hapticsynth play -D hw:1,0 --layout FL=H:bass-shaker,FR=H:voice-coil*0.5 Haptics/thud.ahap
               hapticsynth play --loop --verbose Haptics/heartbeat.ahap
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to play.", valueName: "file"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to play.", valueName: "file"))
     public var files: [String]
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start this many seconds from now (default: as soon as possible).", valueName: "seconds"))
@@ -96,6 +119,10 @@ public struct Play: AsyncParsableCommand {
 
     /// Plays, writing to `output`; returns the exit status.
     public func execute(into output: inout some CommandOutput) async -> Int32 {
+        // Before anything is loaded: a signal from now on ends the verb with 130/143.
+        let finished = Finish()
+        let signals = SignalWatch(verb: "play") { finished.interrupt() }
+        defer { signals.cancel() }
         let profile: ActuatorProfile
         var prepared: [PreparedPattern] = []
         do {
@@ -106,22 +133,21 @@ public struct Play: AsyncParsableCommand {
             return 1
         }
         for (file, pattern) in zip(files, prepared) {
-            for warning in pattern.warnings { output.printError("\(file): warning: \(warning)") }
+            for warning in pattern.warnings { output.printError(printable("\(file): warning: \(warning)")) }
         }
-        let layout = synthesis.resolvedLayout() ?? (prepared.contains { $0.hasAudio } ? .stereoPlusHaptic : .hapticMono)
         let device = live.device
         // The verb prints its own lost/back lines; the engine's notes only with --verbose.
         let player: LivePlayer
+        let configuration = live.playerConfiguration(
+            layout: synthesis.resolvedLayout(), sound: prepared.contains { $0.hasAudio }, profile: profile,
+            rate: synthesis.rate)
         do {
-            player = try LivePlayer(configuration: live.playerConfiguration(layout: layout, profile: profile, rate: synthesis.rate))
+            player = try LivePlayer(configuration: configuration)
         } catch {
             output.printError("play: \(error)")
             return 1
         }
-
-        let finished = Finish()
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
-        defer { signals.cancel() }
+        live.reportChannels(verb: "play", note: configuration.layoutNote, routing: player.channelRouting, into: &output)
 
         let reconnectLimit = reconnect.reconnectTimeout
         let looping = loop
@@ -154,6 +180,7 @@ public struct Play: AsyncParsableCommand {
             output.printError("play: \(error)")
             return 1
         }
+        signals.ready(into: &output)
 
         let outcome = await finished.wait()
         // Before the stop: after a signal the watchdog may end the process during the fade.
@@ -214,7 +241,7 @@ final class OutageReport: Sendable {
     }
 
     static func printLine(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreamWriter.error(line + "\n")
     }
 }
 
@@ -246,79 +273,6 @@ final class Finish: Sendable {
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
-        }
-    }
-}
-
-/// The signal a live verb received (0: none), and the semaphore its watchdog waits on. Globals:
-/// a signal handler can reach nothing else, and it may only do async-signal-safe things (an
-/// atomic exchange, `sem_post`, `_exit`).
-private let receivedSignal = Atomic<Int32>(0)
-nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
-    let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    sem_init(semaphore, 0, 0)
-    return semaphore
-}()
-
-/// Turns SIGINT/SIGTERM into a call (instead of the default immediate exit), so that live verbs
-/// can fade out and close the device — and guarantees the process ends within `deadlineSeconds`
-/// of the signal whatever else happens. The signal handler only posts a semaphore; a watchdog
-/// thread, made up front at a real-time priority above the render thread's (a render thread
-/// that spins cannot keep it off the CPU), wakes on it, makes the call, and ends the process
-/// with 128 + the signal if the verb has not returned by the deadline (a render thread that
-/// does not come back, a sound server that does not answer a close). A second signal ends the
-/// process at once. One watch per process at a time. `cancel()` puts back the dispositions
-/// the signals had before.
-///
-/// `@unchecked Sendable`: `previous` is set once in `init` and only read after.
-final class SignalWatch: @unchecked Sendable {
-    private final class State: Sendable { let cancelled = Atomic<Bool>(false) }
-    private let state = State()
-    private let signals: [Int32]
-    private var previous: [(Int32, sigaction)] = []
-
-    /// The signal received (0: none yet).
-    var received: Int32 { receivedSignal.load(ordering: .acquiring) }
-
-    /// The exit status for an interrupted verb: 128 + the signal (130 for SIGINT).
-    var interruptedStatus: Int32 { 128 + (received == 0 ? SIGINT : received) }
-
-    init(signals: [Int32], deadlineSeconds: Double = 0.1, handler: @escaping @Sendable () -> Void) {
-        self.signals = signals
-        _ = signalSemaphore  // made here, never first inside the signal handler
-        receivedSignal.store(0, ordering: .releasing)
-        let state = self.state
-        spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
-            while sem_wait(signalSemaphore) != 0 {}  // EINTR
-            if state.cancelled.load(ordering: .acquiring) { return }  // the verb ended by itself
-            let number = receivedSignal.load(ordering: .acquiring)
-            handler()
-            usleep(UInt32(deadlineSeconds * 1e6))
-            FileHandle.standardError.write(Data("interrupted\n".utf8))
-            _exit(128 + number)
-        }
-        for number in signals {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                if receivedSignal.exchange(number, ordering: .acquiringAndReleasing) != 0 { _exit(128 + number) }
-                sem_post(signalSemaphore)
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = Int32(SA_RESTART)
-            var old = sigaction()
-            sigaction(number, &action, &old)
-            previous.append((number, old))
-        }
-    }
-
-    func cancel() {
-        for (number, old) in previous.reversed() {
-            var action = old
-            sigaction(number, &action, nil)
-        }
-        if receivedSignal.load(ordering: .acquiring) == 0 {
-            state.cancelled.store(true, ordering: .releasing)
-            sem_post(signalSemaphore)
         }
     }
 }

@@ -30,7 +30,7 @@ public struct Render: HapticsynthVerb {
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to render.", valueName: "input"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to render.", valueName: "input"))
     public var inputs: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (- for standard output), or a folder when rendering several inputs.", valueName: "output"))
@@ -112,7 +112,7 @@ public struct Render: HapticsynthVerb {
                 progress?.clear()
                 // With `-o -` the samples are standard output: the summary goes to stderr.
                 if toStandardOutput { out.printError(line.summary) } else { out.print(line.summary) }
-                for warning in line.warnings { out.printError("\(target.input): warning: \(warning)") }
+                for warning in line.warnings { out.printError(printable("\(target.input): warning: \(warning)")) }
             } catch {
                 progress?.clear()
                 out.printError(error.description)
@@ -175,10 +175,10 @@ public struct Render: HapticsynthVerb {
         }
         let writer: SoundFileWriter
         do {
+            // The format counts the longest ring-out; WAV on a pipe gets the exact length in its header.
             writer = try SoundFileWriter(
-                path: path, channels: stream.channels, sampleRate: synthesis.rate, format: fileFormat,
-                sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16, inputs: inputs + sounds,
-                expectedFrames: stream.totalFrames, plainWAVByteLimit: plainWAVLimitBytes)
+                path: path, for: stream, format: fileFormat, sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
+                inputs: inputs + sounds, plainWAVByteLimit: plainWAVLimitBytes)
         } catch {
             throw CLIError(error.description)
         }
@@ -186,7 +186,7 @@ public struct Render: HapticsynthVerb {
         let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
         let duration = Double(writer.framesWritten) / Double(synthesis.rate)
         let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"
-        let summary = "\(path): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "
+        let summary = "\(printable(path)): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "
             + "\(synthesis.rate) Hz, \(bits)-bit, peak \(peak), \(stream.eventsRendered) events, "
             + "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
         return Written(summary: summary, warnings: warnings)
@@ -203,11 +203,11 @@ struct ProgressBar {
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+        StandardStreamWriter.error("\r[\(bar)] \(done)/\(total)")
     }
 
     func clear() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStreamWriter.error("\r\u{1B}[K")
     }
 }

@@ -10,8 +10,9 @@ public struct Rhythm: AsyncParsableCommand {
         discussion: """
             Schedules every beat on the monotonic clock --lead seconds ahead of time and fires \
             the cue's sound effect and haptic pattern at the same timestamp through the \
-            HapticManager (one stream L,R,H on -D; with --haptic-device, the sound goes to -D \
-            and the haptic to the second device). At the end it prints, per beat and in summary, \
+            HapticManager (one stream on -D, laid out from its channel map unless --layout says: \
+            the sound on the fronts and the haptic on LFE where there is one; with \
+            --haptic-device, the sound goes to -D and the haptic to the second device). At the end it prints, per beat and in summary, \
             the scheduled time, the output frame of each part's onset, and the skew between \
             audio and haptic in samples and milliseconds (--json for machines).
 
@@ -21,11 +22,14 @@ public struct Rhythm: AsyncParsableCommand {
             --beatmap FILE gives explicit beat times in seconds instead of --bpm/--beats: JSON \
             ([0, 0.6, 1.2] or {"beats": [...]}) or text (one time per line, # comments). \
             Patterns come from --haptics (default ./Haptics), sounds and cues.json from --assets \
-            (default $HAPTICSYNTH_ASSETS or ./Assets). Ctrl-C fades out and prints what was played. \
+            (default $HAPTICSYNTH_ASSETS or ./Assets). Live, it prints "rhythm: ready" on \
+            standard error before the first beat; Ctrl-C fades out, prints what was played and \
+            exits 130 (SIGTERM: 143). \
             With no playback device, says so in one line and exits 1.
 
             Examples:
               hapticsynth rhythm --bpm 100 --beats 64
+              hapticsynth rhythm --layout FL,FR,LFE=H --bpm 120
               hapticsynth rhythm -D speakers --haptic-device shaker --json
               hapticsynth rhythm --beatmap song.beats -o session.wav
             """
@@ -64,6 +68,7 @@ public struct Rhythm: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sample format of the -o file: 16, 24 or 32f.", valueName: "bits"))
     public var bits = "16"
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var format: OutputFormatOptions
     @OptionGroup public var live: LiveOutputOptions
     @OptionGroup public var reconnect: ReconnectOptions
@@ -99,6 +104,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     /// Runs the session, writing to `out`; returns the exit status.
     public func execute(into out: inout some CommandOutput) async -> Int32 {
+        // Live, before anything is loaded: a signal from now on ends the verb with 130/143.
+        let interrupted = Finish()
+        let signals = output == nil ? SignalWatch(verb: "rhythm") { interrupted.interrupt() } : nil
+        defer { signals?.cancel() }
         let map: BeatMap
         do { map = try beatMap() } catch {
             out.printError("rhythm: \(error)")
@@ -109,23 +118,33 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: \(error)")
             return 1
         }
+        if output != nil, (try? channelLayout.resolved())??.namesPositions == true {
+            out.printError("rhythm: --layout \(channelLayout.layout ?? ""): a file has no channel map; give -o a layout by column (e.g. L,R,H)")
+            return 1
+        }
         if let output { return await offline(map: map, haptics: folders.haptics, assets: folders.assets, to: output, into: &out) }
-        return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, into: &out)
+        guard let signals else { preconditionFailure("made above whenever -o is not given") }
+        return await playLive(map: map, haptics: folders.haptics, assets: folders.assets, signals: signals,
+                              interrupted: interrupted, into: &out)
     }
 
     func beatMap() throws(CLIError) -> BeatMap {
         guard let beatmap else { return BeatMap(bpm: bpm ?? 100, beats: beats ?? 64) }
-        guard let data = FileManager.default.contents(atPath: beatmap) else {
-            throw CLIError("\(beatmap): cannot read the beat map")
+        // Bounded like a pattern (a beat map of /dev/zero is refused, not read until memory runs out).
+        let bytes: [UInt8]
+        do { bytes = try PatternFile.readBytes(beatmap) } catch {
+            guard case .unreadable(_, let reason) = error else { throw CLIError(error.description) }
+            throw CLIError("\(beatmap): cannot read the beat map (\(reason))")
         }
-        do { return try BeatMap.parse([UInt8](data), source: beatmap) } catch { throw CLIError(error.description) }
+        do { return try BeatMap.parse(bytes, source: beatmap) } catch { throw CLIError(error.description) }
     }
 
     func managerConfiguration(haptics: String, assets: String, output: HapticManager.Output,
                               audioOutput: HapticManager.Output?, beats: Int) -> HapticManager.Configuration {
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
         var config = live.managerConfiguration(
-            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput, profile: profile, managerLogLevel: .error)
+            haptics: haptics, assets: assets, output: output, audioOutput: audioOutput,
+            layout: try? channelLayout.resolved(), profile: profile, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
@@ -133,6 +152,10 @@ public struct Rhythm: AsyncParsableCommand {
 
     /// Checks the manager can play the cue; returns an error line or nil.
     func problem(with manager: HapticManager, assets: String) -> String? {
+        unplayable(manager, assets: assets).map { printable($0) }  // names from the cue sheet and the command line
+    }
+
+    private func unplayable(_ manager: HapticManager, assets: String) -> String? {
         if let error = manager.cueSheetError { return "rhythm: \(error)" }
         guard let cueEntry = manager.cueSheet[cue] else {
             return "rhythm: no cue named \"\(cue)\" in \(assets)/cues.json (known: \(manager.cueSheet.cues.keys.sorted().joined(separator: ", ")))"
@@ -146,7 +169,8 @@ public struct Rhythm: AsyncParsableCommand {
         return nil
     }
 
-    func playLive(map: BeatMap, haptics: String, assets: String, into out: inout some CommandOutput) async -> Int32 {
+    func playLive(map: BeatMap, haptics: String, assets: String, signals: SignalWatch, interrupted: Finish,
+                  into out: inout some CommandOutput) async -> Int32 {
         let audioDevice = live.device
         let config = managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
@@ -161,22 +185,21 @@ public struct Rhythm: AsyncParsableCommand {
             out.printError("rhythm: audio device \(audioDevice): \(manager.audioStatus.map { "\($0)" } ?? "unavailable")")
             return 1
         }
+        live.reportChannels(verb: "rhythm", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         manager.preloadPatterns()
         if let line = problem(with: manager, assets: assets) {
             manager.shutDown()
             out.printError(line)
             return 1
         }
-        let interrupted = Atomic<Bool>(false)
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { interrupted.store(true, ordering: .relaxed) }
-        defer { signals.cancel() }
+        signals.ready(into: &out)
         let session = RhythmSession(manager: manager, cue: cue, map: map, lead: lead)
         let watch = RhythmOutageWatch(device: hapticDevice ?? audioDevice, limit: reconnect.reconnectTimeout)
         // Polled every ≤ 20 ms while the session waits: prints the lost/back lines, and ends the
         // session only when the manager gave up or --reconnect-timeout ran out.
         let stop = {
             watch.check(manager, session: session)
-            return interrupted.load(ordering: .relaxed) || manager.hasGivenUp || watch.timedOut
+            return interrupted.isDone || manager.hasGivenUp || watch.timedOut
         }
         session.run(wait: { until in Self.sleep(until: until, unless: stop) }, shouldStop: stop)
         let failed = manager.hasGivenUp || watch.timedOut
@@ -195,7 +218,7 @@ public struct Rhythm: AsyncParsableCommand {
             }
             live.reportMemoryLock(into: &out)
         }
-        if interrupted.load(ordering: .relaxed) { return signals.interruptedStatus }
+        if interrupted.isDone { return signals.interruptedStatus }
         if watch.timedOut {
             out.printError("rhythm: \(hapticDevice ?? audioDevice) did not come back within \(String(format: "%.1f", reconnect.reconnectTimeout ?? 0)) s (--reconnect-timeout)")
             return 1
@@ -237,9 +260,13 @@ public struct Rhythm: AsyncParsableCommand {
         // The render replaces the output with the file (HapticKit's OfflineRhythmRender).
         let config = managerConfiguration(haptics: haptics, assets: assets, output: .alsa(path), audioOutput: nil,
                                           beats: map.times.count)
+        // As render: Ctrl-C, SIGTERM and SIGHUP remove the temporary file; dispositions restored on return.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
         let result = OfflineRhythmRender.render(
             map: map, cue: cue, lead: lead, configuration: config, to: path,
             sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
+            inputs: [beatmap].compactMap { $0 }.compactMap(FileIdentity.init(path:)),
             check: { problem(with: $0, assets: assets) })
         switch result {
         case .success(let report):
@@ -252,7 +279,7 @@ public struct Rhythm: AsyncParsableCommand {
         case .failure(.refused(let line)):
             out.printError(line)
         case .failure(.writeFailed(let message)):
-            out.printError("rhythm: \(path): \(message)")
+            out.printError(printable("rhythm: \(path): \(message)"))
         }
         return 1
     }

@@ -13,21 +13,28 @@ public struct Serve: AsyncParsableCommand {
             the cue sheet and the sound effects, and plays what OSC clients ask: patterns, cues, \
             transients, looping players under client ids with live intensity, sharpness and \
             curves, at once or at a CLOCK_MONOTONIC time (or a bundle's timetag). The address \
-            space is in the README ("Driving the engine over OSC"). It prints "listening on \
-            ADDR:PORT" when ready.
+            space is in the README ("Driving the engine over OSC"). When ready it prints \
+            "listening on ADDR:PORT", and "serve: ready" on standard error.
 
             It listens on 127.0.0.1 only unless --listen names another address: OSC has no \
             authentication, so anyone who can reach the port can drive the actuator (and read \
             the status). Give a LAN address only on a network you trust.
 
+            The channels follow --layout, or the device's channel map (the sound on the fronts, \
+            the haptic on LFE where there is one); a haptic the device or its sound server would \
+            drop is reported in one line with the fix, and the status says where each channel went.
+
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
-            fade out, close the device and exit 0.
+            fade out, close the device, print a summary (and with --verbose the engine's \
+            statistics) and exit 0. An example systemd user unit: \
+            examples/hapticsynth-serve.service.
 
             Examples:
               hapticsynth serve
               hapticsynth serve -D hw:1,0 --profile voice-coil --period 128 --osc-port 9001
+              hapticsynth serve --layout FL,FR,RL=H:bass-shaker,RR=H:voice-coil
               hapticsynth serve -D speakers --haptic-device shaker --listen 192.168.1.20
             """
     )
@@ -53,6 +60,7 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("queue"), parsing: .unconditional, help: ArgumentHelp("Commands that may wait; more are dropped (the newest) and counted.", valueName: "n"))
     public var queueCapacity = 1024
 
+    @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var live: LiveOutputOptions
 
     public init() {}
@@ -71,6 +79,23 @@ public struct Serve: AsyncParsableCommand {
 
     /// Serves until SIGINT/SIGTERM, writing to `out`; returns the exit status.
     public func execute(into out: inout some CommandOutput) async -> Int32 {
+        // Before anything is loaded: SIGINT and SIGTERM end the server with 0 from now on (at
+        // once until it is ready, then through the fade and the summary); a SIGHUP that comes
+        // while the library loads is done once it has loaded.
+        let finished = Finish()
+        let signals = SignalWatch(verb: "serve", ending: .success, deadlineSeconds: stopDeadlineSeconds) { finished.interrupt() }
+        let reloader = Mutex<(reload: (@Sendable () -> Void)?, pending: Bool)>((nil, false))
+        let hangup = SignalListener(signals: [SIGHUP]) {
+            let reload = reloader.withLock { r -> (@Sendable () -> Void)? in
+                if r.reload == nil { r.pending = true }
+                return r.reload
+            }
+            reload?()
+        }
+        defer {
+            signals.cancel()
+            hangup.cancel()
+        }
         let folders: LibraryFolders
         do { folders = try LibraryFolders(haptics: haptics, assets: assets) } catch {
             out.printError("serve: \(error)")
@@ -88,12 +113,13 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: no playback device: \(manager.status)")
             return 1
         }
+        live.reportChannels(verb: "serve", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
         if manager.isTwoDevice && !manager.audioAvailable {
             out.printError("serve: warning: audio device \(live.device): \(manager.audioStatus.map { "\($0)" } ?? "unavailable"); sound effects will not play")
         }
         let report = manager.preloadPatterns()
         if let error = manager.cueSheetError { out.printError("serve: warning: \(error); cues will be unknown") }
-        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(file): \(why); skipped") }
+        for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) { out.printError("serve: warning: \(printable(file)): \(printable(why)); skipped") }
 
         var osc = OSCServer.Configuration()
         osc.queueCapacity = queueCapacity
@@ -110,28 +136,34 @@ public struct Serve: AsyncParsableCommand {
         if !server.socket.isLoopback {
             out.printError("serve: warning: listening on \(listen), reachable from other machines: OSC has no authentication")
         }
-        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
 
-        let finished = Finish()
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { finished.interrupt() }
         let logger = makeLogger(label: "hapticsynth.serve", level: .notice)
-        let hangup = SignalListener(signals: [SIGHUP]) {
+        let reload: @Sendable () -> Void = {
             let report = remote.withLock { $0 }.manager.reloadLibrary()
-            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \($0))" } ?? "")")
+            // Every file or folder the reload skipped is named (a broken pattern, a pipe, a missing folder).
+            for (file, why) in report.skipped.sorted(by: { $0.key < $1.key }) {
+                logger.warning("serve: SIGHUP: \(printable(file)): \(printable(why)); skipped")
+            }
+            logger.notice("serve: SIGHUP: reloaded \(report.patterns) patterns, \(report.cues) cues\(report.cueSheetProblem.map { " (cue sheet kept: \(printable($0)))" } ?? "")")
         }
-        defer {
-            signals.cancel()
-            hangup.cancel()
+        let reloadNow = reloader.withLock { r -> Bool in
+            r.reload = reload
+            defer { r.pending = false }
+            return r.pending
         }
+        if reloadNow { reload() }
+        // Announced only now: a SIGHUP sent on seeing this line finds its handler.
+        out.print("listening on \(server.socket.boundAddress.description) (OSC over UDP), \(manager.library.patterns.count) patterns, \(manager.cueSheet.cues.count) cues, device \(live.device)\(hapticDevice.map { " + haptic \($0)" } ?? "")")
+        signals.ready(into: &out)
         // The engine reconnects by itself, forever (a manager that is reconnecting is left
         // alone: a second engine would play on the same device). Only a manager that gave up
         // (a device that cannot be reopened, nor rebuilt) is replaced by a new one as soon as
         // the device opens again; clients keep the same port.
         let supervisor = Task.detached {
-            while !finished.isDone {
+            while !finished.isDone && !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
                 let current = remote.withLock { $0 }
-                guard current.manager.hasGivenUp, !finished.isDone else { continue }
+                guard current.manager.hasGivenUp, !finished.isDone, !Task.isCancelled else { continue }
                 let fresh = HapticManager(configuration: config)
                 guard fresh.engineAvailable else {
                     fresh.shutDown()
@@ -148,25 +180,37 @@ public struct Serve: AsyncParsableCommand {
         }
         _ = await finished.wait()
         server.stop()
-        _ = await supervisor.value  // it sees `finished` within 0.5 s; no manager is made after this
+        supervisor.cancel()
+        _ = await supervisor.value  // no manager is made after this
         let last = remote.withLock { $0 }
-        let engine = last.manager.currentEngine
+        // Read while the engine still runs (its latency is 0 once closed).
+        let engineReport = last.manager.currentEngine.map(EngineReport.init)
         last.stopAll()
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
         if live.verbose {
-            if let engine { live.report(EngineReport(engine), into: &out) }
+            if let engineReport { live.report(engineReport, into: &out) }
             live.reportMemoryLock(into: &out)
         }
         out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
         return 0
     }
 
+    /// How long the graceful end after SIGINT/SIGTERM may take before the watchdog ends the
+    /// process (with 128 + the signal): the server's threads see the stop within 0.1 s, and each
+    /// engine fades and plays its device buffer out before it closes; 1 s covers the rest on a
+    /// loaded machine.
+    var stopDeadlineSeconds: Double {
+        let bufferSeconds = Double(live.period * live.bufferPeriods) / 48_000  // serve renders at the engines' 48 kHz
+        return 1 + Double(hapticDevice == nil ? 1 : 2) * 2 * bufferSeconds
+    }
+
     func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {
         let audioDevice = live.device
         return live.managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),
-            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), profile: profile, managerLogLevel: .warning)
+            audioOutput: hapticDevice == nil ? nil : .alsa(audioDevice), layout: try? channelLayout.resolved(),
+            profile: profile, managerLogLevel: .warning)
     }
 }

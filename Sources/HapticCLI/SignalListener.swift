@@ -4,6 +4,9 @@ import Glibc
 /// Turns a signal that asks for work, not for an end (SIGHUP: reload), into a call on a
 /// dispatch queue, as often as it arrives. Unlike `SignalWatch` it never ends the process;
 /// the two must not share a signal. `cancel()` restores the disposition the signal had.
+/// Unlike the handlers that end the process, it listens even to a signal inherited as
+/// ignored (`nohup hapticsynth serve`): a reload never ends the process, so nohup's
+/// promise holds, and a SIGHUP sent to reload is still served.
 ///
 /// `@unchecked Sendable`: the stored properties are set once in `init`; dispatch sources are
 /// safe to cancel from any thread.

@@ -7,9 +7,11 @@ public enum HapticsynthSubcommands {
         Validate.self,
         Info.self,
         Render.self,
+        Convert.self,
         Play.self,
         Devices.self,
         Rhythm.self,
+        Plot.self,
         Serve.self,
         Send.self,
     ]

@@ -18,12 +18,7 @@ public struct SynthesisOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz.", valueName: "hz"))
     public var rate = 48000
 
-    @Option(
-        name: [.long, .customLong("channels")],
-        help: ArgumentHelp(
-            "Channel layout: mono, stereo+haptic, or a map such as L,R,H or 0,0,H,H*0.5 (default: mono, or stereo+haptic when the pattern has audio events).",
-            valueName: "map"))
-    public var layout: String?
+    @OptionGroup public var channelLayout: LayoutOptions
 
     @Option(
         name: .customLong("audio-root"),
@@ -40,33 +35,38 @@ public struct SynthesisOptions: ParsableArguments {
             throw ValidationError(
                 "--rate \(rate): must be between \(Limits.sampleRates.lowerBound) and \(Limits.sampleRates.upperBound) Hz")
         }
-        if let layout {
-            do { _ = try ChannelLayout.parse(layout) } catch { throw ValidationError("--layout: \(error)") }
-        }
     }
 
     /// The profile named by `--profile`: a built-in name, else a JSON file.
     public func resolvedProfile() throws(CLIError) -> ActuatorProfile {
-        if let builtIn = ActuatorProfile.builtIn(named: profile) { return builtIn }
-        guard profile.contains("/") || profile.hasSuffix(".json") else {
+        if ActuatorProfile.builtIn(named: profile) == nil, !(profile.contains("/") || profile.hasSuffix(".json")) {
             throw CLIError(
                 "--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path")
         }
+        return try Self.loadProfile(profile)
+    }
+
+    /// A built-in profile by name, else a JSON profile file (for `--profile` and `--layout`'s
+    /// `H:PROFILE`). The error starts with the name.
+    static func loadProfile(_ name: String) throws(CLIError) -> ActuatorProfile {
+        if let builtIn = ActuatorProfile.builtIn(named: name) { return builtIn }
+        guard name.contains("/") || name.hasSuffix(".json") else {
+            throw CLIError(
+                "\(name): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path")
+        }
         let bytes: [UInt8]
-        do { bytes = try PatternFile.readBytes(profile) } catch {
+        do { bytes = try PatternFile.readBytes(name) } catch {
             throw CLIError("\(error)")
         }
         do {
-            return try ActuatorProfile.decode(from: bytes, source: profile)
+            return try ActuatorProfile.decode(from: bytes, source: name)
         } catch {
             throw CLIError("\(error)")
         }
     }
 
-    /// The layout from `--layout`, or nil for the pattern's default.
-    public func resolvedLayout() -> ChannelLayout? {
-        layout.flatMap { try? ChannelLayout.parse($0) }
-    }
+    /// The layout from `--layout`, or nil for the verb's default (validated already).
+    public func resolvedLayout() -> ChannelLayout? { try? channelLayout.resolved() }
 
     /// A sound library that searches next to `patternFile`, then the assets folder, then `--audio-root`.
     public func soundLibrary(for patternFile: String) -> SoundLibrary {
@@ -103,7 +103,8 @@ public struct SynthesisOptions: ParsableArguments {
 }
 
 /// A failure a verb reports as one line on stderr with exit status 1.
+/// Its text is escaped (`printable`): it is made from file names and the files' contents.
 public struct CLIError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = printable(description) }
 }

@@ -19,7 +19,7 @@ public struct Validate: HapticsynthVerb {
             """
     )
 
-    @Argument(help: ArgumentHelp("AHAP files to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("AHAP or .haptic files to check.", valueName: "file"))
     public var files: [String]
 
     @Flag(name: .long, help: "Treat every warning as an error.")
@@ -65,7 +65,7 @@ public struct Validate: HapticsynthVerb {
                 warningCount += loaded.decoded.warnings.count
                 if !format.json {
                     for warning in loaded.decoded.warnings {
-                        output.print(warning.path.isEmpty ? "\(file): warning: \(warning.message)" : "\(file): \(warning.path): warning: \(warning.message)")
+                        output.print(printable(warning.path.isEmpty ? "\(file): warning: \(warning.message)" : "\(file): \(warning.path): warning: \(warning.message)"))
                     }
                 }
             } catch {
@@ -91,17 +91,24 @@ public struct Validate: HapticsynthVerb {
 }
 
 extension Validate {
-    /// The limits that depend on the rendering: events sounding at once, and the output's
-    /// length against render's default --max-duration. Checked by preparing the pattern as
-    /// `render` does by default (the default profile, 48 kHz); lenient: a warning saying
-    /// what render and play do, strict: an error.
+    /// The limits that depend on the rendering: events sounding at once, the memory the
+    /// sounds take, and the output's length against render's default --max-duration. Checked
+    /// by preparing the pattern as `render` does by default (the default profile, 48 kHz, the
+    /// sounds found beside the file or in the assets folder); lenient: a warning saying what
+    /// render and play do, strict: an error.
     func checkRenderLimits(_ loaded: inout PatternFile, _ file: String) throws(PatternFileError) {
         let profile = ActuatorProfile.builtIn(named: ActuatorProfile.builtInNames[0])!
-        guard let prepared = try? PreparedPattern(loaded.decoded.pattern, profile: profile, sampleRate: 48000) else { return }
+        let sounds = loaded.decoded.pattern.events.contains { $0.type == .audioCustom }
+            ? SoundLibrary(patternFile: file, assetsFolder: SynthesisOptions.assetsFolder()) : nil
+        guard let prepared = try? PreparedPattern(loaded.decoded.pattern, profile: profile, sampleRate: 48000, sounds: sounds) else { return }
         var messages: [String] = []
         let skipped = prepared.eventsSkippedForVoices
         if skipped > 0 {
             messages.append("\(skipped) event\(skipped == 1 ? "" : "s") would start while \(Limits.maxVoices) others still sound (the limit of events at once); render and play skip \(skipped == 1 ? "it" : "them") (counted with the \(profile.name) profile)")
+        }
+        let silent = prepared.soundEventsOverBudget
+        if silent > 0 {
+            messages.append("the sounds of \(silent) AudioCustom event\(silent == 1 ? "" : "s") would pass the \(Limits.maxPatternSoundBytes >> 20) MiB the sounds of one pattern may hold (each file at each AudioPitch is held apart); render and play keep \(silent == 1 ? "it" : "them") silent")
         }
         if prepared.duration > Limits.defaultMaxOutputSeconds {
             messages.append("the pattern lasts \(String(format: "%.1f", prepared.duration)) s, longer than render's default --max-duration \(Limits.defaultMaxOutputSeconds) s; render refuses it unless --max-duration is raised")

@@ -54,6 +54,12 @@ package struct LookAheadLimiter {
     /// The sub-band correction (mono only; one that never wakes when `subBandCutoff` is 0).
     package var servo: SubBandServo
     package let correcting: Bool
+    /// Metering (for pictures and reports, off by default): while on, `lowestGain` keeps the
+    /// lowest gain h applied to any output sample since it was last reset to 1. Off, it costs
+    /// one untaken branch per block that has something to reduce (the idle path has gain 1
+    /// and no branch at all); on, a minimum over the block's lanes. No allocation either way.
+    package var metering = false
+    package var lowestGain: Float = 1
 
     package var lookahead: Int { kernel.lookahead }
     package var ceiling: Float { kernel.ceiling }
@@ -115,6 +121,8 @@ package struct LookAheadLimiter {
         sum = o.sum
         holdLeft = o.holdLeft
         servo.copyState(from: o.servo)
+        metering = o.metering
+        lowestGain = o.lowestGain
     }
 
     /// The per-block arithmetic with its constants: a small trivial value, copied into the
@@ -204,7 +212,7 @@ package struct LookAheadLimiter {
                 store(v1, ring1, pos)
                 y1 = clamp8(load(ring1, pos, back: lookahead) * h, ceiling)
             }
-            return BlockResult(y0: y0, y1: y1, depth: d[7], sum: sums[7], blockMax: runMax, rose: rose, delayed: x0, gain: h[7])
+            return BlockResult(y0: y0, y1: y1, depth: d[7], sum: sums[7], blockMax: runMax, rose: rose, delayed: x0, gain: h)
         }
     }
 
@@ -216,9 +224,10 @@ package struct LookAheadLimiter {
         package var sum: Float
         package var blockMax: Float
         package var rose: Bool
-        /// The first channel's delayed inputs (the x of y0), and h at the block's last sample.
+        /// The first channel's delayed inputs (the x of y0), and the gains h of the block's
+        /// samples (the servo reads the last; metering all of them).
         package var delayed: SIMD8<Float>
-        package var gain: Float
+        package var gain: SIMD8<Float>
 
         /// Σ(y0 - x) over the block, in a fixed order (the servo's reduction).
         @inline(__always) @inlinable
@@ -261,6 +270,8 @@ package struct LookAheadLimiter {
         let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
         let ring1 = inputs + (ringLength + 8)
         var pos = position, d = depth, s = sum, older = olderMax, f = filled, hold = holdLeft
+        let meter = metering
+        var lowest = lowestGain
         var i = 0
         while i < count {
             let in0: SIMD8<Float>, in1: SIMD8<Float>
@@ -309,6 +320,10 @@ package struct LookAheadLimiter {
             // One call site for whole and partial blocks (so the kernel is inlined once).
             let r = k.block(
                 in0, in1, pos, d, s, older, holding: hold > 0, stereo: stereo, limitTo: limitTo, corrections: corrections)
+            if meter {
+                // The lanes this call outputs (a partial block's others are not output yet).
+                for l in f..<(f + take) { lowest = Swift.min(lowest, r.gain[l]) }
+            }
             if take == 8 {
                 UnsafeMutableRawPointer(x0 + i).storeBytes(of: r.y0, as: SIMD8<Float>.self)
                 if stereo { UnsafeMutableRawPointer(x1 + i).storeBytes(of: r.y1, as: SIMD8<Float>.self) }
@@ -323,7 +338,7 @@ package struct LookAheadLimiter {
             if f == 8 {
                 finishBlock(r, &pos, &d, &s, &older, &hold)
                 if correct {
-                    servo.finishBlock(delayedInput: r.delayed, reduction: r.reduction, gain: r.gain, quiet: d == 0 && s == 0 && older == 0)
+                    servo.finishBlock(delayedInput: r.delayed, reduction: r.reduction, gain: r.gain[7], quiet: d == 0 && s == 0 && older == 0)
                 }
                 // Only a block assembled across calls used (and must now clear) the pending lanes.
                 if take < 8 {
@@ -339,6 +354,7 @@ package struct LookAheadLimiter {
         olderMax = older
         filled = f
         holdLeft = hold
+        lowestGain = lowest
     }
 
     @inline(__always) @inlinable

@@ -24,6 +24,8 @@ final class DeviceClockTracker: @unchecked Sendable {
     /// Times the grid was re-anchored after it had settled (drift corrections and resyncs).
     let gridCorrections = Atomic<Int>(0)
     private var resyncPending = false
+    /// Pull drive: the mapping is exact and fixed (``pin(frame:atNanos:)``), and counts as locked.
+    private var pinned = false
 
     // Seqlock-published mapping for the control side.
     private let mapSequence = Atomic<UInt64>(0)
@@ -32,6 +34,7 @@ final class DeviceClockTracker: @unchecked Sendable {
     private let mapNanosPerFrameBits = Atomic<UInt64>(0)
     private let mapNextFrame = Atomic<Int64>(0)
     private let mapLocked = Atomic<Bool>(false)
+    private let mapSettled = Atomic<Bool>(false)
     private let mapFilterNanosPerFrameBits = Atomic<UInt64>(0)
 
     // MARK: control side (render side not running)
@@ -50,11 +53,22 @@ final class DeviceClockTracker: @unchecked Sendable {
 
     /// A freshly opened device: frame 0 is guessed to play at `now`.
     func begin(atNanos now: Int64) {
+        pinned = false
         filter.guess(frame: 0, atNanos: now)
         grid.holding = false
         lockedNanos = 0
         followFilter(at: 0)
         resyncPending = false
+    }
+
+    /// Pull drive: `frame` plays at `nanos` and the frames follow at exactly the nominal rate,
+    /// for good (the clock is the frames pulled; no timestamp ever moves the mapping).
+    func pin(frame: Int64, atNanos nanos: Int64) {
+        filter.guess(frame: frame, atNanos: nanos)
+        followFilter(at: frame)
+        grid.holding = true
+        resyncPending = false
+        pinned = true
     }
 
     /// A reopened device after a loss: the old grid goes on from `frame`, guessed to play at
@@ -145,7 +159,8 @@ final class DeviceClockTracker: @unchecked Sendable {
         mapNanosPerFrameBits.store(grid.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapFilterNanosPerFrameBits.store(filter.nanosPerFrame.bitPattern, ordering: .relaxed)
         mapNextFrame.store(nextFrame, ordering: .relaxed)
-        mapLocked.store(filter.isLocked, ordering: .relaxed)
+        mapLocked.store(pinned || filter.isLocked, ordering: .relaxed)
+        mapSettled.store(pinned || (filter.isLocked && grid.holding), ordering: .relaxed)
         mapSequence.store(s &+ 2, ordering: .releasing)
     }
 
@@ -161,7 +176,7 @@ final class DeviceClockTracker: @unchecked Sendable {
     /// compensation included: device frame `f` plays at `anchorNanos + (f − anchorFrame) ·
     /// nanosPerFrame`; a start at T is applied `scheduleAdvanceFrames` (the output stage's
     /// look-ahead) before the frame that plays at T, so that frame carries the onset.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
         while true {
             let before = mapSequence.load(ordering: .acquiring)
             if before & 1 == 1 { continue }
@@ -170,8 +185,9 @@ final class DeviceClockTracker: @unchecked Sendable {
             let p = Double(bitPattern: mapNanosPerFrameBits.load(ordering: .relaxed))
             let n = mapNextFrame.load(ordering: .relaxed)
             let l = mapLocked.load(ordering: .relaxed)
+            let h = mapSettled.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
-            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l) }
+            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l, h) }
         }
     }
 }

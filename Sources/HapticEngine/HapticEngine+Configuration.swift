@@ -75,6 +75,9 @@ extension HapticEngine {
         public var scheduleSettleSeconds: Double = 0.5
         /// Called first thing on the render thread (tests register it with the allocation counter).
         public var renderThreadDidStart: (@Sendable () -> Void)? = nil
+        /// Log (as a warning) where the haptic went when it does not reach a channel of its own
+        /// (`channelRouting.warning`), once per change. An app that reports it itself turns it off.
+        public var logsChannelRouting = true
         /// Control-side log (never used on the render thread).
         public var logger = Logger(label: "hapticsynth.engine")
         /// Test support: how many applied commands the render side records.

@@ -20,6 +20,11 @@ public struct FrameMapping: Sendable, Equatable {
     public var nextFrame: Int64
     /// Whether a device timestamp has set the mapping (otherwise it is the start-up guess).
     public var isLocked: Bool
+    /// Whether the schedule grid has settled: it holds its anchor and moves only by the
+    /// corrections ``HapticEngine/scheduleCorrectionCount`` counts (before, it follows the
+    /// timestamp filter period by period). Starts scheduled Δ apart after it are round(Δ·fs)
+    /// frames apart unless a correction falls between them.
+    public var isSettled: Bool = false
 
     /// Monotonic seconds at which `frame` plays.
     public func time(forFrame frame: Int64) -> Double {
@@ -65,7 +70,7 @@ extension HapticEngine {
     public var frameMapping: FrameMapping {
         let m = core.mappingSnapshot()
         return FrameMapping(anchorFrame: m.anchorFrame, anchorNanos: m.anchorNanos, nanosPerFrame: m.nanosPerFrame,
-                            nextFrame: m.nextFrame, isLocked: m.locked)
+                            nextFrame: m.nextFrame, isLocked: m.locked, isSettled: m.settled)
     }
 
     /// The device frame a start at `time` (monotonic seconds) would be rendered at under the

@@ -67,13 +67,13 @@ extension HapticEngine {
         }
         let fresh = DeviceRef(makeDevice())
         do throws(HapticEngineError) {
-            var granted = try open(fresh)
+            var opened = try open(fresh)
             if let old = c.device {
                 // The server may have come back between the two opens: the old handle is
                 // preferred (no reset) if it opens now.
                 fresh.device.close()
                 if let calls = reopen(old, &c, now: now) { return .success(calls) }
-                granted = try open(fresh)
+                opened = try open(fresh)
             }
             // Old voices belong to players that the reset invalidates: end them first.
             core.discardAllVoices(reason: .engineStopped)
@@ -81,7 +81,7 @@ extension HapticEngine {
             lifecycle(&c) { $0.resetBegan() }
             c.device = fresh
             do throws(HapticEngineError) {
-                try run(fresh, format: granted, &c)
+                try run(fresh, opened: opened, &c)
             } catch {
                 lifecycle(&c) { $0.resetFailed() }
                 throw error

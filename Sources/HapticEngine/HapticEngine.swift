@@ -33,12 +33,32 @@ public final class HapticEngine: Sendable {
         case renderThread
         /// The caller, one period per `renderOnePeriod()` (HapticEngineTesting, with a virtual device).
         case manual
+        /// The caller pulls the samples into its own buffer (`render(into:frames:)`, production:
+        /// HapticEngine+Pull.swift); the clock is the frames pulled.
+        case pull
     }
 
     /// A device handle, touched by the control side only while the render side is not running.
     final class DeviceRef: @unchecked Sendable {
         let device: any OutputDevice
         init(_ device: any OutputDevice) { self.device = device }
+        /// What the device said about its channels, asked once per handle (before its first
+        /// open), and again while a sound server's sink could not be asked (a server not up yet).
+        private var described: DeviceChannels?
+        private var asked = false
+        func describeChannels() -> DeviceChannels? {
+            if !asked || (described?.server != nil && described?.server?.positions == nil) {
+                described = device.describeChannels()
+                asked = true
+            }
+            return described
+        }
+    }
+
+    /// A device just opened: the format it granted and the layout placed on its channels.
+    struct Opened {
+        var format: DeviceFormat
+        var plan: ChannelPlan
     }
 
     /// What a reconnection after a lost device did (``HapticEngine/reconnectedHandler``).
@@ -59,12 +79,14 @@ public final class HapticEngine: Sendable {
         var reconnected: (@Sendable (Reconnection) -> Void)?
         var reset: (@Sendable () -> Void)?
         var playersFinished: (@Sendable (HapticEngineError?) -> FinishedAction)?
+        var rungOut: (@Sendable () -> Void)?
     }
 
     struct Control {
         var lifecycle: EngineLifecycle
         var device: DeviceRef? = nil
         var format: DeviceFormat? = nil
+        var routing: ChannelRouting? = nil
         var renderThread: pthread_t? = nil
         var serviceThreadRunning = false
         var freeSlots: [Int32]
@@ -73,6 +95,8 @@ public final class HapticEngine: Sendable {
         var realtimeGranted = false
         var memoryLocked = false
         var handlers = Handlers()
+        /// Since when (ns) no player has played while a `notifyWhenRungOut` handler waits.
+        var playersIdleSinceNanos: Int64? = nil
     }
 
     /// What the engine was made with.
@@ -80,18 +104,28 @@ public final class HapticEngine: Sendable {
     let makeDevice: @Sendable () -> any OutputDevice
     let core: RenderCore
     let control: Mutex<Control>
+    /// Pull drive: the clock the pulls move (nil for the other drives).
+    let pulledClock: PulledClock?
+    /// Interleaved channels per frame (the layout's).
+    let outputChannels: Int
     var clock: EngineClock { configuration.clock }
     var logger: Logger { configuration.logger }
 
     /// An engine for the device the closure builds. The closure is called again to
     /// build a new handle when the old one cannot be reused (a reset).
     public init(configuration: Configuration = Configuration(), makeDevice: @escaping @Sendable () -> any OutputDevice) {
+        var configuration = configuration
+        // The pull drive's clock is this engine's own: the frames its caller pulls.
+        pulledClock = configuration.drive == .pull ? PulledClock(sampleRate: configuration.sampleRate) : nil
+        if let pulledClock { configuration.clock = EngineClock(source: .manual(pulledClock)) }
+        outputChannels = configuration.layout.channels
         self.configuration = configuration
         self.makeDevice = makeDevice
         let voices = max(1, configuration.maxVoices)
         core = RenderCore(maxVoices: voices, commandCapacity: max(64, configuration.commandCapacity),
                           traceCapacity: configuration.commandTraceCapacity)
         core.clock = configuration.clock
+        core.pulledClock = pulledClock
         let policy = EngineLifecycle.Policy(
             restartBackoffSeconds: configuration.restartBackoffSeconds,
             maxRestartBackoffSeconds: configuration.maxRestartBackoffSeconds,
@@ -131,6 +165,11 @@ public final class HapticEngine: Sendable {
     /// The format the device granted (nil before the first successful start).
     public var deviceFormat: DeviceFormat? { control.withLock { $0.format } }
 
+    /// Where the channels went at the last open: each channel's position and whether the
+    /// haptic reaches a channel of its own (`ChannelRouting.warning`, also logged as a warning
+    /// when it changes). nil before the first successful start.
+    public var channelRouting: ChannelRouting? { control.withLock { $0.routing } }
+
     /// Whether the process's memory is locked (`Configuration.lockMemory`, and permitted).
     public var isMemoryLocked: Bool { control.withLock { $0.memoryLocked } }
 
@@ -163,6 +202,17 @@ public final class HapticEngine: Sendable {
         control.withLock { $0.handlers.playersFinished = handler }
     }
 
+    /// Calls `handler` once, when no player is playing or scheduled any more and the output has
+    /// rung out — the end rule of an offline render (``RingOutMeter``: below -90 dBFS for one
+    /// period of the protection high-pass's cutoff, so the protection chain's ringing has died
+    /// too), or at most `RingOutMeter.maximumExtraSeconds` after the last player finished. A
+    /// program that stops the engine then has played a pattern's whole render, ring-out
+    /// included (`notifyWhenPlayersFinished` fires at the players' end, before it). Core
+    /// Haptics has no such call.
+    public func notifyWhenRungOut(_ handler: @escaping @Sendable () -> Void) {
+        control.withLock { $0.handlers.rungOut = handler }
+    }
+
     /// Only the haptic channels sound (audio buses are silenced).
     public var playsHapticsOnly: Bool {
         get { core.outputMode.load(ordering: .relaxed) == 1 }
@@ -186,14 +236,12 @@ public final class HapticEngine: Sendable {
     /// Whether a device can be opened with this engine's format: opens a fresh handle
     /// from the factory and closes it again. Returns the granted format or the error.
     public func probeDevice() -> Result<DeviceFormat, HapticEngineError> {
-        let device = makeDevice()
-        defer { device.close() }
+        let handle = DeviceRef(makeDevice())
+        defer { handle.device.close() }
         do {
-            let granted = try device.open(requested: configuration.requestedFormat)
-            if let problem = formatProblem(granted) { return .failure(.formatMismatch(problem)) }
-            return .success(granted)
+            return .success(try open(handle).format)
         } catch {
-            return .failure(.deviceUnavailable(error))
+            return .failure(error)
         }
     }
 
@@ -268,6 +316,7 @@ public final class HapticEngine: Sendable {
     public func serviceStep() {
         var calls: [() -> Void] = []
         var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)? = nil
+        var rungOutHandler: (@Sendable () -> Void)? = nil
         control.withLock { c in
             calls = drainEvents(&c)
             let now = clock.nanos()
@@ -278,11 +327,13 @@ public final class HapticEngine: Sendable {
             if c.lifecycle.retryDue(atNanos: now) {
                 calls += attemptRecovery(&c, now: now)
             }
+            rungOutHandler = takeRungOutHandler(&c, now: now)
             if c.lifecycle.state == .running && c.voicesInUse == 0 {
                 if let handler = c.handlers.playersFinished {
                     c.handlers.playersFinished = nil
                     finishedHandler = handler
-                } else if c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
+                } else if configuration.drive != .pull && c.handlers.rungOut == nil
+                    && c.lifecycle.shouldIdle(atNanos: now, voicesInUse: c.voicesInUse) {
                     haltRendering(&c, fade: false)
                     c.device?.device.close()
                     lifecycle(&c) { $0.wentIdle() }
@@ -291,6 +342,22 @@ public final class HapticEngine: Sendable {
         }
         for call in calls { call() }
         if let handler = finishedHandler, handler(nil) == .stopEngine { stop() }
+        rungOutHandler?()
+    }
+
+    /// The `notifyWhenRungOut` handler when its moment has come (taken: it fires once), else nil.
+    private func takeRungOutHandler(_ c: inout Control, now: Int64) -> (@Sendable () -> Void)? {
+        guard let handler = c.handlers.rungOut, c.lifecycle.state == .running, c.voicesInUse == 0 else {
+            c.playersIdleSinceNanos = nil
+            return nil
+        }
+        let since = c.playersIdleSinceNanos ?? now
+        c.playersIdleSinceNanos = since
+        let waited = Double(now - since) / 1e9
+        guard core.hasRungOut.load(ordering: .relaxed) || waited >= RingOutMeter.maximumExtraSeconds else { return nil }
+        c.handlers.rungOut = nil
+        c.playersIdleSinceNanos = nil
+        return handler
     }
 
     // MARK: - internals (control side, under the control lock)
@@ -304,9 +371,9 @@ public final class HapticEngine: Sendable {
         return result
     }
 
-    func formatProblem(_ granted: DeviceFormat) -> String? {
-        if granted.channels != configuration.layout.channels {
-            return "device granted \(granted.channels) channels, the layout needs \(configuration.layout.channels)"
+    func formatProblem(_ granted: DeviceFormat, channels: Int) -> String? {
+        if granted.channels != channels {
+            return "device granted \(granted.channels) channels, the layout needs \(channels)"
         }
         if granted.sampleRate != configuration.sampleRate {
             return "device granted \(granted.sampleRate) Hz, the engine renders \(configuration.sampleRate) Hz"
@@ -315,34 +382,55 @@ public final class HapticEngine: Sendable {
         return nil
     }
 
-    /// Opens `handle` and checks the granted format (closing it again when unusable).
-    func open(_ handle: DeviceRef) throws(HapticEngineError) -> DeviceFormat {
-        let granted: DeviceFormat
+    /// Places the layout on the device's channel maps, opens `handle` and checks the granted
+    /// format (closing it again when unusable).
+    func open(_ handle: DeviceRef) throws(HapticEngineError) -> Opened {
+        let plan: ChannelPlan
         do {
-            granted = try handle.device.open(requested: configuration.requestedFormat)
+            plan = try ChannelPlan(
+                layout: configuration.layout, described: handle.describeChannels(), device: handle.device.name)
+        } catch {
+            throw .formatMismatch(error.description)
+        }
+        var requested = configuration.requestedFormat
+        requested.channels = plan.layout.channels
+        requested.channelMap = plan.requestedMap
+        let granted: DeviceFormat
+        // Threads the device starts while opening (a sound server plugin's I/O thread) get a
+        // real-time priority just below the render thread's, as the render thread does.
+        let ioPriority = configuration.drive == .renderThread ? configuration.realtimePriority.map { max(1, $0 - 1) } : nil
+        do {
+            granted = try EngineThread.withInheritedRealtimeScheduling(priority: ioPriority) { () throws(DeviceOpenError) in
+                try handle.device.open(requested: requested)
+            }
         } catch {
             throw .deviceUnavailable(error)
         }
-        if let problem = formatProblem(granted) {
+        if let problem = formatProblem(granted, channels: plan.layout.channels) {
             handle.device.close()
             throw .formatMismatch(problem)
         }
-        return granted
+        return Opened(format: granted, plan: plan)
     }
 
     /// Opens `handle` and starts the render side on it.
     @discardableResult
     func openAndRun(_ handle: DeviceRef, _ c: inout Control, resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
-        try run(handle, format: open(handle), &c, resuming: resuming)
+        try run(handle, opened: open(handle), &c, resuming: resuming)
     }
 
     /// Starts the render side on an open handle; `resuming` keeps voices, schedule and clock
     /// (a reconnection, ``RenderCore/resume(device:lateWindowSeconds:)``).
     @discardableResult
-    func run(_ handle: DeviceRef, format granted: DeviceFormat, _ c: inout Control,
+    func run(_ handle: DeviceRef, opened: Opened, _ c: inout Control,
              resuming: Bool = false) throws(HapticEngineError) -> RenderCore.Resumption? {
+        let granted = opened.format
         c.format = granted
-        core.configure(format: granted, layout: configuration.layout, profile: configuration.profile,
+        noteRouting(
+            ChannelRouting(
+                device: handle.device.name, layout: opened.plan.layout, positions: handle.device.channelMap,
+                described: handle.describeChannels()), &c)
+        core.configure(format: granted, layout: opened.plan.layout, profile: configuration.profile,
                        stopFadeSeconds: configuration.stopFadeSeconds,
                        latencyCompensationSeconds: configuration.latencyCompensationSeconds,
                        gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
@@ -351,9 +439,12 @@ public final class HapticEngine: Sendable {
         var resumption: RenderCore.Resumption? = nil
         if resuming {
             resumption = core.resume(device: handle.device, lateWindowSeconds: configuration.lateOnsetWindowSeconds)
+        } else if configuration.drive == .pull {
+            core.beginPulled(device: handle.device)
         } else {
             core.begin(device: handle.device)
         }
+        if configuration.drive == .pull { core.openPullGate() }
         guard configuration.drive == .renderThread else { return resumption }
         if configuration.lockMemory {
             let (locked, code) = EngineThread.lockMemoryOnce()
@@ -379,6 +470,15 @@ public final class HapticEngine: Sendable {
         return resumption
     }
 
+    /// Keeps the routing of the last open; logs its warning when it is new (not at every reconnection).
+    func noteRouting(_ routing: ChannelRouting, _ c: inout Control) {
+        if configuration.logsChannelRouting, let warning = routing.warning, warning != c.routing?.warning {
+            logger.warning("haptic engine: \(warning)")
+        }
+        logger.debug("haptic engine: \(routing.device) channels: \(routing.summary)")
+        c.routing = routing
+    }
+
     /// Ends rendering: with `fade`, the render side fades out and plays a buffer of silence first.
     func haltRendering(_ c: inout Control, fade: Bool) {
         core.stopRequested.store(true, ordering: .releasing)
@@ -389,6 +489,9 @@ public final class HapticEngine: Sendable {
             // The caller drives the device: render the fade (and its tail) here.
             var guardPeriods = 100_000
             while fade && core.renderOnePeriod() == .rendered && guardPeriods > 0 { guardPeriods -= 1 }
+        } else if configuration.drive == .pull {
+            // The caller pulls (no one here to hear a fade: `finishPulling()` asks for one).
+            core.closePullGate()
         }
         core.end()
     }

@@ -1,6 +1,8 @@
 // CONTRACT between the engine and its output back-ends (ALSA, the virtual
 // device used by unit tests). Signatures are fixed; anything may be added.
 
+import HapticRender
+
 /// What a device was opened with (the device may grant other values than asked).
 public struct DeviceFormat: Sendable, Equatable {
     /// Interleaved channels per frame.
@@ -11,6 +13,10 @@ public struct DeviceFormat: Sendable, Equatable {
     public var periodFrames: Int
     /// Frames the device buffers in all (typically 2–4 periods).
     public var bufferFrames: Int
+
+    /// Asked for: the position each channel is to have (nil: the device's own map). Granted:
+    /// not used (the device's `channelMap` says where its channels went).
+    public var channelMap: [ChannelPosition]? = nil
 
     public init(channels: Int, sampleRate: Int, periodFrames: Int, bufferFrames: Int) {
         self.channels = channels
@@ -97,6 +103,16 @@ public protocol OutputDevice: AnyObject {
     /// period less latency than rendering first and then waiting inside `write`). Returns nil
     /// when there is room (or the device cannot tell), else the fault that stopped the wait.
     func waitForRoom(frames: Int) -> DeviceFault?
+
+    /// What the device says about its channels before it is opened: the channel maps it can
+    /// take and, through a sound server, the sink behind it. nil when it cannot say (the
+    /// default). Called from the control side, with the device closed.
+    func describeChannels() -> DeviceChannels?
+
+    /// Where the channels of the open device go: one position per channel, as the device
+    /// names them (ALSA's `snd_pcm_get_chmap`, or the map a sound server's plugin gives the
+    /// stream). nil when it cannot say (the default) or while closed.
+    var channelMap: [ChannelPosition]? { get }
 }
 
 extension OutputDevice {
@@ -105,4 +121,10 @@ extension OutputDevice {
 
     /// Default: no separate wait (the write itself waits for room).
     public func waitForRoom(frames: Int) -> DeviceFault? { nil }
+
+    /// Default: the device cannot say.
+    public func describeChannels() -> DeviceChannels? { nil }
+
+    /// Default: the device cannot say.
+    public var channelMap: [ChannelPosition]? { nil }
 }

@@ -254,6 +254,14 @@ extension HapticEngine {
         }
     }
 
+    /// The actuator profiles a playback renders for: one, unless the layout gives haptic
+    /// channels profiles of their own (then each distinct profile once, in layout order).
+    var actuatorProfiles: [ActuatorProfile] {
+        let layout = configuration.layout
+        guard layout.profiles.contains(where: { $0 != nil }) else { return [configuration.profile] }
+        return layout.actuators(default: configuration.profile)
+    }
+
     /// A player for a prepared pattern (which must be prepared at the engine's rate).
     public func makePlayer(with pattern: PreparedPattern) throws(HapticEngineError) -> PatternPlayer {
         try checkRate(pattern)
@@ -296,13 +304,21 @@ extension HapticEngine {
     /// Starts a new playback of `player` (control side; allocates the voice here).
     /// `frame` (when set) replaces `time`: the device frame the start plays at.
     func startPlayback(of player: PatternPlayer, atNanos time: Int64, frame: Int64? = nil) throws(HapticEngineError) {
-        var voice = PatternVoice(pattern: player.pattern)
+        // One voice per actuator profile the layout names (the first also plays the sound).
+        let actuators = actuatorProfiles
+        var voices = actuators.indices.map { k in
+            PatternVoice(pattern: actuators.count == 1
+                ? player.pattern : player.pattern.variant(for: actuators[k], withSound: k == 0))
+        }
         let (muted, previous) = player.settings.withLock { s -> (Bool, PatternPlayer.Playback?) in
-            voice.playbackRate = s.playbackRate
-            voice.loopEnd = s.effectiveLoopEnd(duration: player.pattern.duration)
-            if let offset = s.startOffset { voice.seek(to: offset) }
+            for k in voices.indices {
+                voices[k].playbackRate = s.playbackRate
+                voices[k].loopEnd = s.effectiveLoopEnd(duration: player.pattern.duration)
+                if let offset = s.startOffset { voices[k].seek(to: offset) }
+            }
             return (s.muted, s.current)
         }
+        let voice = voices.removeFirst()
         let playback: PatternPlayer.Playback = try control.withLock { c throws(HapticEngineError) in
             if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
             switch c.lifecycle.state {
@@ -314,7 +330,7 @@ extension HapticEngine {
             c.slotGenerations[Int(slot)] &+= 1
             let playback = PatternPlayer.Playback(slot: slot, generation: c.slotGenerations[Int(slot)])
             // The voice keeps its player alive until it ends (fire-and-forget players still report completion).
-            let box = VoiceBox(voice: voice) { reason in player.playbackEnded(playback, reason: reason) }
+            let box = VoiceBox(voice: voice, actuatorVoices: voices) { reason in player.playbackEnded(playback, reason: reason) }
             var command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
                                   value: muted ? 1 : 0, box: Unmanaged.passRetained(box))
             command.frame = frame

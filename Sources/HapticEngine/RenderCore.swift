@@ -46,16 +46,25 @@ final class RenderCore: @unchecked Sendable {
     /// Test support: the render thread sleeps this long (ns) before its next period (a starved
     /// render thread, on purpose). 0 = none; taken once.
     let stallRequestNanos = Atomic<Int64>(0)
+    /// Pull drive: who may touch the render side now (``PullGate``); closed until the engine starts.
+    let pullGate = Atomic<Int>(PullGate.closed)
+    /// Pull drive: the engine's clock, moved by the frames the caller pulls (nil otherwise).
+    var pulledClock: PulledClock? = nil
     /// 0 = haptics and audio, 1 = haptics only, 2 = audio only.
     let outputMode = Atomic<UInt8>(0)
+    /// Whether the output has rung out (``RingOutMeter``) as of the last period rendered.
+    let hasRungOut = Atomic<Bool>(false)
 
     // MARK: render side
     private(set) var periodFrames = 0
     private(set) var channels = 0
     private(set) var bufferFrames = 0
     private(set) var sampleRate = 48_000
-    private var output: UnsafeMutablePointer<Float>? = nil
+    /// One period of interleaved output (the device's; the pull drive's pre-roll scratch).
+    var output: UnsafeMutablePointer<Float>? = nil
     private var outputStage: OutputStage? = nil
+    /// The output's silence, by the render's end rule (published as `hasRungOut`).
+    private var ringOut = RingOutMeter(profile: ActuatorProfile(name: "default"), sampleRate: 48_000)
     private var masterFadeFrames = 240
     /// A device that makes no progress for this long is lost (ns); shorter stalls are ridden out.
     private var stallLimitNanos: Int64 = 500_000_000
@@ -68,11 +77,13 @@ final class RenderCore: @unchecked Sendable {
     /// Scheduled commands are applied this many frames before their grid frame: the output
     /// stage's look-ahead delay, so the frame that plays at T carries the onset.
     private(set) var scheduleAdvanceFrames: Int64 = 0
-    private(set) var nextFrame: Int64 = 0
+    var nextFrame: Int64 = 0
     /// Engine frame of the device's frame 0 (non-zero after a reconnection: the engine's frame
     /// count continues across device handles).
     private var frameOffset: Int64 = 0
-    private var running = false
+    var running = false
+    /// Pull drive: the first start has set the timeline (later starts continue it).
+    private var pulledTimelineStarted = false
     private var masterGain: Float = 1
     private var stopTailFrames = -1
     /// The last fault that ended rendering (read by the control side after `.deviceLost`).
@@ -106,14 +117,17 @@ final class RenderCore: @unchecked Sendable {
             output = .allocate(capacity: count)
             output!.initialize(repeating: 0, count: count)
         }
-        mixer.configure(periodFrames: format.periodFrames, sampleRate: format.sampleRate)
+        let stage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        mixer.configure(periodFrames: format.periodFrames, sampleRate: format.sampleRate,
+                        hapticBuses: stage.actuators.count)
         periodFrames = format.periodFrames
         channels = format.channels
         bufferFrames = format.bufferFrames
         deviceClock.configure(sampleRate: format.sampleRate, latencyCompensationSeconds: latencyCompensationSeconds,
                               gridThresholdSeconds: gridThresholdSeconds, gridSettleSeconds: gridSettleSeconds)
         sampleRate = format.sampleRate
-        outputStage = OutputStage(profile: profile, sampleRate: Double(format.sampleRate), layout: layout)
+        outputStage = stage
+        ringOut = RingOutMeter(profile: profile, sampleRate: Double(format.sampleRate))
         scheduleAdvanceFrames = Int64(outputStage!.latencyFrames)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
         stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
@@ -129,9 +143,26 @@ final class RenderCore: @unchecked Sendable {
         deviceClock.begin(atNanos: clock.nanos())
         masterGain = 1
         stopTailFrames = -1
+        ringOut.reset()
+        hasRungOut.store(false, ordering: .relaxed)
         lastFault = nil
         stopRequested.store(false, ordering: .releasing)
         running = true
+        deviceClock.publish(nextFrame: nextFrame)
+    }
+
+    /// Arms the render side for the pull drive (``HapticEngine/render(into:frames:)``): the
+    /// caller's first pulled frame is device frame 0 and plays at time 0 of the pulled clock.
+    /// The frames before it — the output stage's look-ahead — are a pre-roll the first pull
+    /// renders and drops (as an offline render does), so that a start at time 0, or at once
+    /// before the first pull, is heard from the first pulled frame. A restart after `stop()`
+    /// continues the timeline (and the clock) where it was.
+    func beginPulled(device: any OutputDevice) {
+        let continued = pulledTimelineStarted ? nextFrame : -scheduleAdvanceFrames
+        pulledTimelineStarted = true
+        begin(device: device)
+        nextFrame = continued
+        deviceClock.pin(frame: 0, atNanos: 0)
         deviceClock.publish(nextFrame: nextFrame)
     }
 
@@ -166,7 +197,7 @@ final class RenderCore: @unchecked Sendable {
         deviceClock.expectResync()
         // Starts that fell due while the device was away.
         let window = Int64(min(max(lateWindowSeconds, 0), 3600) * Double(sampleRate))
-        let dropped = mixer.dropStarts(before: continued - window, clock: deviceClock)
+        let dropped = mixer.dropStarts(before: continued - window, resumingAt: continued, clock: deviceClock, sampleRate: sampleRate)
         droppedOnsetCount.add(dropped, ordering: .relaxed)
         mixer.retireFinished()
         deviceClock.publish(nextFrame: nextFrame)
@@ -192,7 +223,7 @@ final class RenderCore: @unchecked Sendable {
     func measuredNanosPerFrame() -> Double { deviceClock.measuredNanosPerFrame() }
 
     /// The published mapping; see ``DeviceClockTracker/mappingSnapshot()``.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool) {
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
         deviceClock.mappingSnapshot()
     }
 
@@ -225,25 +256,7 @@ final class RenderCore: @unchecked Sendable {
         let started = MonotonicClock.nanos()
         let n = periodFrames
         let blockStart = nextFrame
-        mixer.drainCommands()
-        mixer.collectDue(blockStart: blockStart, blockEnd: blockStart + Int64(n), clock: deviceClock,
-                         advanceFrames: scheduleAdvanceFrames)
-        let mix = mixer.mix
-        mix.haptic.update(repeating: 0, count: n)
-        mix.audioLeft.update(repeating: 0, count: n)
-        mix.audioRight.update(repeating: 0, count: n)
-        mixer.renderVoices(frames: n, blockStart: blockStart)
-        switch outputMode.load(ordering: .relaxed) {
-        case 1:
-            mix.audioLeft.update(repeating: 0, count: n)
-            mix.audioRight.update(repeating: 0, count: n)
-        case 2:
-            mix.haptic.update(repeating: 0, count: n)
-        default: break
-        }
-        if outputStage != nil { outputStage!.process(mix, into: output) }
-        let finishing = applyMasterFade(frames: n, output: output)
-        mixer.retireFinished()
+        let finishing = renderBlock(frames: n, into: output)
         let renderEnded = MonotonicClock.nanos()
         statisticsRecorder.record(nanos: renderEnded - started)
 
@@ -289,6 +302,36 @@ final class RenderCore: @unchecked Sendable {
             return .stopped
         }
         return .rendered
+    }
+
+    /// Mixes the `n` frames (at most a period) from `nextFrame` into `out`, interleaved: takes
+    /// the queued commands in, applies those due in the block at their frames, renders the
+    /// voices, the output stage and the stop fade, and hands finished voices back. The device
+    /// side (waiting, writing, timestamps) and advancing `nextFrame` are the caller's. True
+    /// when the stop fade (and the silence after it) is complete.
+    func renderBlock(frames n: Int, into out: UnsafeMutablePointer<Float>) -> Bool {
+        let blockStart = nextFrame
+        mixer.drainCommands()
+        mixer.collectDue(blockStart: blockStart, blockEnd: blockStart + Int64(n), clock: deviceClock,
+                         advanceFrames: scheduleAdvanceFrames)
+        let mix = mixer.mix.slice(from: 0, count: n)
+        VoiceMixer.clear(mix)
+        mixer.renderVoices(frames: n, blockStart: blockStart)
+        switch outputMode.load(ordering: .relaxed) {
+        case 1:
+            mix.audioLeft.update(repeating: 0, count: n)
+            mix.audioRight.update(repeating: 0, count: n)
+        case 2:
+            for k in 0..<mix.hapticBusCount { mix.hapticBus(k).update(repeating: 0, count: n) }
+        default: break
+        }
+        if outputStage != nil { outputStage!.process(mix, into: out) }
+        let finishing = applyMasterFade(frames: n, output: out)
+        // Before voices are retired: the control side that sees a voice finished sees the level after it.
+        ringOut.note(out, frames: n, channels: channels)
+        hasRungOut.store(ringOut.hasRungOut, ordering: .relaxed)
+        mixer.retireFinished()
+        return finishing
     }
 
     /// A device that made no progress within one bounded wait: a stall (a paused server, a

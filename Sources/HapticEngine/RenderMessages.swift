@@ -52,11 +52,36 @@ struct RenderEvent {
 /// `@unchecked Sendable`: `voice` is touched by exactly one side at a time (the
 /// hand-over is ordered by the lock-free queues' acquire/release).
 final class VoiceBox: @unchecked Sendable {
+    /// The voice of the first actuator profile (it renders the sound too).
     var voice: PatternVoice
+    /// One voice per further actuator profile of the layout (the pattern rendered once per
+    /// distinct profile, each into its own haptic bus); empty for one profile.
+    var actuatorVoices: [PatternVoice]
     /// Control side only: what to tell when the voice comes back.
     let onFinish: (@Sendable (FinishReason) -> Void)?
-    init(voice: PatternVoice, onFinish: (@Sendable (FinishReason) -> Void)?) {
+    init(voice: PatternVoice, actuatorVoices: [PatternVoice] = [], onFinish: (@Sendable (FinishReason) -> Void)?) {
         self.voice = voice
+        self.actuatorVoices = actuatorVoices
         self.onFinish = onFinish
+    }
+
+    /// Applies `change` to every voice of the playback (render side; allocation-free).
+    @inline(__always)
+    func forEachVoice(_ change: (inout PatternVoice) -> Void) {
+        change(&voice)
+        for k in actuatorVoices.indices { change(&actuatorVoices[k]) }
+    }
+
+    /// Renders every voice into its actuator's bus of `bus`.
+    @inline(__always)
+    func render(into bus: MixBus) {
+        voice.render(into: bus.actuator(0))
+        for k in actuatorVoices.indices { actuatorVoices[k].render(into: bus.actuator(k + 1)) }
+    }
+
+    var isFinished: Bool {
+        if !voice.isFinished { return false }
+        for k in actuatorVoices.indices where !actuatorVoices[k].isFinished { return false }
+        return true
     }
 }

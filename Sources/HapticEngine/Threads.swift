@@ -63,6 +63,24 @@ enum EngineThread {
 
     static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
 
+    /// Runs `body` with the calling thread at SCHED_FIFO `priority` (when permitted; nil: as it
+    /// is), then puts its scheduling back. Threads that `body` starts inherit it: that is how
+    /// a device's own I/O thread (the ALSA pulse plugin's mainloop, started in `snd_pcm_open`)
+    /// runs at real-time priority too, instead of being starved on a loaded machine while the
+    /// render thread waits for it (the xruns of a busy desktop).
+    static func withInheritedRealtimeScheduling<T, E: Error>(priority: Int32?, _ body: () throws(E) -> T) throws(E) -> T {
+        guard let priority else { return try body() }
+        let thread = pthread_self()
+        var policy: Int32 = 0
+        var saved = sched_param()
+        pthread_getschedparam(thread, &policy, &saved)
+        var raised = sched_param()
+        raised.sched_priority = min(max(priority, sched_get_priority_min(SCHED_FIFO)), sched_get_priority_max(SCHED_FIFO))
+        let changed = pthread_setschedparam(thread, SCHED_FIFO, &raised) == 0
+        defer { if changed { pthread_setschedparam(thread, policy, &saved) } }
+        return try body()
+    }
+
     static func sleep(seconds: Double) {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
         var remaining = timespec()
@@ -89,6 +107,12 @@ enum EngineThread {
 }
 
 extension HapticEngine {
+    /// See ``EngineThread/withInheritedRealtimeScheduling(priority:_:)``: for recorders of the
+    /// package's tests and benchmarks, whose capture devices start I/O threads the same way.
+    package static func withInheritedRealtimeScheduling<T, E: Error>(priority: Int32?, _ body: () throws(E) -> T) throws(E) -> T {
+        try EngineThread.withInheritedRealtimeScheduling(priority: priority, body)
+    }
+
     /// Starts `body` on a detached thread, at SCHED_FIFO `realtimePriority` when the system
     /// permits (normal scheduling otherwise). For a program's watchdog that must get the CPU
     /// whatever a render thread does (give it a priority above `Configuration.realtimePriority`).

@@ -71,15 +71,25 @@ final class VoiceMixer: @unchecked Sendable {
 
     // MARK: control side (render side not running)
 
-    /// Sizes the mix for `periodFrames` and sets the voice fades for `sampleRate`.
-    func configure(periodFrames n: Int, sampleRate: Int) {
-        if n != mix.frames || buffers == nil {
+    /// Sizes the mix for `periodFrames` and `hapticBuses` actuators (one haptic bus each) and
+    /// sets the voice fades for `sampleRate`.
+    func configure(periodFrames n: Int, sampleRate: Int, hapticBuses k: Int = 1) {
+        let k = max(1, k)
+        if n != mix.frames || k != mix.hapticBusCount || buffers == nil {
             freeBuffers()
-            let storage = UnsafeMutablePointer<Float>.allocate(capacity: n * 6)
-            storage.initialize(repeating: 0, count: n * 6)
+            // Per bus set: k haptic buses, then left and right.
+            let set = n * (k + 2)
+            let storage = UnsafeMutablePointer<Float>.allocate(capacity: 2 * set)
+            storage.initialize(repeating: 0, count: 2 * set)
             buffers = storage
-            mix = MixBus(haptic: storage, audioLeft: storage + n, audioRight: storage + 2 * n, frames: n)
-            scratch = MixBus(haptic: storage + 3 * n, audioLeft: storage + 4 * n, audioRight: storage + 5 * n, frames: n)
+            func buses(_ base: UnsafeMutablePointer<Float>) -> MixBus {
+                var bus = MixBus(haptic: base, audioLeft: base + k * n, audioRight: base + (k + 1) * n, frames: n)
+                bus.hapticBusCount = k
+                bus.hapticStride = n
+                return bus
+            }
+            mix = buses(storage)
+            scratch = buses(storage + set)
         }
         voiceFadeStep = 1 / Float(max(1, sampleRate / 500))  // 2 ms voice fades (mute, pause, cancel)
     }
@@ -107,8 +117,10 @@ final class VoiceMixer: @unchecked Sendable {
     }
 
     /// After a reconnection: scheduled starts that were to play before `frame` are dropped
-    /// (and handed back); returns how many.
-    func dropStarts(before frame: Int64, clock: DeviceClockTracker) -> Int {
+    /// (and handed back); returns how many. A looping voice is not dropped: it starts now at
+    /// the place its loop would have reached (it keeps its grid, as playing loops do), so a
+    /// loop whose first start fell into the outage still sounds once the device is back.
+    func dropStarts(before frame: Int64, resumingAt resume: Int64, clock: DeviceClockTracker, sampleRate: Int) -> Int {
         var dropped = 0
         var kept = 0
         for i in 0..<pendingCount {
@@ -120,6 +132,17 @@ final class VoiceMixer: @unchecked Sendable {
             }
             if command.kind == .start, let playFrame, playFrame < frame,
                slots[s].generation == command.generation, slots[s].phase == .scheduled {
+                let joinedLoop = slots[s].box!._withUnsafeGuaranteedRef { box -> Bool in
+                    guard let loopEnd = box.voice.loopEnd, loopEnd > 0 else { return false }
+                    let late = Double(max(0, resume - playFrame)) / Double(max(1, sampleRate)) * box.voice.playbackRate
+                    let to = late.truncatingRemainder(dividingBy: loopEnd)
+                    box.forEachVoice { $0.seek(to: to.isFinite ? to : 0) }
+                    return true
+                }
+                if joinedLoop {
+                    slots[s].phase = .playing
+                    continue
+                }
                 finish(s, .dropped)
                 dropped += 1
                 continue
@@ -276,7 +299,8 @@ final class VoiceMixer: @unchecked Sendable {
             switch slots[s].phase {
             case .playing, .pausing, .cancelling:
                 slots[s].box!._withUnsafeGuaranteedRef { box in
-                    box.voice.seek(to: box.voice.position + gap / 1e9 * box.voice.playbackRate)
+                    let to = box.voice.position + gap / 1e9 * box.voice.playbackRate
+                    box.forEachVoice { $0.seek(to: to) }
                 }
             default: break
             }
@@ -296,7 +320,7 @@ final class VoiceMixer: @unchecked Sendable {
         case .stop:
             switch phase {
             case .scheduled, .paused, .pausing: finish(s, .completed)
-            case .playing: slots[s].box!._withUnsafeGuaranteedRef { $0.voice.stop() }
+            case .playing: slots[s].box!._withUnsafeGuaranteedRef { $0.forEachVoice { $0.stop() } }
             default: break
             }
         case .cancel:
@@ -307,20 +331,20 @@ final class VoiceMixer: @unchecked Sendable {
             }
         case .control:
             let id = command.parameter, value = command.value, ramp = command.ramp
-            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.setControl(id, value: value, ramp: ramp) }
+            slots[s].box!._withUnsafeGuaranteedRef { $0.forEachVoice { $0.setControl(id, value: value, ramp: ramp) } }
         case .pause:
             if phase == .playing { slots[s].phase = .pausing }
         case .resume:
             if phase == .paused || phase == .pausing { slots[s].phase = .playing }
         case .seek:
             let offset = command.value
-            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.seek(to: offset) }
+            slots[s].box!._withUnsafeGuaranteedRef { $0.forEachVoice { $0.seek(to: offset) } }
         case .rate:
             let rate = command.value
-            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.playbackRate = rate }
+            slots[s].box!._withUnsafeGuaranteedRef { $0.forEachVoice { $0.playbackRate = rate } }
         case .loop:
             let end = command.value
-            slots[s].box!._withUnsafeGuaranteedRef { $0.voice.loopEnd = end < 0 ? nil : end }
+            slots[s].box!._withUnsafeGuaranteedRef { $0.forEachVoice { $0.loopEnd = end < 0 ? nil : end } }
         case .mute:
             slots[s].muted = command.value != 0
         }
@@ -335,7 +359,7 @@ final class VoiceMixer: @unchecked Sendable {
         let box = slots[s].box!
         if gain == 1 && target == 1 {
             let bus = mix.slice(from: a, count: count)
-            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+            box._withUnsafeGuaranteedRef { $0.render(into: bus) }
         } else if gain == 0 && target == 0 {
             if phase == .pausing {
                 slots[s].phase = .paused
@@ -347,19 +371,15 @@ final class VoiceMixer: @unchecked Sendable {
             }
             // Muted: the voice keeps its time; its output is discarded.
             let bus = scratch.slice(from: 0, count: count)
-            bus.haptic.update(repeating: 0, count: count)
-            bus.audioLeft.update(repeating: 0, count: count)
-            bus.audioRight.update(repeating: 0, count: count)
-            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+            Self.clear(bus)
+            box._withUnsafeGuaranteedRef { $0.render(into: bus) }
         } else {
             let bus = scratch.slice(from: 0, count: count)
-            bus.haptic.update(repeating: 0, count: count)
-            bus.audioLeft.update(repeating: 0, count: count)
-            bus.audioRight.update(repeating: 0, count: count)
-            box._withUnsafeGuaranteedRef { $0.voice.render(into: bus) }
+            Self.clear(bus)
+            box._withUnsafeGuaranteedRef { $0.render(into: bus) }
             slots[s].gain = Self.addRamped(bus, into: mix, at: a, gain: gain, target: target, step: voiceFadeStep)
         }
-        if box._withUnsafeGuaranteedRef({ $0.voice.isFinished }) {
+        if box._withUnsafeGuaranteedRef({ $0.isFinished }) {
             finish(s, slots[s].phase == .cancelling ? .cancelled : .completed)
         }
     }
@@ -368,13 +388,22 @@ final class VoiceMixer: @unchecked Sendable {
     @_noLocks
     static func addRamped(_ source: MixBus, into mix: MixBus, at offset: Int, gain start: Float, target: Float, step: Float) -> Float {
         var gain = start
+        let buses = min(source.hapticBusCount, mix.hapticBusCount)
         for i in 0..<source.frames {
             if gain < target { gain = min(target, gain + step) } else if gain > target { gain = max(target, gain - step) }
-            mix.haptic[offset + i] += gain * source.haptic[i]
+            for k in 0..<buses { mix.hapticBus(k)[offset + i] += gain * source.hapticBus(k)[i] }
             mix.audioLeft[offset + i] += gain * source.audioLeft[i]
             mix.audioRight[offset + i] += gain * source.audioRight[i]
         }
         return gain
+    }
+
+    /// Zeroes every bus of `bus` (its haptic buses and the audio buses).
+    @_noLocks
+    static func clear(_ bus: MixBus) {
+        for k in 0..<bus.hapticBusCount { bus.hapticBus(k).update(repeating: 0, count: bus.frames) }
+        bus.audioLeft.update(repeating: 0, count: bus.frames)
+        bus.audioRight.update(repeating: 0, count: bus.frames)
     }
 
     private func finish(_ s: Int, _ reason: FinishReason) {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HapticEngine
+import HapticRender
 import Synchronization
 
 /// An ``OutputDevice`` without hardware, for tests: it plays frames on a model of
@@ -38,6 +39,9 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
         public var grantedPeriodFrames: Int? = nil
         /// Refuse to open (a missing device).
         public var refuseOpen: DeviceOpenError? = nil
+        /// What `describeChannels()` answers (nil: the device cannot say). The open device's
+        /// `channelMap` is then the map asked for, else the offer of that many channels.
+        public var describedChannels: DeviceChannels? = nil
         public init() {}
     }
 
@@ -167,6 +171,10 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
 
     // MARK: OutputDevice
 
+    private var openedMap: [ChannelPosition]? = nil
+    public func describeChannels() -> DeviceChannels? { options.describedChannels }
+    public var channelMap: [ChannelPosition]? { openedMap }
+
     public func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat {
         if let refusal = options.refuseOpen { throw refusal }
         if openRefused.load(ordering: .acquiring) {
@@ -182,6 +190,8 @@ public final class VirtualOutputDevice: OutputDevice, @unchecked Sendable {
             granted.bufferFrames = period * max(2, requested.bufferFrames / max(1, requested.periodFrames))
         }
         format = granted
+        let offer = options.describedChannels?.offers.first { $0.channels == granted.channels }
+        openedMap = options.describedChannels == nil ? nil : (requested.channelMap ?? offer?.positions)
         nanosPerFrame = 1e9 / (Double(granted.sampleRate) * (1 + options.driftPPM / 1e6))
         if recording == nil || recordingChannels != granted.channels {
             recording?.deallocate()

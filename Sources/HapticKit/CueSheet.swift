@@ -1,4 +1,3 @@
-import Foundation
 import HapticPattern
 
 /// The cue sheet (`Assets/cues.json`, schema in `Assets/README.md`): the app's moments
@@ -97,48 +96,39 @@ public struct CueSheet: Sendable, Equatable {
     /// Decodes cue-sheet JSON. `source` names it in errors (a file path).
     public static func decode(from bytes: [UInt8], source: String = "cues.json") throws(CueSheetError) -> CueSheet {
         func fail(_ path: String, _ message: String) -> CueSheetError { CueSheetError(source: source, path: path, message: message) }
-        // Duplicate keys first: JSONSerialization silently keeps one of them.
-        let scanned = Result(catching: { () throws(AHAPError) in try JSONValue.parse(bytes) })
-        if case .success(let tree) = scanned, let duplicate = tree.firstDuplicateKey {
-            throw fail(duplicate, "given twice (each key once)")
-        }
-        let top: Any
-        do {
-            top = try JSONSerialization.jsonObject(with: Data(bytes))
-        } catch {
-            // The project's scanner says where (line and column) and what, e.g. a number like
-            // 1e400 that is not a finite double; Foundation only that the data is wrong.
-            if case .failure(let problem) = scanned { throw fail("", "not valid JSON: \(problem)") }
-            throw fail("", "not valid JSON (\((error as NSError).localizedDescription))")
-        }
-        guard let root = top as? [String: Any] else { throw fail("", "the top level is not an object") }
-        guard let schema = root["schema"] as? String, schema == "hapticsynth-cues" else {
-            throw fail("schema", "expected \"hapticsynth-cues\"")
-        }
+        // The project's scanner: where (line and column) and what, e.g. a number like 1e400
+        // that is not a finite double; and every key once (the last would silently win).
+        let root: JSONValue
+        do { root = try JSONValue.parse(bytes) } catch { throw fail("", "not valid JSON: \(error)") }
+        if let duplicate = root.firstDuplicateKey { throw fail(duplicate, "given twice (each key once)") }
+        guard case .object = root else { throw fail("", "the top level is not an object") }
+        guard case .string("hapticsynth-cues")? = root["schema"] else { throw fail("schema", "expected \"hapticsynth-cues\"") }
         guard let version = number(root["version"]), version == 1 else { throw fail("version", "expected 1") }
-        guard let cuesObject = root["cues"] as? [String: Any] else { throw fail("cues", "missing or not an object") }
+        guard case .object(let cueMembers)? = root["cues"] else { throw fail("cues", "missing or not an object") }
+        // Each cue is prepared and its felt alignment measured when a manager loads the sheet.
+        guard cueMembers.count <= Limits.maxCues else { throw fail("cues", "\(cueMembers.count) cues; at most \(Limits.maxCues)") }
 
         var cues: [String: Cue] = [:]
-        for name in cuesObject.keys.sorted() {
+        for (name, cue) in cueMembers.sorted(by: { $0.key < $1.key }) {
             let path = "cues.\(name)"
-            guard let cue = cuesObject[name] as? [String: Any] else { throw fail(path, "not an object") }
+            guard case .object = cue else { throw fail(path, "not an object") }
             var haptic: Haptic? = nil
-            if let h = cue["haptic"] {
-                guard let object = h as? [String: Any] else { throw fail("\(path).haptic", "not an object") }
+            if let object = cue["haptic"] {
+                guard case .object = object else { throw fail("\(path).haptic", "not an object") }
                 let kinds = ["pattern", "transient", "buzz"].filter { object[$0] != nil }
                 guard kinds.count == 1 else {
                     throw fail("\(path).haptic", "needs exactly one of pattern, transient, buzz (has \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))")
                 }
                 switch kinds[0] {
                 case "pattern":
-                    guard let file = object["pattern"] as? String, !file.isEmpty else {
+                    guard case .string(let file)? = object["pattern"], !file.isEmpty else {
                         throw fail("\(path).haptic.pattern", "not a pattern name")
                     }
                     haptic = .pattern(file)
                 case "transient":
                     haptic = .transient(try transient(object["transient"], "\(path).haptic.transient", timed: false, fail))
                 default:
-                    guard let list = object["buzz"] as? [Any], !list.isEmpty else {
+                    guard case .array(let list)? = object["buzz"], !list.isEmpty else {
                         throw fail("\(path).haptic.buzz", "not a non-empty array")
                     }
                     var buzz: [Transient] = []
@@ -153,9 +143,9 @@ public struct CueSheet: Sendable, Equatable {
                 }
             }
             var sfx: SoundEffect? = nil
-            if let s = cue["sfx"] {
-                guard let object = s as? [String: Any] else { throw fail("\(path).sfx", "not an object") }
-                guard let soundName = object["name"] as? String, !soundName.isEmpty else {
+            if let object = cue["sfx"] {
+                guard case .object = object else { throw fail("\(path).sfx", "not an object") }
+                guard case .string(let soundName)? = object["name"], !soundName.isEmpty else {
                     throw fail("\(path).sfx.name", "missing or not a string")
                 }
                 var offset = 0.0
@@ -170,7 +160,7 @@ public struct CueSheet: Sendable, Equatable {
             guard haptic != nil || sfx != nil else { throw fail(path, "fires nothing (needs haptic, sfx or both)") }
             var moment: String? = nil
             if let m = cue["moment"] {
-                guard let text = m as? String else { throw fail("\(path).moment", "not a string") }
+                guard case .string(let text) = m else { throw fail("\(path).moment", "not a string") }
                 moment = text
             }
             let alignment = try parseAlignment(cue, path, fail)
@@ -182,16 +172,16 @@ public struct CueSheet: Sendable, Equatable {
     /// A cue's `"align"` (`"felt"` or `"sample"`) or `"hapticOffsetMs"` (finite, within
     /// ±``maximumHapticOffsetMs``); at most one of the two.
     private static func parseAlignment(
-        _ cue: [String: Any], _ path: String, _ fail: (String, String) -> CueSheetError
+        _ cue: JSONValue, _ path: String, _ fail: (String, String) -> CueSheetError
     ) throws(CueSheetError) -> Alignment {
         let align = cue["align"], offset = cue["hapticOffsetMs"]
         if align != nil && offset != nil {
             throw fail(path, "give either align or hapticOffsetMs, not both (hapticOffsetMs is an explicit alignment)")
         }
         if let align {
-            switch align as? String {
-            case "felt": return .felt
-            case "sample": return .sample
+            switch align {
+            case .string("felt"): return .felt
+            case .string("sample"): return .sample
             default: throw fail("\(path).align", "expected \"felt\" or \"sample\"")
             }
         }
@@ -210,9 +200,9 @@ public struct CueSheet: Sendable, Equatable {
     }
 
     private static func transient(
-        _ any: Any?, _ path: String, timed: Bool, _ fail: (String, String) -> CueSheetError
+        _ object: JSONValue?, _ path: String, timed: Bool, _ fail: (String, String) -> CueSheetError
     ) throws(CueSheetError) -> Transient {
-        guard let object = any as? [String: Any] else { throw fail(path, "not an object") }
+        guard case .object? = object, let object else { throw fail(path, "not an object") }
         func value(_ key: String, _ range: ClosedRange<Double>) throws(CueSheetError) -> Double {
             guard let v = number(object[key]) else { throw fail("\(path).\(key)", "missing or not a number") }
             guard range.contains(v) else { throw fail("\(path).\(key)", "\(v) is outside \(range.lowerBound)…\(range.upperBound)") }
@@ -222,15 +212,10 @@ public struct CueSheet: Sendable, Equatable {
         return Transient(time: time, intensity: try value("intensity", 0...1), sharpness: try value("sharpness", 0...1))
     }
 
-    /// A JSON number (not a Boolean, which Foundation also hands over as a number).
-    private static func number(_ any: Any?) -> Double? {
-        // Foundation hands true/false over as Bool or as an NSNumber stored as a C char
-        // ("c"), which no JSON number is; a plain `is Bool` test would also match 0 and 1.
-        guard let any, type(of: any) != Bool.self, let n = any as? NSNumber,
-            String(cString: n.objCType) != "c"
-        else { return nil }
-        let d = n.doubleValue
-        return d.isFinite ? d : nil
+    /// A finite JSON number (not a Boolean, a string or null).
+    private static func number(_ value: JSONValue?) -> Double? {
+        guard case .number(let d)? = value, d.isFinite else { return nil }
+        return d
     }
 }
 
@@ -245,5 +230,6 @@ public struct CueSheetError: Error, Sendable, Equatable, CustomStringConvertible
         self.path = path
         self.message = message
     }
-    public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }
+    /// Escaped (`printable`): the path holds the sheet's cue names.
+    public var description: String { printable(path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)") }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import HapticEngine
 
 /// An engine's own measurements at one moment, as the one line the live verbs print with
@@ -11,10 +10,26 @@ public struct EngineReport: Sendable, CustomStringConvertible {
     /// Reads `engine`'s measurements now.
     public init(_ engine: HapticEngine) {
         let stats = engine.renderStatistics
-        description = String(
-            format: "latency %.1f ms, xruns %d, stalls %d, reconnections %d, onsets dropped %d, render per period: median %.3f ms, p99 %.3f ms, max %.3f ms of %.3f ms (headroom %.0f%%), realtime scheduling: %@",
-            engine.outputLatency * 1000, engine.xrunCount, engine.stallCount, engine.reconnectionCount,
-            engine.droppedOnsetCount, stats.p50Seconds * 1000, stats.p99Seconds * 1000,
-            stats.maxSeconds * 1000, stats.periodSeconds * 1000, stats.headroom * 100, engine.isRealtime ? "yes" : "no")
+        func ms(_ seconds: Double, _ digits: Int = 3) -> String { fixed(seconds * 1000, digits) }
+        description = "latency \(ms(engine.outputLatency, 1)) ms, xruns \(engine.xrunCount), stalls \(engine.stallCount), "
+            + "reconnections \(engine.reconnectionCount), onsets dropped \(engine.droppedOnsetCount), render per period: "
+            + "median \(ms(stats.p50Seconds)) ms, p99 \(ms(stats.p99Seconds)) ms, max \(ms(stats.maxSeconds)) ms of "
+            + "\(ms(stats.periodSeconds)) ms (headroom \(fixed(stats.headroom * 100, 0))%), "
+            + "realtime scheduling: \(engine.isRealtime ? "yes" : "no")"
     }
+}
+
+/// `value` with `digits` decimals, as printf's `%.Nf` writes it (rounded half away from zero
+/// rather than to even on a tie; no Foundation needed).
+func fixed(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
+    var scale: Int64 = 1
+    for _ in 0..<max(0, min(digits, 15)) { scale *= 10 }
+    let scaled = (abs(value) * Double(scale)).rounded()
+    guard scaled < 9e15 else { return "\(value)" }
+    let whole = Int64(scaled) / scale, fraction = Int64(scaled) % scale
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    guard scale > 1 else { return sign + "\(whole)" }
+    let digitsText = String(fraction)
+    return sign + "\(whole)." + String(repeating: "0", count: String(scale).count - 1 - digitsText.count) + digitsText
 }

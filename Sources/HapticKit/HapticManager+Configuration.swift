@@ -15,15 +15,26 @@ extension HapticManager {
 
     /// Everything a manager is made with.
     public struct Configuration: Sendable {
-        /// The patterns folder (`Haptics/`).
+        /// The patterns folder (`Haptics/`; empty: none).
         public var hapticsFolder: String
-        /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`).
+        /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`; empty: none).
         public var assetsFolder: String
         /// The output device.
         public var output: Output
         /// The engine's settings. The manager fills in `sounds` (the assets' sound library);
-        /// `layout` defaults to stereo + haptic so sound effects and haptics share one stream.
+        /// `layout` is chosen from the device when `layoutFromDevice` (see `init`).
         public var engine: HapticEngine.Configuration
+        /// Choose the haptic engine's layout from what its device says about its channels when
+        /// the manager starts (`DefaultChannelLayout`: the sound on the fronts and the haptic on
+        /// LFE where there is one...), replacing `engine.layout`. Set when `init` had no layout.
+        public var layoutFromDevice: Bool
+        /// Log (as a warning, through the haptic engine's logger) where the haptic went when it
+        /// does not reach a channel of its own (`channelRouting`). An app that reports it itself
+        /// turns this off (the CLI does).
+        public var logsChannelRouting: Bool {
+            get { engine.logsChannelRouting }
+            set { engine.logsChannelRouting = newValue }
+        }
         /// Transient voices from `playTransientEvent` that may sound at once; a newer one
         /// stops the oldest (so rapid calls never pile up).
         public var transientVoices: Int = 4
@@ -32,6 +43,9 @@ extension HapticManager {
         public var transientSteps: Int = 20
         /// The manager's log (debug lines for no-ops; recovery at info/warning).
         public var logger = Logger(label: "hapticsynth.manager")
+        /// Told of every engine lost, reconnected, rebuilt or given up (``HapticManager/EngineEvent``),
+        /// on the engine's service thread, outside the manager's lock: it may call the manager.
+        public var eventHandler: (@Sendable (HapticManager.EngineEvent) -> Void)? = nil
         /// Two-device mode: a separate output for the sound effects (a sound card for the
         /// speakers while `output` drives the shaker amplifier). nil: one stream carries both.
         public var audioOutput: Output? = nil
@@ -41,8 +55,9 @@ extension HapticManager {
         public var audioEngine: HapticEngine.Configuration
 
         /// - Parameters:
-        ///   - layout: the haptic engine's channels; nil: stereo + haptic in one stream, or
-        ///     haptic mono when `audioOutput` carries the sound.
+        ///   - layout: the haptic engine's channels; nil: chosen from the device when the manager
+        ///     starts (sound and haptic in one stream, or the haptic only when `audioOutput`
+        ///     carries the sound; by column L,R,H or H when the device cannot say).
         ///   - audioOutput: two-device mode (see ``audioOutput``).
         public init(
             hapticsFolder: String, assetsFolder: String, output: Output = .alsa("default"),
@@ -55,6 +70,7 @@ extension HapticManager {
             engine = HapticEngine.Configuration(
                 layout: layout ?? (audioOutput == nil ? .stereoPlusHaptic : .hapticMono), profile: profile)
             audioEngine = HapticEngine.Configuration(layout: .stereoAudio, profile: profile)
+            layoutFromDevice = layout == nil
             lockMemory = false
         }
 

@@ -13,13 +13,15 @@ extension HapticManager {
     /// (the planned frames by construction); in two-device mode the haptic part starts on the
     /// haptic engine and the sound on the audio engine at the same monotonic time, each
     /// placed by its own device's frame/time mapping.
-    public func play(cue: String, atTime time: Double) {
+    /// Returns the players it started (none: nothing started), for callers that stop what they started.
+    @discardableResult
+    public func play(cue: String, atTime time: Double) -> [PatternPlayer] {
         if isTwoDevice {
-            _ = playTracked(cue: cue, atTime: time)
-            return
+            let playback = playTracked(cue: cue, atTime: time)
+            return [playback?.haptic?.player, playback?.audio?.player].compactMap { $0 }
         }
-        guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return }
-        _ = start(pattern, on: engine, at: time)
+        guard let (engine, pattern) = lookup({ $0.cues[cue] }, what: "cue", cue) else { return [] }
+        return [start(pattern, on: engine, at: time)].compactMap { $0 }
     }
 
     /// One part of a ``CuePlayback``: a voice started on one engine.
@@ -132,7 +134,7 @@ extension HapticManager {
     ) -> (cue: CueSheet.Cue, engine: HapticEngine, haptic: PreparedPattern, extra: Extra)? {
         guard let cue = cueSheet[name] else {
             count { $0.unknownNames += 1 }
-            logger.debug("haptic manager: no cue named \"\(name)\"; ignored")
+            logger.debug("haptic manager: no cue named \"\(printable(name))\"; ignored")
             return nil
         }
         let found: CueLookup<Extra> = state.withLock { s in
@@ -150,7 +152,7 @@ extension HapticManager {
         case .ok(let engine, let haptic, let more): return (cue, engine, haptic, more)
         case .unavailable: return nil
         case .unknown:
-            logger.debug("haptic manager: cue \(name) is not prepared (preloadPatterns() first); ignored")
+            logger.debug("haptic manager: cue \(printable(name)) is not prepared (preloadPatterns() first); ignored")
             return nil
         }
     }

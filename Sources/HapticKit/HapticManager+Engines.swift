@@ -116,16 +116,19 @@ extension HapticManager {
         }
         guard waiting else { return }
         logger.info("haptic manager: \(role.label) \(id) stopped (\(reason)); its reconnection is the one restart")
+        configuration.eventHandler?(.lost(role, engine: id, reason: reason))
     }
 
     /// The engine is back on its device (the one restart succeeded): the role runs again.
     func engineReconnected(_ role: EngineRole, id: Int, _ info: HapticEngine.Reconnection) {
-        state.withLock { s in
-            guard let slot = s[role], slot.engineID == id, case .reconnecting = slot.status else { return }
+        let back: Bool = state.withLock { s in
+            guard let slot = s[role], slot.engineID == id, case .reconnecting = slot.status else { return false }
             s[role]?.status = .running
             s.log.append(role.event(.restartSucceeded(engine: id)))
+            return true
         }
         logger.info("haptic manager: \(role.label) \(id) is back after \(info.outageSeconds) s")
+        if back { configuration.eventHandler?(.reconnected(role, engine: id, info)) }
     }
 
     /// The seeds' reset path: a new engine, both handlers registered again, its caches
@@ -172,6 +175,7 @@ extension HapticManager {
             return
         }
         for loop in loops { loop.restart() }
+        configuration.eventHandler?(.rebuilt(role, engine: newID))
     }
 
     /// Gives up on the role's engine `id`. Haptics unavailable: `engineAvailable` is false,
@@ -194,6 +198,7 @@ extension HapticManager {
         }
         // Stops the engines' own background retries: this manager has given up (seeds).
         for engine in engines { engine.stop() }
+        if !engines.isEmpty { configuration.eventHandler?(.gaveUp(role, reason: why)) }
     }
 
     final class WeakManager: @unchecked Sendable {

@@ -10,10 +10,42 @@ extension HapticManager {
     public func play(_ name: String) { play(name, atTime: 0) }
 
     /// Plays the library pattern `name` at `time` (seconds on CLOCK_MONOTONIC; 0 or a
-    /// past time: as soon as possible). Unknown name: a no-op (debug log).
-    public func play(_ name: String, atTime time: Double) {
-        guard let (engine, pattern) = lookup({ $0.patterns[name] }, what: "pattern", name) else { return }
-        _ = start(pattern, on: engine, at: time)
+    /// past time: as soon as possible). Unknown name: a no-op (debug log). Returns the player
+    /// (nil: nothing started), for callers that stop what they started.
+    @discardableResult
+    public func play(_ name: String, atTime time: Double) -> PatternPlayer? {
+        guard let (engine, pattern) = lookup({ $0.patterns[name] }, what: "pattern", name) else { return nil }
+        return start(pattern, on: engine, at: time)
+    }
+
+    /// Plays a pattern the app prepared (``prepare(_:sounds:)``) at `time` on the haptic engine
+    /// (its audio events are heard where the layout has audio channels). Returns the player, or
+    /// nil when nothing started (unavailable, or the engine refused: counted and debug-logged).
+    @discardableResult
+    public func play(_ pattern: PreparedPattern, atTime time: Double) -> PatternPlayer? {
+        guard let (engine, pattern) = lookup({ _ in pattern }, what: "pattern", "(prepared by the app)") else { return nil }
+        return start(pattern, on: engine, at: time)
+    }
+
+    /// Compiles `pattern` for the manager's haptic engine (its actuator profile and rate),
+    /// leniently (the result keeps the warnings), with `sounds` for its AudioCustom events (nil:
+    /// the assets folder's). Prepare once, play many times: ``play(_:atTime:)-(PreparedPattern,_)``,
+    /// ``playLooping(_:name:intensity:atTime:)``. A manager rebuilt after a reset keeps the same
+    /// profile and rate, so what was prepared stays playable.
+    public func prepare(_ pattern: AHAPPattern, sounds: (any SoundSource)? = nil) throws(RenderError) -> PreparedPattern {
+        let c = configuration.engine
+        return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: sounds ?? self.sounds)
+    }
+
+    /// Whether the library pattern `name` is loaded and prepared (what ``play(_:atTime:)`` finds).
+    public func canPlay(pattern name: String) -> Bool { state.withLock { $0.caches.patterns[name] != nil } }
+
+    /// Whether the cue `name` is in the cue sheet and prepared (what ``play(cue:atTime:)`` finds).
+    public func canPlay(cue name: String) -> Bool { state.withLock { $0.caches.cueHaptics[name] != nil } }
+
+    /// Whether the sound effect `name` is prepared (what ``playSFX(_:atTime:)`` finds).
+    public func canPlay(soundEffect name: String) -> Bool {
+        state.withLock { s in (s[soundRole] ?? s.haptic).caches.sounds[name] != nil }
     }
 
     /// Plays the sound effect `name` (`Assets/sfx/<name>.wav`) as soon as possible.
@@ -21,9 +53,10 @@ extension HapticManager {
 
     /// Plays the sound effect `name` at `time`, on the same engine and output stream as
     /// the haptics: a haptic given the same `time` starts on the same output frame.
-    public func playSFX(_ name: String, atTime time: Double) {
-        guard let (engine, pattern) = lookup(on: soundRole, { $0.sounds[name] }, what: "sound effect", name) else { return }
-        _ = start(pattern, on: engine, at: time)
+    @discardableResult
+    public func playSFX(_ name: String, atTime time: Double) -> PatternPlayer? {
+        guard let (engine, pattern) = lookup(on: soundRole, { $0.sounds[name] }, what: "sound effect", name) else { return nil }
+        return start(pattern, on: engine, at: time)
     }
 
     /// The engine that plays the sound effects: the audio engine in two-device mode.
@@ -36,8 +69,9 @@ extension HapticManager {
         playTransientEvent(intensity: intensity, sharpness: sharpness, atTime: 0)
     }
 
-    /// `playTransientEvent(intensity:sharpness:)` at `time`.
-    public func playTransientEvent(intensity: Double, sharpness: Double, atTime time: Double) {
+    /// `playTransientEvent(intensity:sharpness:)` at `time`. Returns the player (nil: nothing started).
+    @discardableResult
+    public func playTransientEvent(intensity: Double, sharpness: Double, atTime time: Double) -> PatternPlayer? {
         let steps = max(1, configuration.transientSteps)
         func step(_ v: Double) -> Int { v.isFinite ? Int((min(1, max(0, v)) * Double(steps)).rounded()) : 0 }
         let key = step(intensity) * (steps + 1) + step(sharpness)
@@ -48,7 +82,7 @@ extension HapticManager {
             }
             return (engine, s.haptic.engineID, s.caches.transients[key])
         }
-        guard let (engine, id, cached) = found else { return }
+        guard let (engine, id, cached) = found else { return nil }
         var pattern = cached
         if pattern == nil {
             let i = Double(key / (steps + 1)) / Double(steps), sh = Double(key % (steps + 1)) / Double(steps)
@@ -58,7 +92,7 @@ extension HapticManager {
                 state.withLock { s in if s.haptic.caches.engineID == id && s.haptic.engineID == id { s.haptic.caches.transients[key] = pattern } }
             }
         }
-        guard let pattern, let player = start(pattern, on: engine, at: time) else { return }
+        guard let pattern, let player = start(pattern, on: engine, at: time) else { return nil }
         let evicted: PatternPlayer? = state.withLock { s in
             guard s.haptic.engineID == id else { return nil }
             let slot = s.ringNext
@@ -69,6 +103,7 @@ extension HapticManager {
             return nil
         }
         try? evicted?.stop(atTime: time)
+        return player
     }
 
     /// Starts `name` looping and returns a handle for live control of its parameters
@@ -76,8 +111,19 @@ extension HapticManager {
     /// the app sets). Never fails: with an unknown name or no engine the handle does nothing.
     /// The loop survives an engine reset (it restarts on the new engine with its values).
     public func playLooping(_ name: String, intensity: Double = 1, atTime time: Double = 0) -> LoopingPattern {
-        let handle = LoopingPattern(name: name, manager: self, intensity: intensity)
-        guard let (engine, pattern) = lookup({ $0.patterns[name] }, what: "pattern", name) else {
+        startLoop(LoopingPattern(name: name, prepared: nil, manager: self, intensity: intensity),
+                  lookup({ $0.patterns[name] }, what: "pattern", name), at: time)
+    }
+
+    /// ``playLooping(_:intensity:atTime:)`` for a pattern the app prepared (``prepare(_:sounds:)``);
+    /// `name` labels the handle. A reset restarts it on the new engine like a library loop.
+    public func playLooping(_ pattern: PreparedPattern, name: String, intensity: Double = 1, atTime time: Double = 0) -> LoopingPattern {
+        startLoop(LoopingPattern(name: name, prepared: pattern, manager: self, intensity: intensity),
+                  lookup({ _ in pattern }, what: "pattern", name), at: time)
+    }
+
+    private func startLoop(_ handle: LoopingPattern, _ found: (HapticEngine, PreparedPattern)?, at time: Double) -> LoopingPattern {
+        guard let (engine, pattern) = found else {
             handle.markStopped()
             return handle
         }
@@ -124,7 +170,7 @@ extension HapticManager {
         case .ok(let engine, let pattern): return (engine, pattern)
         case .unavailable: return nil
         case .unknown:
-            logger.debug("haptic manager: no \(what) named \"\(name)\" (unknown, or not preloaded); ignored")
+            logger.debug("haptic manager: no \(what) named \"\(printable(name))\" (unknown, or not preloaded); ignored")
             return nil
         }
     }
@@ -167,10 +213,12 @@ extension HapticManager {
         _ = state.withLock { $0.loops.removeValue(forKey: ObjectIdentifier(handle)) }
     }
 
-    /// A pattern of the current engine's cache, with the engine and its number.
-    func current(_ name: String) -> (HapticEngine, Int, PreparedPattern)? {
+    /// What `loop` plays on the current engine (its own prepared pattern, or its library
+    /// pattern from the engine's cache), with the engine and its number.
+    func current(for loop: LoopingPattern) -> (HapticEngine, Int, PreparedPattern)? {
         state.withLock { s in
-            guard case .running = s.haptic.status, let engine = s.haptic.engine, let p = s.caches.patterns[name] else { return nil }
+            guard case .running = s.haptic.status, let engine = s.haptic.engine,
+                  let p = loop.prepared ?? s.caches.patterns[loop.name] else { return nil }
             return (engine, s.haptic.engineID, p)
         }
     }

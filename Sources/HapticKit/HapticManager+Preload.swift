@@ -1,6 +1,7 @@
 import HapticEngine
 import HapticPattern
 import HapticRender
+import Logging
 
 // Preparing what the engines play: the library's patterns, the cues and the sound effects
 // (the per-engine caches, re-made for every new engine).
@@ -36,8 +37,10 @@ extension HapticManager {
     /// takes time): the sound effects, and for the haptic engine the patterns and cues too.
     func prepareCaches(_ role: EngineRole, for engine: HapticEngine, id: Int) -> Caches {
         var caches = Caches(engineID: id)
+        var budget = SoundBudget(held: 0)
         for name in soundEffectNames {
-            if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)") {
+            if let prepared = prepare(Self.soundEffectPattern(name), on: engine, what: "sound effect \(name)"),
+               admit(prepared, "sound effect \(name)", &budget) {
                 caches.sounds[name] = prepared
             }
         }
@@ -48,20 +51,42 @@ extension HapticManager {
 
     /// Prepares the library's patterns and the cue sheet's cues (whole, and their haptic part)
     /// for `engine`, into `caches`.
+    /// Patterns and cues past `Limits.maxManagerSoundBytes` of sound samples are not prepared
+    /// (in name order, so the same ones are kept every time; logged).
     func preparePatternsAndCues(_ library: PatternLibrary, _ cueSheet: CueSheet, on engine: HapticEngine, into caches: inout Caches) {
-        for (name, pattern) in library.patterns {
-            if let prepared = prepare(pattern, on: engine, what: "pattern \(name)") { caches.patterns[name] = prepared }
+        var budget = SoundBudget(held: caches.sounds.values.reduce(0) { $0 + $1.soundBytes })
+        for (name, pattern) in library.patterns.sorted(by: { $0.key < $1.key }) {
+            if let prepared = prepare(pattern, on: engine, what: "pattern \(name)"), admit(prepared, "pattern \(name)", &budget) {
+                caches.patterns[name] = prepared
+            }
         }
-        for (name, cue) in cueSheet.cues {
+        for (name, cue) in cueSheet.cues.sorted(by: { $0.key < $1.key }) {
+            // A cue holds its own copy of its sound effect: refused before anything is measured.
+            let sfxBytes = cue.sfx.flatMap { caches.sounds[$0.name]?.soundBytes } ?? 0
+            guard budget.held + sfxBytes <= Limits.maxManagerSoundBytes else {
+                budget.refuse("cue \(name)", logger)
+                continue
+            }
             guard let haptic = cueHapticPattern(cue) else { continue }
             let hapticPart = prepare(haptic, on: engine, what: "cue \(name) (haptic part)")
             let alignment = align(cue, haptic: haptic, prepared: hapticPart, caches: &caches, on: engine)
             caches.cueAlignments[name] = alignment
-            if let prepared = prepare(cuePattern(cue, haptic: haptic, alignment: alignment), on: engine, what: "cue \(name)") {
+            if let prepared = prepare(cuePattern(cue, haptic: haptic, alignment: alignment), on: engine, what: "cue \(name)"),
+               admit(prepared, "cue \(name)", &budget) {
                 caches.cues[name] = prepared
             }
             if let hapticPart { caches.cueHaptics[name] = hapticPart }
         }
+    }
+
+    /// Counts `prepared`'s sound samples against the budget; false (logged) when they would pass it.
+    func admit(_ prepared: PreparedPattern, _ what: String, _ budget: inout SoundBudget) -> Bool {
+        guard budget.held + prepared.soundBytes <= Limits.maxManagerSoundBytes else {
+            budget.refuse(what, logger)
+            return false
+        }
+        budget.held += prepared.soundBytes
+        return true
     }
 
     func prepare(_ pattern: AHAPPattern, on engine: HapticEngine, what: String) -> PreparedPattern? {
@@ -69,7 +94,7 @@ extension HapticManager {
         do {
             return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: c.sounds, strict: true)
         } catch {
-            logger.debug("haptic manager: \(what) cannot be prepared (\(error)); skipped")
+            logger.debug("haptic manager: \(printable(what)) cannot be prepared (\(error)); skipped")
             return nil
         }
     }
@@ -102,7 +127,7 @@ extension HapticManager {
         switch cue.haptic {
         case .pattern(let name):
             guard let pattern = library.pattern(named: name) else {
-                logger.debug("haptic manager: cue \(cue.name) names pattern \(name), which is not loaded; cue skipped")
+                logger.debug("haptic manager: cue \(printable(cue.name)) names pattern \(printable(name)), which is not loaded; cue skipped")
                 return nil
             }
             elements = pattern.elements
@@ -115,10 +140,26 @@ extension HapticManager {
         }
         if let sfx = cue.sfx {
             guard soundEffectNames.contains(sfx.name) else {
-                logger.debug("haptic manager: cue \(cue.name) names sound effect \(sfx.name), which is not in sfx/; cue skipped")
+                logger.debug("haptic manager: cue \(printable(cue.name)) names sound effect \(printable(sfx.name)), which is not in sfx/; cue skipped")
                 return nil
             }
         }
         return AHAPPattern(elements: elements)
+    }
+}
+
+/// The sound samples an engine's prepared patterns hold so far (see `Limits.maxManagerSoundBytes`).
+struct SoundBudget {
+    var held: Int
+    private var refused = 0
+
+    init(held: Int) { self.held = held }
+
+    /// Logs the first few patterns or cues left out (a warning: they will be unknown when played).
+    mutating func refuse(_ what: String, _ logger: Logger) {
+        refused += 1
+        if refused <= 5 {
+            logger.warning("haptic manager: \(printable(what)) not prepared: the sounds of the prepared patterns would pass \(Limits.maxManagerSoundBytes >> 20) MiB")
+        }
     }
 }

@@ -16,6 +16,8 @@ extension HapticManager {
         /// Reads the configuration's folders (the library is parsed by `preloadPatterns()`).
         static func load(_ configuration: Configuration) -> Content {
             let library = PatternLibrary(folder: configuration.hapticsFolder, strict: true, logger: configuration.logger)
+            // No assets folder: no cue sheet (and none looked for at the root).
+            if configuration.assetsFolder.isEmpty { return Content(library: library, cueSheet: CueSheet(), cueSheetError: nil) }
             do {
                 let sheet = try CueSheet.load(path: configuration.assetsFolder + "/cues.json")
                 return Content(library: library, cueSheet: sheet, cueSheetError: nil)
@@ -30,7 +32,8 @@ extension HapticManager {
     public struct ReloadReport: Sendable, Equatable {
         /// Patterns in the new library.
         public var patterns: Int
-        /// Files of the folder that were skipped (broken, unreadable), with the reason.
+        /// Files of the folder that were skipped (by path: broken, unreadable, not a regular
+        /// file; the folder itself when it cannot be listed), with the reason.
         public var skipped: [String: String]
         /// Cues in the cue sheet now in use.
         public var cues: Int

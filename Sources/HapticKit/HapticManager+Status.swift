@@ -1,3 +1,5 @@
+import HapticEngine
+
 // The manager's roles, recovery state, recovery log and counters (the types its public state is read as).
 extension HapticManager {
     /// Which of the manager's engines (two-device mode has both; one stream has only `.haptic`).
@@ -41,6 +43,21 @@ extension HapticManager {
         case shutDown
         /// A step of the audio engine's recovery (two-device mode); `engine` numbers audio engines.
         indirect case audio(RecoveryEvent)
+    }
+
+    /// What happened to one of the manager's engines, as the app hears it
+    /// (``Configuration/eventHandler``): the stops, reconnections and rebuilds the
+    /// ``RecoveryEvent`` log records, with what the engine said.
+    public enum EngineEvent: Sendable {
+        /// The engine of `role` lost its device and reconnects by itself (`reconnecting`).
+        case lost(EngineRole, engine: Int, reason: HapticEngine.StoppedReason)
+        /// The engine of `role` is back on its device: players, loops and schedule go on.
+        case reconnected(EngineRole, engine: Int, HapticEngine.Reconnection)
+        /// The engine of `role` could not be reconnected and a new one (number `engine`) runs:
+        /// one-shot players of the old one are gone, loops restarted.
+        case rebuilt(EngineRole, engine: Int)
+        /// The role is unavailable for good (`reason`).
+        case gaveUp(EngineRole, reason: String)
     }
 
     /// Counters of what the manager did (taken under its lock, so a snapshot is consistent).

@@ -66,8 +66,12 @@ public final class HapticManager: Sendable {
         }
     }
 
-    /// What the manager was made with.
+    /// What the manager was made with (`engine.layout` as chosen from the device, when
+    /// `layoutFromDevice`).
     public let configuration: Configuration
+    /// One line about the layout chosen from the device, when the choice gave something up
+    /// (a stereo device carrying sound and haptic...); nil otherwise.
+    public let layoutNote: String?
     /// The pattern library (parsed once, shared by every engine the manager builds;
     /// `reloadLibrary()` replaces it).
     public var library: PatternLibrary { content.withLock { $0.library } }
@@ -88,10 +92,19 @@ public final class HapticManager: Sendable {
     /// Makes the manager and starts its engine. A device that cannot be opened leaves the
     /// manager unavailable (`engineAvailable` false); nothing throws.
     public init(configuration: Configuration) {
+        var configuration = configuration
+        if configuration.layoutFromDevice {
+            let choice = configuration.output.defaultLayout(sound: configuration.audioOutput == nil)
+            configuration.engine.layout = choice.layout
+            layoutNote = choice.note
+        } else {
+            layoutNote = nil
+        }
         self.configuration = configuration
         content = Mutex(Content.load(configuration))
-        sounds = SoundLibrary(assetsFolder: configuration.assetsFolder)
-        switch listFiles(configuration.assetsFolder + "/sfx", suffix: ".wav") {
+        let assets = configuration.assetsFolder
+        sounds = SoundLibrary(assetsFolder: assets.isEmpty ? nil : assets)
+        switch assets.isEmpty ? .success([]) : listFiles(assets + "/sfx", suffix: ".wav") {
         case .success(let files): soundEffectNames = files.map { String($0.dropLast(4)) }
         case .failure: soundEffectNames = []
         }
@@ -103,7 +116,7 @@ public final class HapticManager: Sendable {
     /// A manager for the ALSA PCM `deviceName`.
     public convenience init(
         hapticsFolder: String, assetsFolder: String, deviceName: String = "default",
-        layout: ChannelLayout = .stereoPlusHaptic, profile: ActuatorProfile = .bassShaker
+        layout: ChannelLayout? = nil, profile: ActuatorProfile = .bassShaker
     ) {
         self.init(configuration: Configuration(
             hapticsFolder: hapticsFolder, assetsFolder: assetsFolder, output: .alsa(deviceName), layout: layout,
@@ -112,7 +125,7 @@ public final class HapticManager: Sendable {
 
     /// A manager for the devices `makeDevice` builds.
     public convenience init(
-        hapticsFolder: String, assetsFolder: String, layout: ChannelLayout = .stereoPlusHaptic,
+        hapticsFolder: String, assetsFolder: String, layout: ChannelLayout? = nil,
         profile: ActuatorProfile = .bassShaker, makeDevice: @escaping @Sendable () -> any OutputDevice
     ) {
         self.init(configuration: Configuration(
@@ -154,6 +167,11 @@ public final class HapticManager: Sendable {
     /// Do not install handlers on it: the manager owns them.
     public var currentEngine: HapticEngine? { state.withLock { $0.haptic.engine } }
 
+    /// Where the haptic engine's channels went at its last open: each channel's position and
+    /// whether the haptic reaches a channel of its own (`ChannelRouting.warning`); nil before a
+    /// device opened.
+    public var channelRouting: ChannelRouting? { currentEngine?.channelRouting }
+
     /// Number of the engine in use (1 for the first; a reset makes a new one).
     public var engineGeneration: Int { state.withLock { $0.haptic.engineID } }
 
@@ -185,11 +203,6 @@ public final class HapticManager: Sendable {
 
     /// Seconds on the engine's clock (CLOCK_MONOTONIC in production): the time base of every `atTime:`.
     public var currentTime: Double { currentEngine?.currentTime ?? MonotonicClock.now() }
-}
-
-/// The entries of `folder` ending in `suffix`, sorted.
-func listFiles(_ folder: String, suffix: String) -> Result<[String], FileProblem> {
-    listAHAPFiles(folder, suffix: suffix)
 }
 
 extension ChannelLayout {

@@ -29,16 +29,16 @@ public final class HapticRemoteControl: Sendable {
 
     private struct State {
         var loops: [String: LoopingPattern] = [:]
-        var recent: [PatternPlayer?]
-        var next = 0
         var stats = Statistics()
     }
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    /// The one-shot voices started, for ``stopAll(atTime:)``.
+    private let recent: RecentPlayers
 
     public init(manager: HapticManager, maxLoops: Int = 64, recentVoices: Int = 256) {
         self.manager = manager
         self.maxLoops = max(1, maxLoops)
-        state = Mutex(State(recent: Array(repeating: nil, count: max(1, recentVoices))))
+        recent = RecentPlayers(capacity: recentVoices)
     }
 
     /// What the clients asked so far.
@@ -58,20 +58,12 @@ public final class HapticRemoteControl: Sendable {
 
     /// Plays the library pattern `name` at `time` (0: now), remembered for ``stopAll(atTime:)``.
     public func play(_ name: String, atTime time: Double) {
-        guard let (engine, pattern) = manager.lookup({ $0.patterns[name] }, what: "pattern", name) else { return }
-        remember(manager.start(pattern, on: engine, at: time))
+        recent.remember(manager.play(name, atTime: time))
     }
 
     /// Fires the cue `name` at `time` (0: now): sound and haptic from one voice in one stream.
     public func play(cue name: String, atTime time: Double) {
-        if manager.isTwoDevice {
-            let playback = manager.playTracked(cue: name, atTime: time)
-            remember(playback?.haptic?.player)
-            remember(playback?.audio?.player)
-            return
-        }
-        guard let (engine, pattern) = manager.lookup({ $0.cues[name] }, what: "cue", name) else { return }
-        remember(manager.start(pattern, on: engine, at: time))
+        for player in manager.play(cue: name, atTime: time) { recent.remember(player) }
     }
 
     // MARK: - loops
@@ -130,16 +122,12 @@ public final class HapticRemoteControl: Sendable {
 
     /// Stops every loop and every one-shot voice this control started, at `time` (0: now).
     public func stopAll(atTime time: Double = 0) {
-        let (loops, voices): ([LoopingPattern], [PatternPlayer]) = state.withLock { s in
-            defer {
-                s.loops.removeAll()
-                s.recent = Array(repeating: nil, count: s.recent.count)
-                s.next = 0
-            }
-            return (Array(s.loops.values), s.recent.compactMap { $0 })
+        let loops: [LoopingPattern] = state.withLock { s in
+            defer { s.loops.removeAll() }
+            return Array(s.loops.values)
         }
         for loop in loops { loop.stop(atTime: time) }
-        for voice in voices where voice.isActive { try? voice.stop(atTime: time) }
+        recent.stopAll(atTime: time)
     }
 
     // MARK: - internals
@@ -151,14 +139,6 @@ public final class HapticRemoteControl: Sendable {
                 return nil
             }
             return loop
-        }
-    }
-
-    private func remember(_ player: PatternPlayer?) {
-        guard let player else { return }
-        state.withLock { s in
-            s.recent[s.next] = player
-            s.next = (s.next + 1) % s.recent.count
         }
     }
 }

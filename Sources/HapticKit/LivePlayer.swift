@@ -18,23 +18,44 @@ public final class LivePlayer: Sendable {
         public var output: HapticManager.Output
         /// The engine's settings (layout, profile, rate, period, buffer, logging...).
         var engine: HapticEngine.Configuration
+        /// One line about the layout chosen from the device (nil when the caller gave one, or
+        /// the choice gave nothing up).
+        public private(set) var layoutNote: String? = nil
 
         /// - Parameters:
+        ///   - layout: the channels; nil: chosen from what the device says about its channels
+        ///     (`HapticManager.Output.defaultLayout(sound:)`), carrying the sound too when `sound`.
         ///   - lockMemory: lock the process's memory (`mlockall`) while playing: a process-wide
         ///     effect, off unless asked for (the CLI's live verbs ask).
         ///   - verbose: the engine's notes from info level up (else errors only).
         public init(
-            output: HapticManager.Output, layout: ChannelLayout, profile: ActuatorProfile, sampleRate: Int,
-            periodFrames: Int, bufferPeriods: Int, lockMemory: Bool = false, verbose: Bool = false
+            output: HapticManager.Output, layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile,
+            sampleRate: Int, periodFrames: Int, bufferPeriods: Int, lockMemory: Bool = false, verbose: Bool = false
         ) {
             self.output = output
+            var chosen = layout
+            if chosen == nil {
+                let choice = output.defaultLayout(sound: sound)
+                chosen = choice.layout
+                layoutNote = choice.note
+            }
             // The engine reconnects forever; a caller with a deadline watches `events`.
             engine = HapticEngine.Configuration(
-                layout: layout, profile: profile, sampleRate: sampleRate, periodFrames: periodFrames,
+                layout: chosen!, profile: profile, sampleRate: sampleRate, periodFrames: periodFrames,
                 bufferPeriods: bufferPeriods)
             engine.lockMemory = lockMemory
             engine.logger.logLevel = verbose ? .info : .error
         }
+
+        /// Whether the engine logs (as a warning) a haptic that does not reach a channel of its
+        /// own; a caller that reports `LivePlayer.channelRouting` itself turns it off.
+        public var logsChannelRouting: Bool {
+            get { engine.logsChannelRouting }
+            set { engine.logsChannelRouting = newValue }
+        }
+
+        /// The layout the engine plays (as given, or as chosen from the device).
+        public var layout: ChannelLayout { engine.layout }
 
         /// Whether the engine locks the process's memory.
         public var lockMemory: Bool { engine.lockMemory }
@@ -48,7 +69,8 @@ public final class LivePlayer: Sendable {
         case back(outageSeconds: Double, gapSeconds: Double, droppedOnsets: Int)
         /// The engine gave up reconnecting.
         case gaveUp(String)
-        /// Every pattern of a one-time playback has finished.
+        /// Every pattern of a one-time playback has finished and rung out (the end rule of
+        /// `render`: the device has been given the whole offline render, ring-out included).
         case finished
         /// A looped playlist's next round could not be scheduled (the engine refused a start:
         /// its command queue full, the engine stopped...). Nothing more is scheduled.
@@ -76,6 +98,10 @@ public final class LivePlayer: Sendable {
     }
 
     deinit { engine.stop() }
+
+    /// Where the channels went when the device opened (`ChannelRouting.warning` says when the
+    /// haptic does not reach a channel of its own); nil before it opened.
+    public var channelRouting: ChannelRouting? { engine.channelRouting }
 
     /// Seconds on the monotonic clock (the time base of `play`'s start).
     public var currentTime: Double { engine.currentTime }
@@ -120,10 +146,7 @@ public final class LivePlayer: Sendable {
             events(.back(outageSeconds: info.outageSeconds, gapSeconds: info.gapSeconds, droppedOnsets: info.droppedOnsets))
         }
         if !loop {
-            engine.notifyWhenPlayersFinished { _ in
-                events(.finished)
-                return .leaveRunning
-            }
+            engine.notifyWhenRungOut { events(.finished) }
         } else if patterns.count > 1 {
             let playlist = Playlist(patterns: patterns, firstRound: startTime)
             let engine = self.engine, done = self.done

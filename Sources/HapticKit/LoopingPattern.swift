@@ -6,8 +6,10 @@ import Synchronization
 /// Live control of a looping pattern started with ``HapticManager/playLooping(_:intensity:atTime:)``.
 /// Every method is fire-and-forget and safe from any thread.
 public final class LoopingPattern: Sendable {
-    /// The pattern's name.
+    /// The pattern's name (a library pattern's, or the label given with a prepared pattern).
     public let name: String
+    /// The pattern the app prepared (nil: the library pattern `name`).
+    let prepared: PreparedPattern?
     private let manager: HapticManager.WeakManager
 
     private struct State {
@@ -19,8 +21,9 @@ public final class LoopingPattern: Sendable {
     }
     private let state: Mutex<State>
 
-    init(name: String, manager: HapticManager, intensity: Double) {
+    init(name: String, prepared: PreparedPattern?, manager: HapticManager, intensity: Double) {
         self.name = name
+        self.prepared = prepared
         self.manager = HapticManager.WeakManager(manager)
         state = Mutex(State(intensity: Self.clamp(intensity, 0...1)))
     }
@@ -131,7 +134,7 @@ public final class LoopingPattern: Sendable {
 
     /// After a reset: the same loop on the manager's new engine (the old player is dropped).
     func restart() {
-        guard let manager = manager.manager, let (engine, id, pattern) = manager.current(name) else { return }
+        guard let manager = manager.manager, let (engine, id, pattern) = manager.current(for: self) else { return }
         let stale = state.withLock { s -> Bool in
             guard !s.stopped, s.engineID != id else { return false }
             s.player = nil

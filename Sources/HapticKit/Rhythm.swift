@@ -2,8 +2,8 @@
 // rhythm-bench: beat maps (from a tempo or a file), a session that schedules every beat a
 // little ahead of time through HapticManager, and the report of where each part landed.
 
-import Foundation
 import HapticEngine
+import HapticPattern
 import HapticRender
 
 // MARK: - beat maps
@@ -42,20 +42,22 @@ public struct BeatMap: Sendable, Equatable {
         let trimmed = text.drop { $0.isWhitespace }
         var times: [Double] = []
         if trimmed.first == "[" || trimmed.first == "{" {
-            struct Wrapped: Decodable { var beats: [Double] }
             let isObject = trimmed.first == "{"
             let prefix = isObject ? "beats" : ""
-            do {
-                times = isObject ? try JSONDecoder().decode(Wrapped.self, from: Data(bytes)).beats
-                    : try JSONDecoder().decode([Double].self, from: Data(bytes))
-            } catch let DecodingError.typeMismatch(_, context) {
-                throw BeatMapError(source: source, location: Self.path(context.codingPath), message: "expected a number of seconds")
-            } catch let DecodingError.valueNotFound(_, context) {
-                throw BeatMapError(source: source, location: Self.path(context.codingPath), message: "expected a number of seconds, found null")
-            } catch DecodingError.keyNotFound {
+            let document: JSONValue
+            do { document = try JSONValue.parse(bytes) } catch {
+                throw BeatMapError(source: source, location: "", message: "not valid JSON (expected [seconds...] or {\"beats\": [seconds...]}): \(error)")
+            }
+            let list = isObject ? document["beats"] : document
+            guard case .array(let items)? = list else {
                 throw BeatMapError(source: source, location: "", message: "JSON object without a \"beats\" array")
-            } catch {
-                throw BeatMapError(source: source, location: "", message: "not valid JSON (expected [seconds...] or {\"beats\": [seconds...]})")
+            }
+            for (i, item) in items.enumerated() {
+                switch item {
+                case .number(let t): times.append(t)
+                case .null: throw BeatMapError(source: source, location: "\(prefix)[\(i)]", message: "expected a number of seconds, found null")
+                default: throw BeatMapError(source: source, location: "\(prefix)[\(i)]", message: "expected a number of seconds")
+                }
             }
             try check(times, source: source) { "\(prefix)[\($0)]" }
         } else {
@@ -63,7 +65,7 @@ public struct BeatMap: Sendable, Equatable {
             for (n, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 var line = Substring(rawLine)
                 if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-                let field = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                let field = String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
                 if field.isEmpty { continue }
                 guard let value = Double(field) else {
                     throw BeatMapError(source: source, location: "line \(n + 1)", message: "expected a time in seconds, found \"\(field.prefix(40))\"")
@@ -90,10 +92,6 @@ public struct BeatMap: Sendable, Equatable {
             }
         }
     }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }.joined()
-    }
 }
 
 /// A beat map that could not be read: names the file, the place in it, and what is wrong.
@@ -107,7 +105,7 @@ public struct BeatMapError: Error, Sendable, Equatable, CustomStringConvertible 
         self.location = location
         self.message = message
     }
-    public var description: String { location.isEmpty ? "\(source): \(message)" : "\(source): \(location): \(message)" }
+    public var description: String { printable(location.isEmpty ? "\(source): \(message)" : "\(source): \(location): \(message)") }
 }
 
 // MARK: - the session

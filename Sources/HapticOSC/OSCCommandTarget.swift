@@ -58,7 +58,8 @@ public final class ManagerCommandTarget: OSCCommandTarget {
         return nil
     }
 
-    /// `/hapticsynth/status ,sddhhhhhhhhhhhh` (README lists the fields).
+    /// `/hapticsynth/status ,sddhhhhhhhhhhhhs` (README lists the fields; the last is where the
+    /// channels went, `ChannelRouting.summary`, and its warning when the haptic is lost).
     func status(_ c: OSCServerCounters.Snapshot) -> OSCReply {
         let manager = remote.manager
         let stats = manager.statistics, remoteStats = remote.statistics
@@ -67,7 +68,13 @@ public final class ManagerCommandTarget: OSCCommandTarget {
                              c.socketDrops]
         return OSCReply(address: "/hapticsynth/status", arguments:
             [.string(manager.status.description), .double(MonotonicClock.now()), .double(manager.currentEngine?.outputLatency ?? 0)]
-            + values.map { .int64(Int64($0)) })
+            + values.map { .int64(Int64($0)) } + [.string(Self.channels(manager.channelRouting))])
+    }
+
+    /// The status's last field: `L→FL R→FR H→LFE via sink ...`, then the warning if any.
+    static func channels(_ routing: ChannelRouting?) -> String {
+        guard let routing else { return "unknown" }
+        return routing.summary + (routing.warning.map { "; warning: \($0)" } ?? "")
     }
 }
 

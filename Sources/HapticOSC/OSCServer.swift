@@ -10,7 +10,8 @@ import Synchronization
 /// immediate path has no thread hand-off (order is kept: see `receiveLoop`).
 ///
 /// Nothing a client sends can stop it: a datagram liblo cannot parse, one over the size
-/// limit, an unknown address or a value out of range is counted and logged (rate-limited);
+/// limit, an address pattern (refused, never matched: see `OSCDecoder`), an unknown address
+/// or a value out of range is counted and logged (rate-limited);
 /// when the queue is full the newest command is dropped and counted. The engine's render
 /// thread is never waited on (its command queue is lock-free).
 public final class OSCServer: Sendable {
@@ -127,7 +128,9 @@ public final class OSCServer: Sendable {
                 log.warning("oversized", "a \(length)-byte datagram from \(from.description) (limit \(limit)); ignored")
                 continue
             }
-            let (outcome, problems) = decoder.decode(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
+            let (outcome, problems) = decoder.decode(
+                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), now: MonotonicClock.now(),
+                wallMinusMonotonic: OSCTimetag.wallMinusMonotonic)
             for problem in problems {
                 switch problem {
                 case .unknownAddress(let what):
@@ -136,6 +139,9 @@ public final class OSCServer: Sendable {
                 case .badArgument(let what):
                     counters.badArguments.bump()
                     log.warning("bad argument", "from \(from.description): \(what); ignored")
+                case .addressPattern(let what):
+                    counters.malformed.bump()
+                    log.warning("pattern", "an address pattern from \(from.description): \(what); refused (patterns are not served: send the exact address)")
                 }
             }
             let commands: [OSCCommand]

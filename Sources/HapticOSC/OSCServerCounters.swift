@@ -10,7 +10,8 @@ public final class OSCServerCounters: Sendable {
         public var accepted = 0
         /// Commands played (taken from the queue and handed to the engine).
         public var executed = 0
-        /// Datagrams liblo could not parse (not OSC, truncated, bad bundle).
+        /// Datagrams liblo could not parse (not OSC, truncated, bad bundle), and messages whose
+        /// address is a pattern (`*`, `?`, `[…]`, `{…}`: refused, never matched).
         public var malformed = 0
         /// Datagrams over the size limit (not parsed).
         public var oversized = 0

@@ -1,13 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import HapticEngine
-
 /// OSC timetags (NTP format: seconds since 1900 and a 2^-32 fraction, on the sender's wall
 /// clock) and the engine's CLOCK_MONOTONIC seconds. A bundle's timetag is converted with
 /// the offset between the two clocks read at the moment the bundle is decoded, so a
 /// client whose wall clock agrees with the server's (the same machine, or NTP) gets the
-/// monotonic time it meant.
+/// monotonic time it meant. The conversions here are pure; reading the clocks is in
+/// `OSCTimetag+Clock.swift`.
 public enum OSCTimetag {
     /// Seconds from the NTP epoch (1900) to the Unix epoch (1970).
     public static let ntpToUnixSeconds: Double = 2_208_988_800
@@ -25,26 +21,6 @@ public enum OSCTimetag {
         let ntp = wall.isFinite ? min(max(wall + ntpToUnixSeconds, 0), 4_294_967_295) : 0
         let whole = ntp.rounded(.down)
         return (UInt32(whole), UInt32(min((ntp - whole) * 4_294_967_296, 4_294_967_295)))
-    }
-
-    /// The wall clock (CLOCK_REALTIME) now, Unix seconds.
-    public static func wallNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    /// Wall clock minus monotonic clock, read as a close pair (the tighter of three tries).
-    public static func wallMinusMonotonic() -> Double {
-        var best = Double.infinity, offset = 0.0
-        for _ in 0..<3 {
-            let m0 = MonotonicClock.now(), w = wallNow(), m1 = MonotonicClock.now()
-            if m1 - m0 < best {
-                best = m1 - m0
-                offset = w - (m0 + m1) / 2
-            }
-        }
-        return offset
     }
 
     /// The monotonic time of a timetag; 0 (as soon as possible) for the immediate one.

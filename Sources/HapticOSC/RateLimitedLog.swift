@@ -1,4 +1,5 @@
 import HapticEngine
+import HapticPattern
 import Logging
 import Synchronization
 
@@ -37,12 +38,7 @@ final class RateLimitedLog: Sendable {
             return (log, left)
         }
         if left > 0 { logger.warning("osc: \(left) more \(kind) left out of the log in the last \(Int(window)) s") }
-        if log { logger.warning("osc: \(Self.printable(message()))") }
-    }
-
-    /// The text with control characters shown as `?` (a client's address may hold newlines
-    /// or terminal escapes; a log line must stay one line).
-    static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        // A client's address or name may hold newlines or terminal escapes: a log line stays one line.
+        if log { logger.warning("osc: \(printable(message()))") }
     }
 }

@@ -2,12 +2,6 @@
 import Glibc
 #endif
 
-/// A failure to set up a UDP socket, named for the address it concerns.
-public struct OSCSocketError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// A peer's address as `recvfrom` gave it (replies go back to it).
 public struct SocketAddress: Sendable {
     var storage = sockaddr_storage()

@@ -113,6 +113,12 @@ extension AHAPReader {
                 .capped, "Pattern[\(i)].Event.EventDuration",
                 "EventDuration \(formatNumber(d)) s is longer than \(formatNumber(ahapMaximumContinuousDuration)) s; capped at \(formatNumber(ahapMaximumContinuousDuration)) s")
             event.duration = ahapMaximumContinuousDuration
+        } else if let d = duration, d > Limits.maxTime {
+            // An AudioCustom (or transient) duration: a looped sound would fill it, so render caps it.
+            try warn(
+                .capped, "Pattern[\(i)].Event.EventDuration",
+                "EventDuration \(formatNumber(d)) s is longer than the \(formatNumber(Limits.maxTime)) s limit; capped at \(formatNumber(Limits.maxTime)) s")
+            event.duration = Limits.maxTime
         }
         if type == .audioCustom {
             guard let path = waveformPath else {

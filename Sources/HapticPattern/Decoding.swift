@@ -50,7 +50,8 @@ public struct AHAPWarning: Sendable, Equatable, CustomStringConvertible {
         self.message = message
         self.kind = kind
     }
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    /// Escaped (`printable`): the path and message hold the file's keys and values.
+    public var description: String { printable(path.isEmpty ? message : "\(path): \(message)") }
 }
 
 /// A hard error: where (a document path, and line/column for JSON syntax) and what.
@@ -94,9 +95,10 @@ public struct AHAPError: Error, Sendable, Equatable, CustomStringConvertible {
         self.column = column
         self.kind = kind
     }
+    /// Escaped (`printable`): the path and message hold the file's keys and values.
     public var description: String {
-        if let line, let column { return "line \(line), column \(column): \(message)" }
-        return path.isEmpty ? message : "\(path): \(message)"
+        if let line, let column { return printable("line \(line), column \(column): \(message)") }
+        return printable(path.isEmpty ? message : "\(path): \(message)")
     }
 }
 

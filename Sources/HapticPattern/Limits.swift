@@ -31,6 +31,11 @@ public enum Limits {
     /// skipped (an error when strict). No corpus file comes near it (a test checks).
     public static let maxVoices = 1024
 
+    /// At most this many cues in a cue sheet (each is prepared, and its sound and haptic
+    /// measured for the felt alignment, when a manager loads the sheet: 50,000 cues took
+    /// `rhythm -o` 106 s and 6.4 GB). A game's sheet has tens to hundreds.
+    public static let maxCues = 1024
+
     /// Pattern, profile and cue-sheet files larger than this are refused before reading
     /// (the largest corpus file is about 200 kB).
     public static let maxFileBytes = 64 << 20
@@ -53,6 +58,23 @@ public enum Limits {
     /// AudioCustom sounds longer than this are refused (rendered as silence with a warning;
     /// an error when strict).
     public static let maxSoundSeconds: Double = 3600
+
+    /// The samples the sounds of one prepared pattern may hold together (bytes of Float: each
+    /// file at each AudioPitch is converted and held apart). 256 MiB is over ten minutes of
+    /// stereo at 48 kHz; a sound that would pass it is not loaded and its events are silent
+    /// (a warning; an error when strict).
+    public static let maxPatternSoundBytes = 256 << 20
+
+    /// The bytes of decoded and converted sounds a sound library keeps in its cache; past them
+    /// the least recently used are forgotten (patterns that hold them keep them).
+    public static let maxSoundCacheBytes = 256 << 20
+
+    /// The sound samples all the patterns a HapticManager prepares for one engine may hold
+    /// together (its library's patterns, its cues — each holds its own copy of its sound
+    /// effect — and the sound effects). Past it, further patterns and cues are not prepared
+    /// (logged; they are unknown when played): 1,024 cues that each play a 5 MB sound would
+    /// otherwise take 20 GB.
+    public static let maxManagerSoundBytes = 512 << 20
 
     // MARK: actuator profiles
 

@@ -65,12 +65,11 @@ extension VoiceState {
             soundOffset: Int64(roundFast(Swift.min(1e15, Swift.max(0, elapsed)))), loop: e.loop, volumeEnvelope: e.useVolumeEnvelope)
         switch e.kind {
         case .transient:
-            let intensity = e.level * controlAtOnset(ControlIndex.hapticIntensity, onset: e.onset, n: n)
-            let sharpness = e.colour + controlAtOnset(ControlIndex.hapticSharpness, onset: e.onset, n: n)
-            a.level = Double(amplitude(intensity: Float(Swift.min(1, Swift.max(0, intensity)))))
+            let values = transientValues(e, at: n)
+            a.level = Double(amplitude(intensity: Float(values.intensity)))
             if a.level == 0 { return }
             let shape = TransientGeometry(
-                sharpness: sharpness, frequencyTable: flat.frequencyTable.baseAddress!, sampleRate: fs,
+                sharpness: values.sharpness, frequencyTable: flat.frequencyTable.baseAddress!, sampleRate: fs,
                 rule: transientRule)
             a.inc = shape.inc
             a.length = shape.length
@@ -102,5 +101,15 @@ extension VoiceState {
         guard activeCount < activeCapacity else { return }
         active[activeCount] = a
         activeCount += 1
+    }
+
+    /// A transient's intensity (0...1, before the profile's intensity law) and sharpness as it
+    /// starts at output sample `n`: the event's values with the pattern's controls at its onset
+    /// (raw: a Parameter at the same time applies) and the live layer.
+    @_noLocks @inline(__always)
+    func transientValues(_ e: CompiledEvent, at n: Int64) -> (intensity: Double, sharpness: Double) {
+        let intensity = e.level * controlAtOnset(ControlIndex.hapticIntensity, onset: e.onset, n: n)
+        let sharpness = e.colour + controlAtOnset(ControlIndex.hapticSharpness, onset: e.onset, n: n)
+        return (Swift.min(1, Swift.max(0, intensity)), sharpness)
     }
 }

@@ -2,14 +2,15 @@
 
 extension ActuatorProfile {
     /// Names of the shipped profiles (the first is the default).
-    public static let builtInNames: [String] = ["bass-shaker", "voice-coil", "lra"]
+    public static let builtInNames: [String] = ["bass-shaker", "voice-coil", "lra", "dualsense"]
 
-    /// The shipped profile called `name` (`bass-shaker`, `voice-coil`, `lra`), or nil.
+    /// The shipped profile called `name` (`bass-shaker`, `voice-coil`, `lra`, `dualsense`), or nil.
     public static func builtIn(named name: String) -> ActuatorProfile? {
         switch name {
         case "bass-shaker": bassShaker
         case "voice-coil": voiceCoil
         case "lra": lra
+        case "dualsense": dualsense
         default: nil
         }
     }
@@ -20,6 +21,7 @@ extension ActuatorProfile {
         case "bass-shaker": BuiltInProfileJSON.bassShaker
         case "voice-coil": BuiltInProfileJSON.voiceCoil
         case "lra": BuiltInProfileJSON.lra
+        case "dualsense": BuiltInProfileJSON.dualsense
         default: nil
         }
     }
@@ -32,6 +34,8 @@ extension ActuatorProfile {
     public static let voiceCoil = loadBuiltIn("voice-coil")
     /// A phone-style linear resonant actuator.
     public static let lra = loadBuiltIn("lra")
+    /// The voice-coil actuators of a Sony DualSense controller (channels 3–4 of its USB audio).
+    public static let dualsense = loadBuiltIn("dualsense")
 
     private static func loadBuiltIn(_ name: String) -> ActuatorProfile {
         do {

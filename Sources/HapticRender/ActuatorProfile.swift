@@ -1,8 +1,7 @@
 // Actuator profiles: what intensity and sharpness mean for one kind of hardware.
-// Decoded from JSON (FoundationEssentials' JSONDecoder, only at load time, never
+// Decoded from JSON (the project's scanner and JSONValueDecoder, only at load time, never
 // on the render path) and validated with errors that name the offending field.
 
-import FoundationEssentials
 import HapticDSP
 import HapticPattern
 
@@ -211,7 +210,7 @@ public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
     public var description: String {
-        field.isEmpty ? "\(source): \(message)" : "\(source): \(field): \(message)"
+        printable(field.isEmpty ? "\(source): \(message)" : "\(source): \(field): \(message)")
     }
 }
 
@@ -326,9 +325,9 @@ extension ActuatorProfile {
     /// Decodes and validates a profile from JSON bytes. Pure: no file access.
     /// `source` names the origin in error messages (for example `bass-shaker.json`).
     public static func decode(from bytes: [UInt8], source: String) throws(ProfileError) -> ActuatorProfile {
-        // Read first with the project's JSON scanner: syntax errors get a line and column,
-        // duplicate keys are found, and a number that is valid JSON but not a valid value
-        // of an integer field is named as such (JSONDecoder calls it "not valid JSON").
+        // The project's JSON scanner: syntax errors get a line and column, duplicate keys are
+        // found, and a number that is valid JSON but not a valid value of an integer field is
+        // named as such; then the Codable initialisers read the tree.
         let tree: JSONValue
         do {
             tree = try JSONValue.parse(bytes)
@@ -343,7 +342,7 @@ extension ActuatorProfile {
         }
         let profile: ActuatorProfile
         do {
-            profile = try JSONDecoder().decode(ActuatorProfile.self, from: Data(bytes))
+            profile = try JSONValueDecoder.decode(ActuatorProfile.self, from: tree)
         } catch let error as UnknownFieldError {
             throw ProfileError(source: source, field: error.path.joined(separator: "."), message: "unknown field")
         } catch let error as DecodingError {

@@ -65,4 +65,25 @@ enum BuiltInProfileJSON {
 
 """
 
+    static let dualsense = """
+{
+  "name": "dualsense",
+  "description": "The two voice-coil actuators of a Sony DualSense (PS5) controller, driven over USB as channels 3-4 of its 4-channel audio device: about 50-400 Hz, strongest near 100-200 Hz.",
+  "band": { "low": 50, "high": 400 },
+  "transient": { "cycles": 3, "attackMs": 0.5, "decayCycles": 0.75 },
+  "intensity": { "law": "power", "exponent": 1.5 },
+  "defaults": { "intensity": 1.0, "sharpness": 0.5 },
+  "envelope": {
+    "attack": { "min": 0.002, "max": 1.0 },
+    "decay": { "min": 0.01, "max": 2.0 },
+    "release": { "min": 0.01, "max": 2.0 }
+  },
+  "outputGainDB": -3,
+  "ceilingDBFS": -1,
+  "protection": { "highPassHz": 30, "order": 4 },
+  "limiter": { "lookaheadMs": 0.5, "releaseMs": 80 }
+}
+
+"""
+
 }

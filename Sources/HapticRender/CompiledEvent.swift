@@ -28,7 +28,7 @@ struct CompiledEvent: Sendable {
     var sustained: Bool
     /// EventDuration in pattern samples (nil: absent).
     var duration: Double?
-    /// Index into `PreparedPattern.soundBuffers` (AudioCustom with a loaded sound), else -1.
+    /// Index into the prepared pattern's sounds (`FlatPattern.sounds`) (AudioCustom with a loaded sound), else -1.
     var sound: Int
     var useVolumeEnvelope: Bool
     var loop: Bool

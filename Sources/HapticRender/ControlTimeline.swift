@@ -24,12 +24,9 @@ struct ControlTimeline: Sendable {
 
     var isEmpty: Bool { raw.isEmpty }
 
-    /// An entry of the pattern for one parameter: a step or a curve, starting at `start` samples.
-    enum Entry {
-        case step(Double)
-        /// Point times relative to the curve start, in samples, sorted.
-        case curve([(time: Double, value: Double)])
-    }
+    /// An entry of the pattern for one parameter: a step or a curve, starting at `start` samples
+    /// (point times relative to the curve start, in samples, sorted).
+    typealias Entry = ControlEntry
 
     init(neutral: Double) {
         self.neutral = neutral
@@ -41,51 +38,12 @@ struct ControlTimeline: Sendable {
     /// entry overrides an earlier one from its start on).
     init(neutral: Double, entries: [(start: Double, entry: Entry)], rampSamples: Double) {
         self.neutral = neutral
-        guard let first = entries.first else {
+        guard !entries.isEmpty else {
             self.raw = []
             self.smooth = []
             return
         }
-        var knots: [(t: Double, v: Double)] = [(first.start, neutral)]
-        for (i, item) in entries.enumerated() {
-            let end = i + 1 < entries.count ? entries[i + 1].start : Double.infinity
-            let s = item.start
-            // Hold the previous value up to this entry's start, then jump.
-            knots.append((s, knots[knots.count - 1].v))
-            switch item.entry {
-            case .step(let v):
-                knots.append((s, v))
-            case .curve(let points):
-                // Before its first point a curve gives the default.
-                knots.append((s, neutral))
-                var previous: (t: Double, v: Double)? = nil
-                for p in points {
-                    let t = s + max(0, p.time)
-                    if t >= end {
-                        if let prev = previous, t > prev.t {
-                            let v = prev.v + (p.value - prev.v) * (end - prev.t) / (t - prev.t)
-                            knots.append((end, v))
-                        }
-                        break
-                    }
-                    if previous == nil && t > s {
-                        knots.append((t, neutral))  // hold the default up to the first point, then jump
-                    }
-                    knots.append((t, p.value))
-                    previous = (t, p.value)
-                }
-            }
-        }
-        // Collapse runs of equal times to (left value, right value).
-        var collapsed: [(t: Double, v: Double)] = []
-        var i = 0
-        while i < knots.count {
-            var j = i
-            while j + 1 < knots.count && knots[j + 1].t == knots[i].t { j += 1 }
-            collapsed.append(knots[i])
-            if j > i && knots[j].v != knots[i].v { collapsed.append(knots[j]) }
-            i = j + 1
-        }
+        let collapsed = controlKnots(neutral: neutral, entries: entries).map { (t: $0.time, v: $0.value) }
         self.raw = ControlTimeline.withSlopes(collapsed)
 
         // Smooth form: a jump at t (pair t,a / t,b) becomes a ramp to t + δ.

@@ -13,6 +13,10 @@ struct EventCompiler {
     struct Result {
         /// Sorted stably by onset (file order among equal onsets).
         var events: [CompiledEvent]
+        /// Beside `events`: the position of each in the pattern's elements, and when it ends
+        /// (seconds; release tails and sounds included).
+        var elements: [Int]
+        var ends: [Double]
         /// The latest end of a kept event, in seconds (release tails and sounds included).
         var end: Double
         var hasAudio: Bool
@@ -27,6 +31,7 @@ struct EventCompiler {
         let pastLimit = "past the \(Limits.maxTime) s limit"
         // Events, in file order first, then sorted stably by onset; `ends` beside them.
         var events: [CompiledEvent] = []
+        var positions: [Int] = []
         var ends: [Double] = []
         var hasAudio = false
         let envelope = profile.envelope
@@ -52,6 +57,9 @@ struct EventCompiler {
             }
             // Files have it capped at 30 s by the reader; a pattern built in code may hold an
             // event longer, up to the time limit (past it the output could not be bounded).
+            if let d = event.duration, d.isFinite, d > Limits.maxTime {
+                try warnings.warn("\(place): EventDuration \(d) s is longer than the \(Limits.maxTime) s limit", otherwise: "capped")
+            }
             var duration = event.duration.flatMap { $0.isFinite && $0 >= 0 ? min($0, Limits.maxTime) : nil }
             if event.type.isContinuous && duration == nil {
                 try warnings.warn("\(place): continuous event without EventDuration; treated as 0 s")
@@ -97,15 +105,16 @@ struct EventCompiler {
                 }
             }
             events.append(compiled)
+            positions.append(position)
             ends.append(eventEnd)
         }
-        return try limitVoices(events, ends: ends, hasAudio: hasAudio, &warnings)
+        return try limitVoices(events, positions: positions, ends: ends, hasAudio: hasAudio, &warnings)
     }
 
     /// At most `Limits.maxVoices` events sound at once: one that would start while that many
     /// still sound is skipped (each sounding event costs work for every sample).
     private func limitVoices(
-        _ events: [CompiledEvent], ends: [Double], hasAudio: Bool, _ warnings: inout PreparationWarnings
+        _ events: [CompiledEvent], positions: [Int], ends: [Double], hasAudio: Bool, _ warnings: inout PreparationWarnings
     ) throws(RenderError) -> Result {
         let fs = sampleRate
         let order = events.indices.sorted { a, b in
@@ -113,6 +122,8 @@ struct EventCompiler {
         }
         var sounding = MinHeap()
         var kept: [CompiledEvent] = []
+        var keptPositions: [Int] = []
+        var keptEnds: [Double] = []
         var skipped = 0
         var end = 0.0
         for index in order {
@@ -124,6 +135,8 @@ struct EventCompiler {
             }
             sounding.insert(ends[index])
             kept.append(events[index])
+            keptPositions.append(positions[index])
+            keptEnds.append(ends[index])
             end = max(end, ends[index])
         }
         if skipped > 0 {
@@ -131,6 +144,6 @@ struct EventCompiler {
                 "\(skipped) event\(skipped == 1 ? "" : "s") would start while \(Limits.maxVoices) others still sound (the limit)",
                 otherwise: "skipped")
         }
-        return Result(events: kept, end: end, hasAudio: hasAudio, skippedForVoices: skipped)
+        return Result(events: kept, elements: keptPositions, ends: keptEnds, end: end, hasAudio: hasAudio, skippedForVoices: skipped)
     }
 }

@@ -59,13 +59,21 @@ struct FlatPattern {
         self.smoothSpans = copy(smoothSpans)
         self.rawSpans = copy(rawSpans)
         self.neutral = copy(controls.map(\.neutral))
-        var samples: [Float] = []
+        // The sounds straight into one exact allocation (no growing array in between: a
+        // pattern's sounds may be hundreds of megabytes, see Limits.maxPatternSoundBytes).
         var spans: [SoundSpan] = []
+        var total = 0
         for s in sounds {
-            spans.append(SoundSpan(offset: samples.count, frames: s.frames, channels: s.channels))
-            samples += s.samples.prefix(s.frames * s.channels)
+            spans.append(SoundSpan(offset: total, frames: s.frames, channels: s.channels))
+            total += s.frames * s.channels
         }
-        self.soundSamples = copy(samples)
+        let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, total))
+        for (s, span) in zip(sounds, spans) {
+            s.samples.withUnsafeBufferPointer { source in
+                (samples.baseAddress! + span.offset).initialize(from: source.baseAddress!, count: s.frames * s.channels)
+            }
+        }
+        self.soundSamples = UnsafeMutableBufferPointer(rebasing: samples[0..<total])
         self.sounds = copy(spans)
         self.frequencyTable = copy(tables.frequency)
         self.amplitudeTable = copy(tables.amplitude)

@@ -26,9 +26,10 @@ public struct RenderedAudio: Sendable, Equatable {
 /// How an offline render ends.
 public enum RenderEnding: Sendable, Equatable {
     /// Past the pattern's end (plus the tail), rendering goes on until every voice has
-    /// finished and the output has stayed below -90 dBFS for one period of the protection
-    /// high-pass's cutoff (so the chain's ringing has died too), at most `maximumExtraSeconds`
-    /// more. A file never ends in the middle of a sound.
+    /// finished and the output has rung out (``RingOutMeter``, the rule live playback ends by
+    /// too: below -90 dBFS for one period of the protection high-pass's cutoff, so the chain's
+    /// ringing has died too), at most `maximumExtraSeconds` more. A file never ends in the
+    /// middle of a sound.
     case silence
     /// Exactly the pattern's duration plus the tail; the last few ms fade out (rather than
     /// stop on a click).
@@ -49,11 +50,14 @@ public struct OfflineRenderStream {
     public let nominalFrames: Int
     /// The most frames `.silence` may add up to.
     public let maximumFrames: Int
+    /// The most frames the stream can produce in all: the nominal length with `.exactLength`,
+    /// else `maximumFrames` (the longest ring-out counted). A writer chooses its format from it.
+    public var mostFrames: Int { ending == .exactLength ? nominalFrames : maximumFrames }
     public let ending: RenderEnding
-    /// `.silence` may run this much past the nominal end.
-    public static let maximumExtraSeconds = 30.0
-    /// The level below which the output counts as silent: -90 dBFS.
-    public static let silenceLevel: Float = 3.1622776e-5
+    /// `.silence` may run this much past the nominal end (``RingOutMeter``'s bound).
+    public static let maximumExtraSeconds = RingOutMeter.maximumExtraSeconds
+    /// The level below which the output counts as silent: -90 dBFS (``RingOutMeter``'s).
+    public static let silenceLevel = RingOutMeter.silenceLevel
     /// `.silence` extends the render in steps of this many frames (10 ms at 48 kHz).
     public static let silenceStepFrames = 480
     /// `.exactLength`: the length of the closing fade.
@@ -67,11 +71,18 @@ public struct OfflineRenderStream {
     public var isFinished: Bool {
         if framesWritten < totalFrames { return false }
         if ending == .exactLength || totalFrames >= maximumFrames { return true }
-        return voice.isFinished && quietFrames >= quietFramesNeeded
+        return voicesFinished && ringOut.hasRungOut
     }
 
+    /// The voice of the first actuator (it renders the sound too).
     var voice: PatternVoice
+    /// One voice per further actuator profile the layout names (`OutputStage.actuators`).
+    var actuatorVoices: [PatternVoice]
+    var voicesFinished: Bool { voice.isFinished && actuatorVoices.allSatisfy(\.isFinished) }
     var stage: OutputStage
+    /// What the stream was made with (for `renderedLength()`, which makes a fresh one).
+    let stageProfile: ActuatorProfile
+    let tail: Double
     let blockSize: Int
     var framesToSkip: Int
     let haptic: UnsafeMutablePointer<Float>
@@ -81,9 +92,8 @@ public struct OfflineRenderStream {
     let owner: BufferOwner
     /// Whether anything writes or reads the audio buses (otherwise they are not cleared).
     let needsAudioBuses: Bool
-    /// `.silence`: how long the output must stay below `silenceLevel`, and how long it has.
-    let quietFramesNeeded: Int
-    var quietFrames = 0
+    /// `.silence`: whether the output has rung out.
+    var ringOut: RingOutMeter
     let endFadeFrames: Int
 
     /// - Parameters:
@@ -105,19 +115,58 @@ public struct OfflineRenderStream {
         self.ending = ending
         maximumFrames = nominalFrames + Int(Self.maximumExtraSeconds * pattern.sampleRate)
         let stageProfile = profile ?? pattern.profile
-        quietFramesNeeded = max(1, Int((pattern.sampleRate / stageProfile.protection.highPassHz).rounded(.up)))
+        ringOut = RingOutMeter(profile: stageProfile, sampleRate: pattern.sampleRate)
+        self.stageProfile = stageProfile
+        self.tail = tail
         endFadeFrames = max(1, Int((Self.endFadeSeconds * pattern.sampleRate).rounded()))
-        voice = PatternVoice(pattern: pattern)
         stage = OutputStage(profile: stageProfile, sampleRate: pattern.sampleRate, layout: layout)
+        // A layout naming profiles gets one voice per distinct profile; otherwise the pattern
+        // plays as prepared (the profile then shapes the output stage only, as it always has).
+        let actuators = stage.actuators
+        if layout.profiles.contains(where: { $0 != nil }) {
+            voice = PatternVoice(pattern: pattern.variant(for: actuators[0], withSound: true))
+            actuatorVoices = actuators.dropFirst().map { PatternVoice(pattern: pattern.variant(for: $0)) }
+        } else {
+            voice = PatternVoice(pattern: pattern)
+            actuatorVoices = []
+        }
         self.blockSize = max(1, blockSize)
         framesToSkip = stage.latencyFrames
-        haptic = .allocate(capacity: self.blockSize)
+        haptic = .allocate(capacity: self.blockSize * actuators.count)
         left = .allocate(capacity: self.blockSize)
         right = .allocate(capacity: self.blockSize)
         interleaved = .allocate(capacity: self.blockSize * max(1, layout.channels))
         owner = BufferOwner([haptic, left, right, interleaved])
         needsAudioBuses = pattern.hasAudio || stage.usesAudioBuses
     }
+
+    /// The frames this stream produces in all, known before its first sample: the nominal
+    /// length with `.exactLength`; with `.silence` found by rendering a fresh stream made the
+    /// same way to its end, samples dropped (the render is deterministic and its end does not
+    /// depend on block sizes). For a header that must hold the length up front (WAV on a
+    /// pipe); it costs one more render. This stream is not touched.
+    public func renderedLength() -> Int {
+        if ending == .exactLength { return nominalFrames }
+        var fresh = OfflineRenderStream(pattern: pattern, profile: stageProfile, layout: layout, tail: tail, ending: ending, blockSize: blockSize)
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: 4096 * max(1, fresh.channels))
+        defer { block.deallocate() }
+        while fresh.render(into: block, maxFrames: 4096) > 0 {}
+        return fresh.framesWritten
+    }
+
+    /// The protection chain's ceiling as a linear sample value.
+    public var ceiling: Float { stage.ceiling }
+
+    /// Whether the protection chain's limiters meter their gain (off by default; see
+    /// `takeLowestGains()`). Set it before the first `render` call.
+    public var metersGain: Bool {
+        get { stage.metersGain }
+        set { stage.metersGain = newValue }
+    }
+
+    /// With `metersGain`: the lowest gain (1: no reduction) the haptic and audio limiters
+    /// applied to the frames written since the last call (the first call: since frame 0).
+    public mutating func takeLowestGains() -> (haptic: Float, audio: Float) { stage.takeLowestGains() }
 
     /// Writes up to `maxFrames` interleaved frames to `output`; returns how many (0 at the end).
     public mutating func render(into output: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
@@ -129,68 +178,47 @@ public struct OfflineRenderStream {
                 // `.silence`: past the nominal end, one more block unless the voice has finished
                 // and the output has been quiet long enough.
                 guard ending == .silence, totalFrames < maximumFrames,
-                    !(voice.isFinished && quietFrames >= quietFramesNeeded)
+                    !(voicesFinished && ringOut.hasRungOut)
                 else { break }
                 // A fixed step (not the block size), so the end is the same whatever the calls.
                 totalFrames = min(maximumFrames, totalFrames + Self.silenceStepFrames)
             }
-            let want = min(blockSize, maxFrames - written, totalFrames - framesWritten + framesToSkip)
+            // The look-ahead is skipped in blocks of its own (any split gives the same samples),
+            // so that the gain meters start at frame 0.
+            let want = framesToSkip > 0
+                ? min(blockSize, framesToSkip) : min(blockSize, maxFrames - written, totalFrames - framesWritten)
             // Past the look-ahead, a haptic-only mono layout is mixed and processed right in the
             // caller's buffer (the stage then has nothing to copy).
             let inPlace = framesToSkip == 0 && stage.passesHapticBusThrough
             let h = inPlace ? output + written : haptic
-            h.update(repeating: 0, count: want)
+            let buses = actuatorVoices.count + 1
+            for k in 0..<buses { (h + k * blockSize).update(repeating: 0, count: want) }
             if needsAudioBuses {
                 left.update(repeating: 0, count: want)
                 right.update(repeating: 0, count: want)
             }
-            let bus = MixBus(haptic: h, audioLeft: left, audioRight: right, frames: want)
-            voice.render(into: bus)
+            var bus = MixBus(haptic: h, audioLeft: left, audioRight: right, frames: want)
+            bus.hapticBusCount = buses
+            bus.hapticStride = blockSize
+            voice.render(into: bus.actuator(0))
+            for k in actuatorVoices.indices { actuatorVoices[k].render(into: bus.actuator(k + 1)) }
             if framesToSkip == 0 {
                 // Past the look-ahead: straight into the caller's buffer (one pass less).
                 let target = output + written * ch
                 stage.process(bus, into: target)
                 let blockPeak = peakMagnitude(target, want * ch)
                 peak = max(peak, blockPeak)
-                noteLevel(blockPeak, target, want)
+                ringOut.note(peak: blockPeak, target, frames: want, channels: ch)
                 written += want
                 framesWritten += want
                 continue
             }
             stage.process(bus, into: interleaved)
-            let skip = min(framesToSkip, want)
-            framesToSkip -= skip
-            let keep = want - skip
-            if keep > 0 {
-                let source = interleaved + skip * ch
-                let target = output + written * ch
-                let blockPeak = copyMeasuringPeak(source, target, keep * ch)
-                peak = max(peak, blockPeak)
-                noteLevel(blockPeak, target, keep)
-                written += keep
-                framesWritten += keep
-            }
+            framesToSkip -= want
+            if framesToSkip == 0 { _ = stage.takeLowestGains() }
         }
         if ending == .exactLength { fadeEnd(output, from: start, count: written) }
         return written
-    }
-
-    /// `.silence`: counts the quiet frames at the end of what has been written so far (a
-    /// block over the level restarts the count from its last loud frame).
-    mutating func noteLevel(_ blockPeak: Float, _ block: UnsafeMutablePointer<Float>, _ frames: Int) {
-        if blockPeak < Self.silenceLevel {
-            quietFrames += frames
-            return
-        }
-        let ch = layout.channels
-        var last = frames - 1
-        while last >= 0 {
-            var loud = false
-            for c in 0..<ch where abs(block[last * ch + c]) >= Self.silenceLevel { loud = true }
-            if loud { break }
-            last -= 1
-        }
-        quietFrames = frames - 1 - last
     }
 
     /// `.exactLength`: the last `endFadeFrames` frames fade linearly to 0 (the final frame is 0).
@@ -273,11 +301,4 @@ func peakMagnitude(_ source: UnsafeMutablePointer<Float>, _ count: Int) -> Float
         i += 1
     }
     return peak
-}
-
-/// Copies `count` samples and returns the largest |sample|.
-@inline(__always)
-func copyMeasuringPeak(_ source: UnsafeMutablePointer<Float>, _ target: UnsafeMutablePointer<Float>, _ count: Int) -> Float {
-    target.update(from: source, count: count)
-    return peakMagnitude(target, count)
 }

@@ -3,6 +3,7 @@
 
 import HapticDSP
 import HapticPattern
+import Synchronization
 
 /// A pattern compiled for one sample rate and actuator profile: immutable and
 /// shareable by any number of voices (players) on any thread.
@@ -19,17 +20,31 @@ public final class PreparedPattern: Sendable {
     public let profile: ActuatorProfile
     /// Events skipped because `Limits.maxVoices` others still sounded when they would start.
     public let eventsSkippedForVoices: Int
+    /// AudioCustom events left silent because their sounds would pass `Limits.maxPatternSoundBytes`.
+    public let soundEventsOverBudget: Int
     /// Number of events that will sound (after dropping unusable ones).
     public var eventCount: Int { events.count }
     /// `duration` in frames (rounded up).
     public var frameCount: Int { Int(min(duration * sampleRate, 0x1p53).rounded(.up)) }
+    /// Bytes of sound samples the pattern holds (its own copy, for the render thread).
+    public var soundBytes: Int { flat.soundSamples.count * MemoryLayout<Float>.size }
     /// The layout to use when the user names none: stereo + haptic with audio, else haptic mono.
     public var defaultLayout: ChannelLayout { hasAudio ? .stereoPlusHaptic : .hapticMono }
 
+    /// What the pattern was compiled from (for `variant(for:)`).
+    let source: AHAPPattern
+    let sounds: (any SoundSource)?
+    let strict: Bool
+    /// `variant(for:)`'s compiled patterns, one per profile asked for.
+    let variants = Mutex<[(profile: ActuatorProfile, withSound: Bool, pattern: PreparedPattern)]>([])
+
     let events: [CompiledEvent]
+    /// Beside `events`: each one's position in the pattern's elements, and its end in seconds
+    /// (for `PatternTrace`; the voice does not read them).
+    let eventElements: [Int]
+    let eventEnds: [Double]
     /// Pattern control timelines indexed by `DynamicParameterID.index`.
     let controls: [ControlTimeline]
-    let soundBuffers: [SoundBuffer]
 
     // Flat, immutable copies for the render thread (read through pointers, so that
     // rendering does no reference counting or bounds-checked array access).
@@ -80,18 +95,24 @@ public final class PreparedPattern: Sendable {
         let elements = pattern.elements.prefix(Limits.maxElements)
         var resolver = SoundResolver(sounds: sounds, sampleRate: fs)
         let compiled = try EventCompiler(profile: profile, sampleRate: fs).compile(elements, sounds: &resolver, &warnings)
+        try resolver.budgetWarning(&warnings)
         let timelines = try ControlCompiler(sampleRate: fs).compile(elements, &warnings)
         let events = compiled.events
         let controls = timelines.controls
         self.eventsSkippedForVoices = compiled.skippedForVoices
+        self.soundEventsOverBudget = resolver.eventsOverBudget
         self.controls = controls
         self.events = events
-        self.soundBuffers = resolver.buffers
+        self.eventElements = compiled.elements
+        self.eventEnds = compiled.ends
         self.warnings = warnings.messages
         self.duration = max(compiled.end, timelines.end)
         self.hasAudio = compiled.hasAudio
         self.sampleRate = fs
         self.profile = profile
+        self.source = pattern
+        self.sounds = sounds
+        self.strict = strict
         let tables = RenderTables.shared(band: profile.band, exponent: profile.intensity.effectiveExponent)
         let grains = TransientGrains.build(
             events: events, sharpnessControl: controls[DynamicParameterID.hapticSharpnessControl.index],
@@ -105,6 +126,33 @@ public final class PreparedPattern: Sendable {
 }
 
 extension PreparedPattern {
+    /// This pattern compiled for another actuator profile (itself for its own profile), for a
+    /// layout whose haptic channels drive several kinds of actuator: its haptic events only
+    /// (the sound is the same whatever the profile, and is rendered once, by the pattern
+    /// itself) unless `withSound`. Compiled once per profile and kept; off the render thread.
+    /// The profile must be valid (a built-in or decoded one is); if it cannot be compiled
+    /// after all, this pattern stands in for it.
+    public func variant(for profile: ActuatorProfile, withSound: Bool = false) -> PreparedPattern {
+        if profile == self.profile { return self }
+        return variants.withLock { kept in
+            if let hit = kept.first(where: { $0.profile == profile && $0.withSound == withSound }) {
+                return hit.pattern
+            }
+            var pattern = source
+            if !withSound {
+                pattern.elements.removeAll {
+                    if case .event(let event) = $0 { return !event.type.isHaptic }
+                    return false
+                }
+            }
+            let compiled = (try? PreparedPattern(
+                pattern, profile: profile, sampleRate: sampleRate, sounds: withSound ? sounds : nil, strict: false,
+                grainBudget: TransientGrains.sampleBudget)) ?? self
+            kept.append((profile, withSound, compiled))
+            return compiled
+        }
+    }
+
     /// The frequency the renderer uses for `sharpness` (the profile's log mapping,
     /// interpolated from a 1025-entry table; within 3e-7 of the exact mapping).
     public func renderedFrequency(forSharpness sharpness: Double) -> Double {

@@ -9,11 +9,13 @@ extension LookAheadLimiter {
     /// release, the gain held for one period of the high-pass's cutoff, and on the haptic (mono)
     /// limiter the sub-band servo unless `subBandServo` is false (the limiter as it was before
     /// the servo). `channels` 2 is the audio buses' stereo-linked limiter (never a servo).
+    /// `lookahead` (frames) overrides the profile's: a stage with several actuators gives every
+    /// limiter the longest, so that all channels keep the same delay.
     package static func protection(
-        profile: ActuatorProfile, sampleRate: Double, channels: Int, subBandServo: Bool = true
+        profile: ActuatorProfile, sampleRate: Double, channels: Int, lookahead: Int? = nil, subBandServo: Bool = true
     ) -> LookAheadLimiter {
         let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
-        let lookahead = max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
+        let lookahead = lookahead ?? max(1, Int((profile.limiter.lookaheadMs / 1000 * sampleRate).rounded()))
         let release = profile.limiter.releaseMs / 1000 * sampleRate
         // Hold the gain for one period of the lowest frequency the high-pass lets through.
         let hold = Int((sampleRate / profile.protection.highPassHz).rounded())

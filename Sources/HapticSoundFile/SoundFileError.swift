@@ -1,3 +1,4 @@
+import HapticPattern
 /// Why a sound file could not be read, written or converted. Names the file and
 /// carries the library's own message (libsndfile's `sf_strerror`, soxr's error text).
 public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -18,5 +19,5 @@ public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    public var description: String { printable("\(path): \(message)") }
 }

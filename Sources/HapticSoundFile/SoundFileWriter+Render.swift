@@ -1,6 +1,22 @@
 import HapticRender
 
 extension SoundFileWriter {
+    /// A writer for all of `stream`'s render (its channels and rate): the format is chosen for
+    /// the most frames the stream can produce, the longest ring-out counted (RF64 past the
+    /// plain-WAV limit when WAV was only inferred; refused when asked for), and WAV on a pipe
+    /// gets a header holding the exact length that will follow (`renderedLength()`: one more
+    /// render). Otherwise as `init(path:channels:sampleRate:...)`.
+    public convenience init(
+        path: String, for stream: OfflineRenderStream, format: FileFormat? = nil, sampleFormat: SampleFormat = .int16,
+        inputs: [FileIdentity] = [], plainWAVByteLimit: Int64 = SoundFileWriter.plainWAVByteLimit
+    ) throws(SoundFileError) {
+        let wavToPipe = SoundFileWriter.isStandardOutput(path) && (format ?? .wav) == .wav && SoundFileWriter.standardOutputIsPipe()
+        try self.init(
+            path: path, channels: stream.channels, sampleRate: Int(stream.pattern.sampleRate), format: format,
+            sampleFormat: sampleFormat, inputs: inputs,
+            expectedFrames: wavToPipe ? stream.renderedLength() : stream.mostFrames, plainWAVByteLimit: plainWAVByteLimit)
+    }
+
     /// Renders `stream` to its end into this file, `blockFrames` at a time, and finishes the
     /// file (renamed into place). On an error the file is cancelled — its temporary removed,
     /// nothing left at the destination — and the error thrown.

@@ -7,10 +7,11 @@ import CSndFile
 #endif
 
 /// Writes interleaved `Float` frames to any format libsndfile writes (WAV, FLAC, AIFF, CAF…),
-/// block by block. Data goes to a temporary file in the destination folder that is renamed
-/// onto the destination by `finish()`; an error, `cancel()`, or dropping the writer before
-/// `finish()` removes the temporary file, so no half-written file is ever left behind (and
-/// `TemporaryFiles.removeOnSignals()` extends that to SIGINT, SIGTERM and SIGHUP).
+/// block by block, through a `TemporaryOutputFile`: data goes to a temporary file in the destination
+/// folder that is renamed onto the destination by `finish()`; an error, `cancel()`, or
+/// dropping the writer before `finish()` removes the temporary file, so no half-written file
+/// is ever left behind (and `TemporaryFiles.removeOnSignals()` extends that to SIGINT,
+/// SIGTERM and SIGHUP).
 ///
 /// The user's files are protected: the destination is refused when it is a symbolic link
 /// or anything but a regular file, or when it is one of `inputs` (same device and inode,
@@ -110,14 +111,15 @@ public final class SoundFileWriter {
     public var peakDBFS: Double { peak > 0 ? 20 * log10(Double(peak)) : -Double.infinity }
 
     private var file: OpaquePointer?
-    /// Empty when writing to standard output.
-    private let temporaryPath: String
-    private var temporarySlot = -1
+    /// The temporary file (nil when writing to standard output).
+    private var temporary: TemporaryOutputFile?
     private var finished = false
     private let blockFrames = 4096
     private var intBlock: [Int32]
     /// Frames a plain WAV may still take (nil: no such limit for this format).
     private var plainWAVFramesLeft: Int64?
+    /// WAV on a pipe: the frames its header announced (exactly these must be written).
+    private var announcedFrames: Int?
 
     /// The most data a plain WAV file holds: its sizes are 32-bit (4 GiB less the header).
     public static let plainWAVByteLimit: Int64 = 0xFFFF_FFFF - 1024
@@ -130,7 +132,9 @@ public final class SoundFileWriter {
     ///   - format: nil: inferred from the extension (WAV for `-`). A WAV that would pass
     ///     `plainWAVByteLimit` is written as RF64 when inferred, refused when given.
     ///   - inputs: files that must never be written over (compared by device and inode).
-    ///   - expectedFrames: the frames that will be written, when known (chooses RF64 up front).
+    ///   - expectedFrames: the most frames that will be written, when known (chooses RF64 up
+    ///     front); for WAV on a pipe, exactly the frames that will be written (the header's
+    ///     length, written first: a different count is an error).
     ///   - plainWAVByteLimit: the data bytes a plain WAV may hold (tests lower it).
     public init(
         path: String, channels: Int, sampleRate: Int, format: FileFormat? = nil,
@@ -142,7 +146,7 @@ public final class SoundFileWriter {
                 path: path, operation: .format, message: "invalid \(channels) channel(s) at \(sampleRate) Hz")
         }
         let toStandardOutput = SoundFileWriter.isStandardOutput(path)
-        if !toStandardOutput { try SoundFileWriter.checkDestination(path, inputs: inputs) }
+        if !toStandardOutput { try TemporaryOutputFile.checkDestination(path, inputs: inputs) }
         guard var fileFormat = format ?? (toStandardOutput ? .wav : FileFormat(extensionOf: path)) else {
             throw SoundFileError(
                 path: path, operation: .format,
@@ -191,15 +195,17 @@ public final class SoundFileWriter {
         }
 
         if toStandardOutput {
-            temporaryPath = ""
+            // `-o - >> input.ahap`: standard output may be a regular file, and one of the inputs.
+            try SoundFileWriter.checkStandardOutput(inputs: inputs)
             // libsndfile cannot write WAV headers to a pipe (it would seek back to fill in the
             // sizes); the sizes are known up front here, so the header is written first and
             // the samples follow as raw little-endian data.
-            let toPipe = lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0  // a pipe cannot seek
+            let toPipe = SoundFileWriter.standardOutputIsPipe()
             if fileFormat == .wav && toPipe {
                 guard let frames = expectedFrames else {
                     throw SoundFileError(path: path, operation: .open, message: "WAV to a pipe needs the length up front")
                 }
+                announcedFrames = frames
                 let header = SoundFileWriter.wavHeader(
                     frames: Int64(frames), channels: channels, sampleRate: sampleRate, sampleFormat: sampleFormat)
                 let written = header.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
@@ -225,44 +231,12 @@ public final class SoundFileWriter {
         }
 
         // The temporary file lives in the destination folder so the final rename is atomic.
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        // The name is registered for removal on signals *before* the file exists (a signal
-        // between creating and registering would leave it), then created exclusively.
-        var fd: Int32 = -1
-        var name = ""
-        var slot = -1
-        var attempts = 0
-        var random = SystemRandomNumberGenerator()
-        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        repeat {
-            attempts += 1
-            let suffix = String((0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
-            name = folder + "." + base + ".partial-" + suffix
-            slot = TemporaryFiles.register(name)
-            fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd < 0 {
-                let saved = errno
-                TemporaryFiles.unregister(slot)
-                errno = saved
-            }
-        } while fd < 0 && errno == EEXIST && attempts < 100
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw SoundFileError(
-                path: path, operation: .open,
-                message: "cannot create a file in \(folder.isEmpty ? "." : folder): \(reason)")
-        }
-        temporaryPath = name
-        temporarySlot = slot
-        // Created 0600 (private while written); a finished file gets what the umask gives a new one.
-        fchmod(fd, 0o666 & ~SoundFileWriter.currentUmask())
-        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
+        let output = try TemporaryOutputFile(path: path, inputs: [])
+        temporary = output
+        guard let handle = sf_open_fd(output.release(), Int32(SFM_WRITE), &info, 1) else {
             let message = String(cString: sf_strerror(nil))
-            Glibc.close(fd)
-            unlink(temporaryPath)
-            TemporaryFiles.unregister(temporarySlot)
+            Glibc.close(output.descriptor)
+            output.discard()
             throw SoundFileError(path: path, operation: .open, message: message)
         }
         file = handle
@@ -290,6 +264,10 @@ public final class SoundFileWriter {
         peak = localPeak
 
         let frames = samples.count / channels
+        if let announcedFrames, framesWritten + frames > announcedFrames {
+            discard()
+            throw SoundFileError(path: path, operation: .write, message: "more frames than the \(announcedFrames) the WAV header on the pipe announced")
+        }
         if let left = plainWAVFramesLeft {
             guard Int64(frames) <= left else {
                 discard()
@@ -341,6 +319,10 @@ public final class SoundFileWriter {
         guard let handle = file, !finished else {
             throw SoundFileError(path: path, operation: .finish, message: "writer already finished or cancelled")
         }
+        if let announcedFrames, framesWritten != announcedFrames {
+            discard()
+            throw SoundFileError(path: path, operation: .finish, message: "\(framesWritten) frames written, the WAV header on the pipe announced \(announcedFrames)")
+        }
         file = nil
         let closeResult = sf_close(handle)
         if closeResult != 0 {
@@ -348,24 +330,15 @@ public final class SoundFileWriter {
             discard()
             throw SoundFileError(path: path, operation: .finish, message: message)
         }
-        if temporaryPath.isEmpty {  // standard output
+        guard let temporary else {  // standard output
             finished = true
             return
         }
-        // The destination may have changed while we wrote: check it again.
-        do {
-            try SoundFileWriter.checkDestination(path, inputs: [])
-        } catch {
-            discard()
+        do { try temporary.commit() } catch {
+            finished = true
             throw error
         }
-        if rename(temporaryPath, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw SoundFileError(path: path, operation: .finish, message: "cannot move the finished file into place: \(reason)")
-        }
         finished = true
-        TemporaryFiles.unregister(temporarySlot)
     }
 
     /// Abandons the file: nothing is left at `path` or in the temporary location.
@@ -379,8 +352,7 @@ public final class SoundFileWriter {
             file = nil
         }
         if !finished {
-            if !temporaryPath.isEmpty { unlink(temporaryPath) }
-            TemporaryFiles.unregister(temporarySlot)
+            temporary?.discard()
             finished = true
         }
     }
@@ -417,45 +389,16 @@ public final class SoundFileWriter {
         return header
     }
 
-    /// Refuses a destination that is a symbolic link or not a regular file, or is one of `inputs`.
-    static func checkDestination(_ path: String, inputs: [FileIdentity]) throws(SoundFileError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }  // does not exist yet: fine
-        let type = info.st_mode & S_IFMT
-        let what: String? =
-            switch type {
-            case S_IFREG: nil
-            case S_IFLNK: "a symbolic link"
-            case S_IFDIR: "a folder"
-            case S_IFCHR, S_IFBLK: "a device"
-            case S_IFIFO: "a pipe"
-            case S_IFSOCK: "a socket"
-            default: "not a regular file"
-            }
-        if let what {
-            throw SoundFileError(path: path, operation: .open, message: "is \(what), not a regular file; not replaced")
-        }
-        let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        if inputs.contains(identity) {
-            throw SoundFileError(path: path, operation: .open, message: "is one of the inputs; not written over")
-        }
-    }
+    /// Whether standard output is a pipe (or anything else that cannot seek back to a header).
+    public static func standardOutputIsPipe() -> Bool { lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 }
 
-    /// The process's umask (read from /proc, else by setting and restoring it).
-    static func currentUmask() -> mode_t {
-        if let fp = fopen("/proc/self/status", "r") {
-            defer { fclose(fp) }
-            var line = [CChar](repeating: 0, count: 256)
-            while fgets(&line, Int32(line.count), fp) != nil {
-                let text = String(cString: line)
-                if text.hasPrefix("Umask:"), let value = mode_t(text.dropFirst(6).trimmingCharacters(), radix: 8) {
-                    return value
-                }
-            }
+    /// Refuses standard output when it is a regular file that is one of `inputs` (`>> input`).
+    static func checkStandardOutput(inputs: [FileIdentity]) throws(SoundFileError) {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        if inputs.contains(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) {
+            throw SoundFileError(path: "-", operation: .open, message: "standard output is one of the inputs; not written over")
         }
-        let mask = umask(0o022)
-        umask(mask)
-        return mask
     }
 }
 
@@ -471,12 +414,6 @@ extension SoundFileWriter {
         try writer.write(samples)
         try writer.finish()
         return writer.peak
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        String(self.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "\n" && $0 != " " }))
     }
 }
 

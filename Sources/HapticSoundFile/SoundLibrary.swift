@@ -12,19 +12,65 @@ import Synchronization
 ///
 /// A relative `EventWaveformPath` is looked up in order: the AHAP file's folder, the Assets
 /// folder, then the folders added by the user. Absolute paths are used as they are.
-/// Decoded files and their rate/transposition conversions are cached; the cache is shared
-/// safely between threads (a `Mutex`), so one library can serve many prepared patterns.
+/// Decoded files and their rate/transposition conversions are cached by the file's identity
+/// (device and inode: one file however its path is spelt, so `a.wav` and `./x/../a.wav`
+/// share one decode), and the cache holds at most `Limits.maxSoundCacheBytes` (the least
+/// recently used are forgotten first). The cache is shared safely between threads (a
+/// `Mutex`), so one library can serve many prepared patterns.
 public final class SoundLibrary: SoundSource {
     private struct ConversionKey: Hashable {
-        var file: String
+        var file: FileIdentity
         var sampleRate: Double
         var transposition: Double
     }
 
+    /// A cache entry: the samples and when they were last used.
+    private struct Cached {
+        var buffer: SoundBuffer
+        var lastUse: Int
+        var bytes: Int { buffer.samples.count * MemoryLayout<Float>.size }
+    }
+
     private struct State {
         var folders: [String]
-        var decoded: [String: SoundBuffer] = [:]
-        var converted: [ConversionKey: SoundBuffer] = [:]
+        var decoded: [FileIdentity: Cached] = [:]
+        var converted: [ConversionKey: Cached] = [:]
+        var headers: [FileIdentity: SoundFileInfo] = [:]
+        var bytes = 0
+        var clock = 0
+
+        /// Remembers `buffer`, then forgets the least recently used entries past the byte bound.
+        mutating func keep(_ buffer: SoundBuffer, decodedAs file: FileIdentity?, convertedAs key: ConversionKey?) {
+            clock += 1
+            let entry = Cached(buffer: buffer, lastUse: clock)
+            if let file { bytes += entry.bytes - (decoded.updateValue(entry, forKey: file)?.bytes ?? 0) }
+            if let key { bytes += entry.bytes - (converted.updateValue(entry, forKey: key)?.bytes ?? 0) }
+            while bytes > Limits.maxSoundCacheBytes {
+                let oldDecoded = decoded.min { $0.value.lastUse < $1.value.lastUse }
+                let oldConverted = converted.min { $0.value.lastUse < $1.value.lastUse }
+                if let d = oldDecoded, oldConverted.map({ d.value.lastUse <= $0.value.lastUse }) ?? true {
+                    bytes -= decoded.removeValue(forKey: d.key)?.bytes ?? 0
+                } else if let c = oldConverted {
+                    bytes -= converted.removeValue(forKey: c.key)?.bytes ?? 0
+                } else {
+                    break
+                }
+            }
+        }
+
+        mutating func use(_ file: FileIdentity) -> SoundBuffer? {
+            guard decoded[file] != nil else { return nil }
+            clock += 1
+            decoded[file]!.lastUse = clock
+            return decoded[file]!.buffer
+        }
+
+        mutating func use(_ key: ConversionKey) -> SoundBuffer? {
+            guard converted[key] != nil else { return nil }
+            clock += 1
+            converted[key]!.lastUse = clock
+            return converted[key]!.buffer
+        }
     }
 
     /// The AHAP file's folder (first place searched), if known.
@@ -89,34 +135,60 @@ public final class SoundLibrary: SoundSource {
             let places = path.hasPrefix("/") ? "" : " (searched: " + searchFolders.joined(separator: ", ") + ")"
             throw SoundSourceError(path: path, message: "sound file not found" + places)
         }
-        let key = ConversionKey(file: file, sampleRate: sampleRate, transposition: transposition)
-        if let cached = state.withLock({ $0.converted[key] }) { return cached }
+        guard let identity = FileIdentity(path: file) else {
+            throw SoundSourceError(path: path, message: "sound file not found")
+        }
+        let key = ConversionKey(file: identity, sampleRate: sampleRate, transposition: transposition)
+        if let cached = state.withLock({ $0.use(key) }) { return cached }
         do throws(SoundFileError) {
             // Decoding and resampling run outside the lock; a rare duplicate decode by two
             // threads at once is harmless (same result), while holding the lock would serialise them.
             let decoded: SoundBuffer
-            if let cached = state.withLock({ $0.decoded[file] }) {
+            if let cached = state.withLock({ $0.use(identity) }) {
                 decoded = cached
             } else {
                 // Refused before decoding, or as soon as it passes the limit: a sound of days
                 // would fill memory first.
                 decoded = try SoundFileReader.read(file, maxSeconds: Limits.maxSoundSeconds)
-                state.withLock { $0.decoded[file] = decoded }
+                state.withLock { $0.keep(decoded, decodedAs: identity, convertedAs: nil) }
             }
             let converted = try Resampler.convert(
                 decoded, to: sampleRate, transposition: transposition, quality: quality, label: file)
-            state.withLock { $0.converted[key] = converted }
+            state.withLock { $0.keep(converted, decodedAs: nil, convertedAs: key) }
             return converted
         } catch {
             throw SoundSourceError(path: path, message: "\(error.description)")
         }
     }
 
+    /// The file's identity and the bytes of its conversion, from its header (nothing decoded).
+    public func estimate(path: String, sampleRate: Double, transposition: Double) -> SoundEstimate? {
+        guard !path.isEmpty, let file = resolve(path), let identity = FileIdentity(path: file) else { return nil }
+        let header: SoundFileInfo
+        if let known = state.withLock({ $0.headers[identity] }) {
+            header = known
+        } else {
+            guard let read = try? SoundFileReader.info(file) else { return nil }
+            header = read
+            state.withLock { $0.headers[identity] = read }
+        }
+        // A length the header does not know (libsndfile's largest count) tells nothing: measured when loaded.
+        guard header.sampleRate > 0, (0..<(1 << 40)).contains(header.frames), sampleRate > 0, transposition > 0 else { return nil }
+        let frames = (Double(header.frames) * sampleRate / Double(header.sampleRate) / transposition).rounded(.up)
+        let bytes = min(frames * Double(header.channels * MemoryLayout<Float>.size), Double(Int.max / 2))
+        return SoundEstimate(identity: "\(identity.device):\(identity.inode)", bytes: Int(bytes))
+    }
+
+    /// Bytes of samples the cache holds now (at most `Limits.maxSoundCacheBytes`).
+    public var cachedBytes: Int { state.withLock { $0.bytes } }
+
     /// Forgets every decoded and converted sound.
     public func clearCache() {
         state.withLock {
             $0.decoded.removeAll()
             $0.converted.removeAll()
+            $0.headers.removeAll()
+            $0.bytes = 0
         }
     }
 

@@ -53,14 +53,16 @@ public enum TemporaryFiles {
 
     /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered
     /// temporary file, then let the signal take its default course (the process ends
-    /// with the signal, so the shell sees 130, 143 or 129). A process-wide change: the
+    /// with the signal, so the shell sees 130, 143 or 129). A signal the process inherited
+    /// as ignored (`nohup` ignores SIGHUP; a shell ignores SIGINT for background jobs) is
+    /// left ignored: it would not have ended the process. A process-wide change: the
     /// caller puts the previous dispositions back with the result's `restore()` when its
     /// files are done (the CLI's `render` does, when it returns).
     /// (`signals`: tests use others, so as not to race with renders running beside them.)
     @discardableResult
     public static func removeOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) -> SavedSignalActions {
         var saved = SavedSignalActions()
-        for signal in signals {
+        for signal in signals where !signalIsIgnored(signal) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
                 for i in 0..<TemporaryFiles.capacity {
@@ -77,6 +79,15 @@ public enum TemporaryFiles {
         }
         return saved
     }
+}
+
+/// Whether `signal` is ignored (SIG_IGN) now — as a parent that ran us through `nohup`, or a
+/// shell starting a background job, set it. Whoever installs a handler that would end the
+/// process on `signal` leaves such a signal alone.
+public func signalIsIgnored(_ signal: Int32) -> Bool {
+    var current = sigaction()
+    guard sigaction(signal, nil, &current) == 0 else { return false }
+    return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
 }
 
 /// The dispositions signals had before a handler was installed over them, to put back.

@@ -26,8 +26,7 @@ struct ProcessRun {
 /// Runs `/bin/sh -c script` in `folder`; `whileRunning` gets the process (e.g. to signal it).
 func runShell(_ script: String, in folder: URL, whileRunning: (Process) throws -> Void = { _ in }) throws -> ProcessRun {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
+    (process.executableURL, process.arguments) = killedWithTestRunner("/bin/sh", ["-c", script])
     process.currentDirectoryURL = folder
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
@@ -44,7 +43,14 @@ func runShell(_ script: String, in folder: URL, whileRunning: (Process) throws -
             group.leave()
         }
     }
-    try whileRunning(process)
+    do {
+        try whileRunning(process)
+    } catch {
+        // Never left running behind a failed test.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        throw error
+    }
     process.waitUntilExit()
     group.wait()
     return ProcessRun(

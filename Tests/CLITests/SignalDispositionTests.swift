@@ -1,4 +1,5 @@
 import Glibc
+import HapticSoundFile
 import Testing
 
 @testable import HapticCLI
@@ -16,13 +17,28 @@ private func currentHandler(_ signal: Int32) -> UInt {
 struct SignalDispositionTests {
     @Test("SignalWatch (play, rhythm, serve): cancel() puts back the disposition the signal had, not SIG_DFL")
     func signalWatchRestores() {
+        let before = signal(SIGUSR1, { _ in })
+        defer { signal(SIGUSR1, before) }
+        let own = currentHandler(SIGUSR1)
+        let watch = SignalWatch(verb: "test", signals: [SIGUSR1]) {}
+        #expect(currentHandler(SIGUSR1) != own, "no handler installed")
+        watch.cancel()
+        #expect(currentHandler(SIGUSR1) == own, "the previous handler not restored")
+    }
+
+    @Test("a signal inherited as ignored (nohup, a background job) stays ignored: SignalWatch and the temporary-file handlers leave it")
+    func ignoredStaysIgnored() {
         let before = signal(SIGUSR1, SIG_IGN)
         defer { signal(SIGUSR1, before) }
         let ignored = currentHandler(SIGUSR1)
-        let watch = SignalWatch(signals: [SIGUSR1]) {}
-        #expect(currentHandler(SIGUSR1) != ignored, "no handler installed")
+        #expect(ignored == 1 && signalIsIgnored(SIGUSR1))
+        let watch = SignalWatch(verb: "test", signals: [SIGUSR1]) {}
+        #expect(currentHandler(SIGUSR1) == ignored, "SignalWatch replaced SIG_IGN")
         watch.cancel()
-        #expect(currentHandler(SIGUSR1) == ignored, "SIG_IGN not restored")
+        let saved = TemporaryFiles.removeOnSignals([SIGUSR1])
+        #expect(currentHandler(SIGUSR1) == ignored, "removeOnSignals replaced SIG_IGN")
+        saved.restore()
+        #expect(currentHandler(SIGUSR1) == ignored)
     }
 
     @Test("SignalListener (serve's SIGHUP reload): cancel() puts back the disposition the signal had")

@@ -35,8 +35,23 @@ struct EngineRigTests {
         let capture = ALSACaptureDevice(name: pcm, channels: channels, sampleRate: Self.rate, periodFrames: 1024,
                                         bufferFrames: 8192, seconds: seconds)
         try capture.start()
-        usleep(100_000)
+        try #require(capture.waitForFrames(1, timeout: 10), "the monitor delivers")
         return capture
+    }
+
+    /// Waits (bounded) until the engine's schedule grid has settled (after it, starts Δ apart are
+    /// round(Δ·fs) frames apart unless a counted correction falls between them).
+    func waitUntilSettled(_ engine: HapticEngine) throws {
+        try #require(wait(seconds: 30) { engine.frameMapping.isSettled }, "the schedule grid settles")
+    }
+
+    /// Waits (bounded) until every player has finished and the recording holds `frames` frames
+    /// past the last sound, then stops the engine and the recording.
+    func finish(_ engine: HapticEngine, _ capture: ALSACaptureDevice, silence frames: Int = 9600) -> ALSARecording {
+        #expect(wait(seconds: 60) { engine.activeVoiceCount == 0 }, "the players finished")
+        #expect(capture.waitForWholeSound(silence: frames), "the sound has come and gone")
+        engine.stop()
+        return capture.stop()
     }
 
     /// The pattern rendered offline for the mono layout (as `hapticsynth render` writes it).
@@ -64,14 +79,8 @@ struct EngineRigTests {
     }
 
     /// Waits (bounded) until `condition` holds; returns whether it did.
-    func wait(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = now() + seconds
-        while now() < end {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
+    @discardableResult
+    func wait(seconds: Double, _ condition: () -> Bool) -> Bool { waitUntil(seconds: seconds, condition) }
 
     func threadCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1 }
     func fdCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
@@ -94,9 +103,7 @@ struct EngineRigTests {
         let capture = try recorder(seconds: 4)
         try engine.start()
         try engine.makePlayer(with: pattern).start(atTime: engine.currentTime + 0.3)
-        usleep(1_900_000)
-        engine.stop()
-        let rec = capture.stop()
+        let rec = finish(engine, capture, silence: reference.count)
         #expect(rec.overruns == 0 && rec.errors.isEmpty, "capture: \(rec.overruns) overruns, \(rec.errors)")
         let s = rec.int16Samples
         let first = try #require(s.firstIndex { $0 != 0 }, "nothing recorded")
@@ -128,28 +135,39 @@ struct EngineRigTests {
     @Test("scheduled onsets Δ apart are round(Δ·fs) frames apart; absolute times within the monitor's bias",
           arguments: [256, 480, 1024])
     func scheduledSpacingIsExact(period: Int) throws {
-        let engine = makeEngine(period: period)
+        let engine = makeEngine(period: period) { $0.appliedCommandTraceCapacity = 64 }
         let pattern = try engine.prepare(Self.transient)
         let reference = offline(pattern, profile: engine.configuration.profile)
         let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
-        let capture = try recorder(seconds: 8)
+        let capture = try recorder(seconds: 60)
         try engine.start()
-        // Schedule once the frame/time filter has settled (its first pulse stamps are ~50 ms
-        // off; on a loaded machine the grid can still be corrected in the first seconds).
-        usleep(2_500_000)
+        // Schedule once the grid has settled (before, it follows the timestamp filter, whose
+        // first pulse stamps are ~50 ms off).
+        try waitUntilSettled(engine)
+        let correctionsBefore = engine.scheduleCorrectionCount
         let base = engine.currentTime + 0.9
         let delta = 0.25
         let count = 8
         for k in 0..<count { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
-        usleep(UInt32((0.9 + Double(count) * delta + 0.4) * 1e6))
-        engine.stop()
-        let rec = capture.stop()
+        let rec = finish(engine, capture)
         #expect(rec.overruns == 0 && rec.errors.isEmpty)
         let found = onsets(rec.int16Samples).map { $0 - refFirst }
         try #require(found.count == count, "onsets found: \(found)")
         let spacing = zip(found, found.dropFirst()).map { $1 - $0 }
-        print("engine rig period \(period): spacing \(spacing), xruns \(engine.xrunCount), grid corrections \(engine.scheduleCorrectionCount)")
-        #expect(spacing.allSatisfy { $0 == Int((delta * Double(Self.rate)).rounded()) }, "spacing \(spacing)")
+        let applied = engine.appliedStarts().map(\.frame).sorted()
+        let appliedSpacing = zip(applied, applied.dropFirst()).map { Int($1 - $0) }
+        let corrections = engine.scheduleCorrectionCount - correctionsBefore
+        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(engine.xrunCount), grid corrections meanwhile \(corrections)")
+        // What the server received is what the render side applied, to the frame.
+        #expect(spacing == appliedSpacing, "recorded spacing \(spacing), applied \(appliedSpacing)")
+        // Applied: exactly round(Δ·fs) apart, except across a counted grid correction (a loaded
+        // machine's timestamps can push the grid past its tolerance), which moves it by at most
+        // the tolerance.
+        let nominal = Int((delta * Double(Self.rate)).rounded())
+        let tolerance = Int(engine.configuration.scheduleDriftToleranceSeconds * Double(Self.rate)) + 1
+        let off = appliedSpacing.filter { $0 != nominal }
+        #expect(off.count <= corrections && off.allSatisfy { abs($0 - nominal) <= tolerance },
+                "spacing \(appliedSpacing), \(corrections) grid corrections meanwhile")
         var errors: [Double] = []
         for (k, frame) in found.enumerated() {
             let at = try #require(rec.monotonicNanos(ofFrame: frame))
@@ -188,9 +206,9 @@ struct EngineRigTests {
         let single = offline(pattern, profile: engine.configuration.profile)
         let voicePeak = single.map { abs($0) * 32768 }.max()!
         #expect(voicePeak > 8, "one voice peaks at \(voicePeak) LSB: a lost voice would show")
-        let capture = try recorder(seconds: 9)
+        let capture = try recorder(seconds: 60)
         try engine.start()
-        usleep(1_500_000)
+        try waitUntilSettled(engine)
         let players = try (0..<1000).map { _ in try engine.makePlayer(with: pattern) }
         let t = engine.currentTime + 0.8
         let failures = Counter()
@@ -204,9 +222,7 @@ struct EngineRigTests {
             }
         }
         #expect(failures.count == 0)
-        usleep(UInt32((t - engine.currentTime + 1000 * spacing + 0.3) * 1e6))
-        engine.stop()
-        let rec = capture.stop()
+        let rec = finish(engine, capture)
         let applied = engine.appliedStarts().map(\.frame).sorted()
         #expect(applied.count == 1000, "voices the render side started: \(applied.count)")
         guard let origin = applied.first else { return }
@@ -248,19 +264,18 @@ struct EngineRigTests {
         let pattern = try engine.prepare(Self.transient)
         let reference = offline(pattern, profile: engine.configuration.profile)
         let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
-        let capture = try recorder(seconds: 7)
+        let capture = try recorder(seconds: 60)
         try engine.start()
         let base = engine.currentTime + 0.9
         let delta = 0.25
         // Two onsets before the stall, none in the 1.5 s around it, four after the grid re-settled.
         let ks = [0, 1, 8, 9, 10, 11]
         for k in ks { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
-        usleep(UInt32((base - engine.currentTime + 0.5) * 1e6))
+        // The stall falls between onsets 1 and 8 (the scenario's time, not a guess at readiness).
+        wait(seconds: 30) { engine.currentTime >= base + 0.5 }
         engine.stallRenderThread(seconds: 0.3)
-        usleep(UInt32((base + 11 * delta - engine.currentTime + 0.4) * 1e6))
         #expect(engine.state == .running)
-        engine.stop()
-        let rec = capture.stop()
+        let rec = finish(engine, capture)
         #expect(engine.xrunCount >= 1, "the stall was counted as an xrun")
         let found = onsets(rec.int16Samples).map { $0 - refFirst }
         try #require(found.count == ks.count, "onsets \(found)")
@@ -324,13 +339,15 @@ struct EngineRigTests {
         // Warm-up: the pulse plugin's first use loads libraries (and their descriptors) for good;
         // Foundation's Process (rig.sh control) keeps an event loop's descriptors once used.
         _ = try Rig.control("server-pid")
+        let threadsAtFirst = threadCount()
         do {
             let warm = makeEngine()
             try warm.start()
-            usleep(200_000)
+            #expect(wait(seconds: 10) { warm.renderStatistics.periods > 2 }, "the warm-up engine renders")
             warm.stop()
         }
-        usleep(200_000)
+        // Its service thread ends within a poll.
+        wait(seconds: 5) { threadCount() <= threadsAtFirst }
         let threadsBefore = threadCount(), fdsBefore = fdCount()
         var worstCall = 0.0
         func timed<T>(_ body: () throws -> T) rethrows -> T {
@@ -347,7 +364,7 @@ struct EngineRigTests {
             try timed { try engine.start() }
             let long = try engine.prepare(AHAPPattern(elements: [.event(.continuous(at: 0, duration: 5, intensity: 0.5, sharpness: 0.3))]))
             try timed { try engine.makePlayer(with: long).start(atTime: 0) }
-            usleep(500_000)
+            #expect(wait(seconds: 10) { engine.renderStatistics.periods > 5 }, "playing")
             let killedAt = now()
             #expect(try Rig.control("stop-server") == 0)
             #expect(wait(seconds: 2) { reasons.all.count == 1 }, "stoppedHandler called")
@@ -355,16 +372,16 @@ struct EngineRigTests {
             // Calls while the server is down answer at once.
             #expect(timed { engine.state } == .degraded)
             #expect(throws: HapticEngineError.self) { try timed { try engine.makePlayer(with: long).start(atTime: 0) } }
-            usleep(300_000)
+            usleep(300_000)  // the scenario: the server stays away a little longer
             #expect(try Rig.control("start-server") == 0)
             let restartedAt = now()
             #expect(wait(seconds: 8) { engine.state == .running }, "recovered after the restart")
             print("engine rig restart: running again after \(Int((now() - restartedAt) * 1000)) ms; history \(engine.stateHistory), resets \(resets.count)")
             #expect(resets.count == (engine.stateHistory.contains(.reset) ? 1 : 0))
-            let capture = try recorder(seconds: 3)
+            let capture = try recorder(seconds: 60)
             let pattern = try engine.prepare(Self.transient)
             try timed { try engine.makePlayer(with: pattern).start(atTime: engine.currentTime + 0.3) }
-            usleep(900_000)
+            #expect(capture.waitForWholeSound())
             timed { engine.stop() }
             let rec = capture.stop()
             #expect(onsets(rec.int16Samples).count == 1, "the new pattern was recorded")
@@ -413,13 +430,16 @@ struct EngineRigTests {
             players.append(player)
             if players.count > 200 { players.removeFirst(100) }
             i += 1
-            usleep(10_000)
+            usleep(10_000)  // the workload's pace: a hundred players a second
         }
         let statistics = engine.renderStatistics
         engine.stop()
         let count = allocation_tally_count(tally)
         print("engine rig busy minute: \(i) players, \(statistics.periods) periods, xruns \(engine.xrunCount), allocations on the render thread \(count)")
-        #expect(statistics.periods > 2500)
+        // The count means something only if the render thread worked through much of the minute;
+        // how much of it is the machine's business (a loaded CI machine rendered 1,680 of 2,812
+        // periods with 239 xruns), so the bound is a fifth, not a speed figure.
+        #expect(statistics.periods > 560, "the render thread ran \(statistics.periods) periods of ~2,812")
         #expect(count == 0, "allocations on the render thread: \(count)")
     }
 }

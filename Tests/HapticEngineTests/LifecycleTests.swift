@@ -132,12 +132,7 @@ import HapticRender
         try soon.start(atTime: clock.seconds + 0.5)
         try later.start(atTime: due)
         engine.renderOnePeriod()
-        factory.first.kill()
-        #expect(engine.renderOnePeriod() == .deviceLost(.gone("virtual device killed")))
-        clock.advance(bySeconds: 1)
-        factory.first.revive()
-        engine.serviceStep()
-        #expect(engine.state == .running)
+        Self.outage(engine, factory, clock, seconds: 1)
         #expect(reconnections.all.count == 1)
         #expect(reconnections.all.first?.droppedOnsets == 1)
         #expect(engine.droppedOnsetCount == 1)
@@ -149,6 +144,43 @@ import HapticRender
         let start = engine.core.appliedCommands().first { $0.kind == .start }!
         let plays = engine.time(forFrame: start.frame + engine.core.scheduleAdvanceFrames)
         #expect(abs(plays - due) < 0.002, "future onset at \(plays), scheduled \(due)")
+    }
+
+    /// The device dies mid-stream, stays away `seconds`, and is back at the engine's next
+    /// service step: the engine runs again.
+    static func outage(
+        _ engine: HapticEngine, _ factory: DeviceFactory, _ clock: ManualClock, seconds: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        factory.first.kill()
+        #expect(engine.renderOnePeriod() == .deviceLost(.gone("virtual device killed")), sourceLocation: sourceLocation)
+        clock.advance(bySeconds: seconds)
+        factory.first.revive()
+        engine.serviceStep()
+        #expect(engine.state == .running, sourceLocation: sourceLocation)
+    }
+
+    /// A looping player whose first start fell into the outage is not dropped: it joins its
+    /// loop where the loop would be now (as a playing loop keeps its grid), so `play --loop`
+    /// started just before the server died still sounds once it is back.
+    @Test func reconnectionStartsALoopWhoseStartFellIntoTheOutage() throws {
+        let (engine, factory, clock) = makeManualEngine()
+        let reconnections = Recorder<HapticEngine.Reconnection>()
+        engine.reconnectedHandler = { reconnections.append($0) }
+        try engine.start()
+        for _ in 0..<20 { engine.renderOnePeriod() }
+        let loop = try engine.makeAdvancedPlayer(with: preparedTransient(engine))
+        loop.loopEnabled = true
+        loop.loopEnd = 0.25
+        try loop.start(atTime: clock.seconds + 0.5)
+        engine.renderOnePeriod()
+        Self.outage(engine, factory, clock, seconds: 1)
+        #expect(reconnections.all.first?.droppedOnsets == 0, "the loop was dropped")
+        #expect(engine.droppedOnsetCount == 0)
+        #expect(engine.activeVoiceCount == 1, "the loop plays on")
+        // It keeps playing: still active after several loop rounds.
+        for _ in 0..<100 { engine.renderOnePeriod() }
+        #expect(engine.activeVoiceCount == 1)
     }
 
     @Test func serverDownBacksOffThenANewHandleResetsTheEngine() throws {

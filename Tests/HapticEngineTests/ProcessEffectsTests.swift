@@ -24,7 +24,7 @@ import Testing
         configuration.realtimePriority = nil
         let engine = HapticEngine(configuration: configuration) { factory.make() }
         try engine.start()
-        EngineThread.sleep(seconds: 0.05)
+        #expect(waitUntil(seconds: 10) { engine.renderStatistics.periods > 0 }, "the render thread runs")
         #expect(engine.isMemoryLocked == false)
         let locked = try Self.lockedKilobytes()
         #expect(locked == 0, "VmLck \(locked) kB")

@@ -53,11 +53,12 @@ struct FeltRhythmRigTests {
         try capture.start()
         let session = RhythmSession(manager: m, cue: cue, map: BeatMap(bpm: 100, beats: beats), lead: 0.2)
         session.run(wait: { t in
-            while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }
+            while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }  // the beat's time
         })
         let xruns = m.currentEngine?.xrunCount ?? -1
         m.shutDown()
-        usleep(200_000)
+        // Beats are 0.6 s apart: 0.6 s of silence is the end, never a gap between them.
+        #expect(capture.waitForWholeSound(silence: 28_800), "the session recorded whole")
         let rec = capture.stop()
         let report = session.report(sampleRate: 48_000)
         let l = RecordingAlignment.channel(rec.floatSamples, channels: 3, 0)

@@ -1,4 +1,5 @@
 import Foundation
+import HapticTestSupport
 import HapticALSA
 import HapticEngine
 import HapticEngineTesting
@@ -25,7 +26,7 @@ struct HapticManagerRigTests {
     static func recorder(seconds: Double) throws -> ALSACaptureDevice {
         let capture = ALSACaptureDevice(name: KitRig.input, channels: 3, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
         try capture.start()
-        usleep(100_000)
+        try #require(capture.waitForFrames(1, timeout: 10), "the monitor delivers")
         return capture
     }
 
@@ -34,21 +35,22 @@ struct HapticManagerRigTests {
         let m = Self.manager()
         #expect(m.engineAvailable)
         m.preloadPatterns()
-        // Schedule once the engine's frame/time filter has settled, as the engine rig tests do:
-        // in its first seconds the schedule grid may still be corrected by a few ms, which two
-        // separate calls (beat 2) can straddle; a clean-clone run on a busy machine saw that.
-        usleep(2_500_000)
-        let capture = try Self.recorder(seconds: 6)
+        // Schedule once the engine's schedule grid has settled, as the engine rig tests do:
+        // before, it follows the timestamp filter, and two separate calls (beat 2) could
+        // straddle a move.
+        try #require(waitUntil(seconds: 30) { m.currentEngine?.frameMapping.isSettled == true }, "the schedule grid settles")
+        let capture = try Self.recorder(seconds: 60)
         let t1 = m.currentTime + 0.3
         m.play(cue: "beat_hit", atTime: t1)
         // Second beat: the two parts through separate calls at one time (two voices).
         let t2 = t1 + 1.5
         m.play("heartbeat", atTime: t2)
         m.playSFX("sfx_shield_impact", atTime: t2)
-        usleep(3_300_000)
+        // Recorded whole: beat 1, then beat 2 1.5 s (72,000 frames) later, then two seconds more.
+        let heard = try #require(capture.waitForSound(timeout: 30), "beat 1 recorded")
+        #expect(capture.waitForFrames(heard + 72_000 + 96_000, timeout: 60), "beat 2 recorded")
         let xruns = m.currentEngine?.xrunCount ?? -1
         m.shutDown()
-        usleep(200_000)
         let rec = capture.stop()
         print("rig lockstep: engine xruns \(xruns), capture overruns \(rec.overruns)")
         #expect(rec.overruns == 0 && xruns == 0, "the recording must be whole for a sample comparison")
@@ -94,7 +96,7 @@ struct HapticManagerRigTests {
         #expect(m.engineAvailable)
         m.preloadPatterns()
         let loop = m.playLooping("heartbeat", intensity: 0.8)
-        usleep(500_000)
+        #expect(waitUntil(seconds: 10) { (m.currentEngine?.renderStatistics.periods ?? 0) > 5 }, "the loop plays")
         #expect(try KitRig.control("stop-server") == 0)
         var slowest = 0.0
         let t0 = MonotonicClock.now()
@@ -103,7 +105,7 @@ struct HapticManagerRigTests {
             slowest = max(slowest, wallTime { m.playSFX("sfx_click") })
             slowest = max(slowest, wallTime { m.playTransientEvent(intensity: 0.5, sharpness: 0.5) })
             slowest = max(slowest, wallTime { loop.setIntensity(0.4) })
-            usleep(5_000)
+            usleep(5_000)  // calls at a steady pace while the manager gives up
         }
         let detected = MonotonicClock.now() - t0
         print("rig server kill: manager unavailable after \(String(format: "%.3f", detected)) s; slowest call meanwhile \(String(format: "%.2f", slowest * 1000)) ms; log \(m.recoveryLog)")
@@ -124,12 +126,12 @@ struct HapticManagerRigTests {
         // The old manager stays unavailable (the seeds give up); a new one plays.
         m.play("thud")
         #expect(!m.engineAvailable)
-        let capture = try Self.recorder(seconds: 3)
+        let capture = try Self.recorder(seconds: 60)
         let fresh = Self.manager()
         #expect(fresh.engineAvailable)
         fresh.preloadPatterns()
         fresh.play(cue: "segment_lock")
-        usleep(1_000_000)
+        #expect(capture.waitForWholeSound(), "the cue recorded")
         fresh.shutDown()
         let rec = capture.stop()
         let h = RecordingAlignment.channel(rec.floatSamples, channels: 3, 2), l = RecordingAlignment.channel(rec.floatSamples, channels: 3, 0)

@@ -1,6 +1,7 @@
 import Foundation
 import HapticEngine
 import HapticEngineTesting
+import HapticTestSupport
 import HapticPattern
 import HapticRender
 import Synchronization
@@ -83,8 +84,12 @@ final class VirtualRig: Sendable {
     }
 }
 
-/// Every fire-and-forget call of the manager, each timed: none may block.
-func exerciseEveryCall(_ m: HapticManager, bound: Double = 0.05) -> [String: Double] {
+/// Every fire-and-forget call of the manager, each timed: none may block. The bound is a hang
+/// detector, not a speed figure (speed is bench/'s business): a call that waited for the engine
+/// would wait for a manual clock that nobody advances, or for a sound server that a rig test keeps
+/// down, so 2 s tells "returned" from "blocked" even on a loaded 2-core machine, where a plain
+/// call was seen taking 160 ms.
+func exerciseEveryCall(_ m: HapticManager, bound: Double = 2) -> [String: Double] {
     var times: [String: Double] = [:]
     times["play"] = wallTime { m.play("heartbeat") }
     times["play(atTime:)"] = wallTime { m.play("heartbeat", atTime: m.currentTime + 0.1) }
@@ -281,6 +286,9 @@ struct HapticManagerVirtualTests {
         let slowest = await withTaskGroup(of: Double.self) { group in
             for task in 0..<64 {
                 group.addTask {
+                    // Timed at real-time priority (the loop does not suspend: one thread): the
+                    // calls' own waits, not a loaded machine's preemption of 64 tasks on 2 cores.
+                    withRealtimePriority(1) {
                     var slowest = 0.0
                     for i in 0..<100 {
                         let t = MonotonicClock.now()
@@ -294,6 +302,7 @@ struct HapticManagerVirtualTests {
                         slowest = max(slowest, MonotonicClock.now() - t)
                     }
                     return slowest
+                    }
                 }
             }
             return await group.reduce(0, max)
@@ -308,7 +317,7 @@ struct HapticManagerVirtualTests {
         #expect(engine.activeVoiceCount == playbacks + 1)
         #expect(stats.transientsCut > 0, "rapid transients were bounded")
         print("concurrency: 6400 calls from 64 tasks in \(String(format: "%.3f", wall)) s; slowest call \(String(format: "%.2f", slowest * 1000)) ms; transient voices cut \(stats.transientsCut)")
-        #expect(slowest < 0.05)
+        #expect(slowest < 2, "a call blocked (the bound is a hang detector, see exerciseEveryCall)")
         // And the engine renders them.
         rig.render(4)
         #expect(rig.devices[0].inner.recordedSamples(channel: 2).contains { $0 != 0 })

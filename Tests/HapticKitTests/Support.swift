@@ -32,12 +32,15 @@ enum KitRig {
     static func control(_ command: String) throws -> Int32 { try runRigControl(control, command) }
 }
 
-/// Wall seconds a call takes (CLOCK_MONOTONIC).
+/// Wall seconds a call takes (CLOCK_MONOTONIC), timed with the calling thread at real-time
+/// priority: what the call waits for, not how long a loaded machine keeps the test off the CPU.
 @discardableResult
 func wallTime(_ body: () -> Void) -> Double {
-    let t0 = MonotonicClock.now()
-    body()
-    return MonotonicClock.now() - t0
+    withRealtimePriority {
+        let t0 = MonotonicClock.now()
+        body()
+        return MonotonicClock.now() - t0
+    }
 }
 
 /// Decodes a bundled pattern strictly.

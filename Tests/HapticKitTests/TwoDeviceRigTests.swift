@@ -39,11 +39,12 @@ struct TwoDeviceRigTests {
         try capH.start()
         let session = RhythmSession(manager: m, cue: "beat_hit", map: BeatMap(bpm: 100, beats: 32), lead: 0.2)
         session.run(wait: { t in
-            while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }
+            while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }  // the beat's time
         })
         let xruns = (m.currentEngine?.xrunCount ?? -1) + (m.currentAudioEngine?.xrunCount ?? -1)
         m.shutDown()
-        usleep(200_000)
+        // Beats are 0.6 s apart: 0.6 s of silence is the end, never a gap between them.
+        #expect(capA.waitForWholeSound(silence: 28_800) && capH.waitForWholeSound(silence: 28_800), "the session recorded whole")
         let recA = capA.stop(), recH = capH.stop()
         let report = session.report(sampleRate: 48_000)
         #expect(xruns == 0 && recA.overruns == 0 && recH.overruns == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticTestSupport
 import Synchronization
 import Testing
 
@@ -18,52 +19,32 @@ enum OSCRig {
 
 /// `hapticsynth serve` as its own process (the built tool next to the test binary), on a
 /// free port, with its output collected.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+final class ServeProcess: Sendable {
+    let tool: ToolProcess
     let port: Int
     let client: OSCClient
-    private let output = Pipe(), errors = Pipe()
-    private final class Collected: Sendable {
-        let text = Mutex<(out: String, err: String)>(("", ""))
-        func withLock<R>(_ body: (inout (out: String, err: String)) -> R) -> R { text.withLock { body(&$0) } }
-    }
-    private let collected = Collected()
 
-    static var tool: String {
+    static var toolPath: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hapticsynth").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         return oscRepoRoot + "/.build/debug/hapticsynth"
     }
 
-    /// Starts the server with `arguments` after `serve -D <rig> --osc-port 0`; waits for its "listening" line.
+    /// The arguments of a server on the rig after `serve -D <rig> --osc-port 0`.
+    static func arguments(_ extra: [String], haptics: String, device: String) -> [String] {
+        ["serve", "-D", device, "--osc-port", "0", "--haptics", haptics, "--assets", oscRepoRoot + "/Assets"] + extra
+    }
+
+    /// Starts the server with `arguments` after `serve -D <rig> --osc-port 0`; waits (bounded)
+    /// for its ready line and reads the port from its "listening on" line.
     init(_ arguments: [String] = [], haptics: String = oscRepoRoot + "/Haptics", device: String = OSCRig.out) throws {
-        process.executableURL = URL(fileURLWithPath: Self.tool)
-        process.arguments = ["serve", "-D", device, "--osc-port", "0", "--haptics", haptics, "--assets", oscRepoRoot + "/Assets"] + arguments
-        process.standardOutput = output
-        process.standardError = errors
-        let collected = self.collected
-        output.fileHandleForReading.readabilityHandler = { h in
-            let text = String(decoding: h.availableData, as: UTF8.self)
-            collected.withLock { $0.out += text }
-        }
-        errors.fileHandleForReading.readabilityHandler = { h in
-            let text = String(decoding: h.availableData, as: UTF8.self)
-            collected.withLock { $0.err += text }
-        }
-        try process.run()
-        let end = MonotonicClock.now() + 10
-        var port: Int?
-        while port == nil && MonotonicClock.now() < end && process.isRunning {
-            let out = collected.withLock { $0.out }
-            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
-               let address = line.split(separator: " ").dropFirst(2).first, let p = address.split(separator: ":").last {
-                port = Int(p)
-            }
-            usleep(10_000)
-        }
-        guard let port else {
-            process.terminate()
-            throw ServeError(message: "serve did not start: \(collected.withLock { $0 })")
+        tool = try ToolProcess(Self.toolPath, Self.arguments(arguments, haptics: haptics, device: device))
+        guard tool.waitForReady("serve"),
+              let line = tool.waitForLine(onStandardOutput: true, timeout: 5, { $0.hasPrefix("listening on ") }),
+              let address = line.split(separator: " ").dropFirst(2).first, let port = address.split(separator: ":").last.flatMap({ Int($0) })
+        else {
+            tool.kill()
+            throw ServeError(message: "serve did not start: \(tool.stdout) \(tool.stderr)")
         }
         self.port = port
         client = try OSCClient(port: port)
@@ -71,11 +52,12 @@ final class ServeProcess: @unchecked Sendable {
 
     struct ServeError: Error, CustomStringConvertible { var message: String; var description: String { message } }
 
-    var isRunning: Bool { process.isRunning }
-    var standardOutput: String { collected.withLock { $0.out } }
-    var standardError: String { collected.withLock { $0.err } }
+    var isRunning: Bool { tool.isRunning }
+    var process: Process { tool.process }
+    var standardOutput: String { tool.stdout }
+    var standardError: String { tool.stderr }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { tool.signal(number) }
 
     /// The status reply's fields (README: state, now, latency, then the counters).
     func status() -> [OSCClient.Argument]? {
@@ -93,19 +75,15 @@ final class ServeProcess: @unchecked Sendable {
         return index < ints.count ? ints[index] : nil
     }
 
-    /// SIGTERM and the exit status (killed after 5 s).
+    /// SIGTERM and the exit status (killed if it has not ended within a generous bound).
     @discardableResult
     func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        signal(SIGTERM)
-        let end = MonotonicClock.now() + 5
-        while process.isRunning && MonotonicClock.now() < end { usleep(10_000) }
-        if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard tool.isRunning else { return tool.process.terminationStatus }
+        tool.signal(SIGTERM)
+        if tool.waitForExit(timeout: ToolProcess.generousSeconds) == nil { tool.kill() }
+        tool.process.waitUntilExit()
+        return tool.process.terminationStatus
     }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
 
 /// Status counters by position (README "status"): datagrams, executed, malformed, oversized,

@@ -21,7 +21,7 @@ struct ServeRigTests {
     static func recorder(seconds: Double) throws -> ALSACaptureDevice {
         let capture = ALSACaptureDevice(name: OSCRig.input, channels: 3, sampleRate: rate, periodFrames: 1024, bufferFrames: 8192, seconds: seconds)
         try capture.start()
-        usleep(100_000)
+        try #require(capture.waitForFrames(1, timeout: 10), "the monitor delivers")
         return capture
     }
 
@@ -48,17 +48,17 @@ struct ServeRigTests {
         return (best.lag, best.residual / max(best.energy, 1e-30))
     }
 
-    @Test("two transients sent 0.5 s apart on the monotonic clock are recorded 24,000 frames apart")
+    @Test("two transients sent 0.5 s apart on the monotonic clock are recorded 24,000 frames apart, within the schedule grid's tolerance")
     func transientSpacing() throws {
         let serve = try ServeProcess(Self.serveOptions)
         defer { serve.stop() }
-        // Past the schedule grid's settling (as the engine and manager rig tests do).
-        usleep(2_500_000)
-        let capture = try Self.recorder(seconds: 4)
+        let capture = try Self.recorder(seconds: 60)
         let t1 = MonotonicClock.now() + 0.3, t2 = t1 + 0.5
         serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5), .double(t1)])
         serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5), .double(t2)])
-        usleep(1_500_000)
+        // Both recorded: the first, then 0.5 s (24,000 frames) and a second more.
+        let heard = try #require(capture.waitForSound(timeout: 30), "the first transient recorded")
+        #expect(capture.waitForFrames(heard + 24_000 + 48_000, timeout: 30))
         let rec = capture.stop()
         #expect(rec.overruns == 0, "the recording must be whole")
         let m = Self.reference()
@@ -72,18 +72,23 @@ struct ServeRigTests {
         let spacing = second.lag - first.lag
         print("serve rig: transients at frames \(first.lag) and \(second.lag): \(spacing) frames for 0.5 s (24000 nominal); fits \(first.fit), \(second.residual / second.energy)")
         #expect(first.fit < 1e-3 && second.residual / second.energy < 1e-3, "both transients are in the recording, whole")
-        // The rig's null sink runs on the system clock: its drift over 0.5 s is well under a frame.
-        #expect(abs(spacing - 24_000) <= 1, "spacing \(spacing)")
+        // Two starts sent as times are converted on the engine's schedule grid, which may move
+        // between them (while it settles after the device opened, or by a correction when a
+        // loaded machine's timestamps push it past its tolerance): the engine's bound for them
+        // is that tolerance (2 ms). Exact spacing on a grid that did not move is the engine's
+        // own test (EngineRigTests: recorded = applied, applied exact but for counted
+        // corrections); the figure here is printed.
+        let tolerance = Int(HapticEngine.Configuration().scheduleDriftToleranceSeconds * 48_000) + 1
+        #expect(abs(spacing - 24_000) <= tolerance, "spacing \(spacing)")
     }
 
     @Test("a cue sent over OSC: its sound (L) and haptic (H) land on one frame")
     func cueLockstep() throws {
         let serve = try ServeProcess(Self.serveOptions)
         defer { serve.stop() }
-        usleep(1_500_000)
-        let capture = try Self.recorder(seconds: 4)
+        let capture = try Self.recorder(seconds: 60)
         serve.client.send("/hapticsynth/cue", [.string("beat_hit"), .double(MonotonicClock.now() + 0.3)])
-        usleep(2_000_000)
+        #expect(capture.waitForWholeSound(), "the cue recorded")
         let rec = capture.stop()
         #expect(rec.overruns == 0)
         let m = Self.reference()
@@ -103,17 +108,17 @@ struct ServeRigTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let serve = try ServeProcess(Self.serveOptions, haptics: folder)
         defer { serve.stop() }
-        usleep(1_000_000)
-        let capture = try Self.recorder(seconds: 6)
-        // Phases of 0.8 s: full, 0.2, full again, then stopped.
+        let capture = try Self.recorder(seconds: 60)
+        // The scenario: phases of 0.8 s, timed from the loop's first recorded sample: full, 0.2,
+        // full again, then stopped.
         serve.client.send("/hapticsynth/loop/start", [.string("slider"), .string("hum"), .float(1)])
-        usleep(800_000)
-        serve.client.send("/hapticsynth/loop/intensity", [.string("slider"), .float(0.2)])
-        usleep(800_000)
-        serve.client.send("/hapticsynth/loop/intensity", [.string("slider"), .float(1)])
-        usleep(800_000)
-        serve.client.send("/hapticsynth/loop/stop", [.string("slider")])
-        usleep(800_000)
+        let heard = try #require(capture.waitForSound(above: 0.01, channels: [2], timeout: 30), "the loop plays")
+        let t0 = MonotonicClock.now()
+        for (k, message) in [("/hapticsynth/loop/intensity", 0.2), ("/hapticsynth/loop/intensity", 1), ("/hapticsynth/loop/stop", -1)].enumerated() {
+            waitUntil(seconds: 10) { MonotonicClock.now() >= t0 + 0.8 * Double(k + 1) }
+            serve.client.send(message.0, message.1 < 0 ? [.string("slider")] : [.string("slider"), .float(Float(message.1))])
+        }
+        #expect(capture.waitForFrames(heard + 4 * 38_400, timeout: 30))
         let rec = capture.stop()
         #expect(rec.overruns == 0)
         let h = Self.channel(rec, 2)
@@ -144,14 +149,18 @@ struct ServeRigTests {
             // Paced a little so that the kernel's socket buffer never overflows (every one is counted).
             if i % 100 == 99 { usleep(2_000) }
         }
-        usleep(300_000)
+        // Every one is counted by the time the server answers a status after them.
+        var malformed: Int64? = nil
+        waitUntil(seconds: 30, poll: 0.1) {
+            malformed = serve.counter(StatusField.malformed.rawValue)
+            return malformed == 10_000
+        }
         #expect(serve.isRunning)
-        let malformed = serve.counter(StatusField.malformed.rawValue)
         #expect(malformed == 10_000, "malformed counted: \(String(describing: malformed))")
         #expect(serve.counter(StatusField.socketDrops.rawValue) == 0)
-        let capture = try Self.recorder(seconds: 3)
+        let capture = try Self.recorder(seconds: 60)
         serve.client.send("/hapticsynth/transient", [.float(1), .float(0.5)])
-        usleep(1_000_000)
+        #expect(capture.waitForWholeSound(), "the transient recorded")
         let rec = capture.stop()
         let h = Self.channel(rec, 2)
         #expect(h.contains { abs($0) > 0.05 }, "the transient after the flood reached the sink")
@@ -167,20 +176,21 @@ struct ServeRigTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let serve = try ServeProcess(Self.serveOptions, haptics: folder)
         defer { serve.stop() }
-        usleep(500_000)
-        let capture = try Self.recorder(seconds: 5)
+        let capture = try Self.recorder(seconds: 60)
         // A loop plays through the reload: the stream is not dropped.
         serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(0.3)])
+        let bedStart = MonotonicClock.now()
         serve.client.send("/hapticsynth/play", [.string("hum2")])
-        usleep(300_000)
-        #expect(serve.counter(StatusField.unknownNames.rawValue) == 1, "hum2 is not there yet")
+        #expect(waitUntil(seconds: 30, poll: 0.05) { serve.counter(StatusField.unknownNames.rawValue) == 1 }, "hum2 is not there yet")
         try Self.humAHAP(intensity: 1).write(toFile: folder + "/hum2.ahap", atomically: true, encoding: .utf8)
         let engineBefore = serve.counter(StatusField.engine.rawValue)
         serve.signal(SIGHUP)
-        usleep(700_000)
+        #expect(serve.tool.waitForLine { $0.contains("serve: SIGHUP: reloaded") } != nil, "reloaded: \(serve.standardError)")
+        // The scenario: the bed has played for at least a second across the reload.
+        waitUntil(seconds: 10) { MonotonicClock.now() >= bedStart + 1.0 }
         serve.client.send("/hapticsynth/loop/stop", [.string("bed")])
         serve.client.send("/hapticsynth/play", [.string("hum2")])
-        usleep(1_500_000)
+        #expect(capture.waitForWholeSound(), "the bed and hum2 recorded")
         let rec = capture.stop()
         #expect(serve.isRunning)
         #expect(serve.counter(StatusField.unknownNames.rawValue) == 1, "hum2 is known after SIGHUP")
@@ -203,32 +213,36 @@ struct ServeRigTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let serve = try ServeProcess(Self.serveOptions, haptics: folder)
         defer { serve.stop() }
-        usleep(500_000)
         serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(0.5)])
-        usleep(500_000)
-        #expect(try runRigControl(OSCRig.control, "stop-server") == 0)
-        usleep(1_000_000)
-        #expect(try runRigControl(OSCRig.control, "start-server") == 0)
-        // Up to 20 s for the engine (or the server's supervisor) to come back: the loop is heard again.
-        let end = MonotonicClock.now() + 20
-        var resumed = false
-        var attempts = 0
-        while !resumed && MonotonicClock.now() < end && serve.isRunning {
-            attempts += 1
-            guard let capture = try? Self.recorder(seconds: 1.5) else { usleep(500_000); continue }
-            usleep(1_000_000)
-            let h = Self.channel(capture.stop(), 2)
-            resumed = h.count > 24_000 && (h.suffix(24_000).reduce(0.0) { $0 + Double($1) * Double($1) } / 24_000).squareRoot() > 0.01
+        do {
+            let before = try Self.recorder(seconds: 60)
+            #expect(before.waitForSound(above: 0.01, channels: [2], timeout: 30) != nil, "the loop plays")
+            before.stop()
         }
-        print("serve rig restart: loop heard again after \(attempts) recordings; log: \(serve.standardError.suffix(400))")
+        #expect(try runRigControl(OSCRig.control, "stop-server") == 0)
+        usleep(1_000_000)  // the scenario: the sound server stays away for 1 s
+        #expect(try runRigControl(OSCRig.control, "start-server") == 0)
+        // Up to 20 s for the engine (or the server's supervisor) to come back: the loop is heard
+        // again. (The monitor may take a moment to exist after the server answers.)
+        var after: ALSACaptureDevice? = nil
+        waitUntil(seconds: 20, poll: 0.1) {
+            after = try? Self.recorder(seconds: 60)
+            return after != nil
+        }
+        let t0 = MonotonicClock.now()
+        let resumed = after?.waitForSound(above: 0.01, channels: [2], timeout: 20) != nil
+        after?.stop()
+        print("serve rig restart: loop heard again \(String(format: "%.2f", MonotonicClock.now() - t0)) s after recording began; log: \(serve.standardError.suffix(400))")
         #expect(serve.isRunning)
         #expect(resumed, "the client's loop plays again after the sound server restarted")
         // Then, alone, a transient sent now: recorded whole (its shape matches the reference).
+        let quiet = try Self.recorder(seconds: 60)
         serve.client.send("/hapticsynth/loop/stop", [.string("bed")])
-        usleep(300_000)
-        let capture = try Self.recorder(seconds: 2)
+        #expect(quiet.waitForSilence(after: 0, frames: 9600, timeout: 30), "the loop stopped")
+        quiet.stop()
+        let capture = try Self.recorder(seconds: 60)
         serve.client.send("/hapticsynth/transient", [.float(0.8), .float(0.5)])
-        usleep(1_000_000)
+        #expect(capture.waitForWholeSound(), "the transient recorded")
         let rec = capture.stop()
         let m = Self.reference()
         m.playTransientEvent(intensity: 0.8, sharpness: 0.5)
@@ -244,21 +258,53 @@ struct ServeRigTests {
     func twoDevices() throws {
         let serve = try ServeProcess(Self.serveOptions + ["--haptic-device", OSCRig.outMono], device: OSCRig.outB)
         defer { serve.stop() }
-        usleep(1_000_000)
-        let sound = ALSACaptureDevice(name: OSCRig.inputB, channels: 2, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
-        let haptic = ALSACaptureDevice(name: OSCRig.inputMono, channels: 1, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 4)
+        let sound = ALSACaptureDevice(name: OSCRig.inputB, channels: 2, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 60)
+        let haptic = ALSACaptureDevice(name: OSCRig.inputMono, channels: 1, sampleRate: Self.rate, periodFrames: 1024, bufferFrames: 8192, seconds: 60)
         try sound.start()
         try haptic.start()
-        usleep(100_000)
+        try #require(sound.waitForFrames(1, timeout: 10) && haptic.waitForFrames(1, timeout: 10), "the monitors deliver")
         serve.client.send("/hapticsynth/cue", [.string("beat_hit")])
         serve.client.send("/hapticsynth/play", [.string("thud"), .double(MonotonicClock.now() + 0.5)])
-        usleep(1_500_000)
+        #expect(sound.waitForWholeSound(silence: 28_800) && haptic.waitForWholeSound(silence: 28_800), "both recorded")
         let s = sound.stop(), h = haptic.stop()
         let soundPeak = s.floatSamples.map(abs).max() ?? 0, hapticPeak = h.floatSamples.map(abs).max() ?? 0
         print("serve rig two devices: sound peak \(soundPeak), haptic peak \(hapticPeak)")
         #expect(soundPeak > 0.05, "the cue's sound reached -D")
         #expect(hapticPeak > 0.05, "the haptic reached --haptic-device")
         #expect(serve.status()?.first == .string("running"))
+    }
+
+    @Test("SIGTERM and SIGINT: serve fades its loop out, closes the device, prints its summary and statistics, exits 0",
+          arguments: [SIGTERM, SIGINT])
+    func signalEndsGracefully(signal: Int32) throws {
+        let folder = try Self.hapticsWithHum()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = try ServeProcess(Self.serveOptions + ["--verbose"], haptics: folder)
+        defer { serve.stop() }
+        let capture = try Self.recorder(seconds: 60)
+        serve.client.send("/hapticsynth/loop/start", [.string("bed"), .string("hum"), .float(1)])
+        let heard = try #require(capture.waitForSound(above: 0.01, channels: [2], timeout: 30), "the loop plays")
+        #expect(capture.waitForFrames(heard + 24_000, timeout: 30))
+        // Its own deadline: 1 s plus twice the device buffer (here 4 × 1024 frames).
+        let deadline = 1 + 2 * 4 * 1024 / 48_000.0
+        let took = serve.tool.signalAndTimeEnd(signal, timeout: 10)
+        _ = serve.tool.waitForExit(timeout: 10)
+        #expect(capture.waitForWholeSound(), "the loop faded out to silence")
+        let rec = capture.stop()
+        print("serve rig signal \(signal): ended after \(took.map { String(format: "%.0f ms", $0 * 1000) } ?? "-"), exit \(serve.process.terminationStatus); stdout \(serve.standardOutput.debugDescription)")
+        #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.standardError)")
+        #expect(took.map { $0 < deadline } == true, "ended within its deadline (\(deadline) s)")
+        #expect(!serve.standardError.contains("interrupted"), "the graceful end, not the watchdog: \(serve.standardError)")
+        #expect(serve.standardOutput.contains("stopped; served 1 commands"), "the summary: \(serve.standardOutput)")
+        #expect(serve.standardOutput.contains("xruns ") && serve.standardOutput.contains("memory: locked"), "the --verbose statistics")
+        // A fade, not a cut: the last millisecond before silence is a fraction of the loop's level
+        // (the stop fade is 5 ms long, linear).
+        let h = Self.channel(rec, 2)
+        let last = try #require(h.lastIndex { $0 != 0 })
+        let level = h[heard..<(heard + 24_000)].map(abs).max() ?? 0
+        let end = h[max(0, last - 48)...last].map(abs).max() ?? 0
+        print("serve rig signal \(signal): loop peak \(level), last millisecond peak \(end)")
+        #expect(end < 0.35 * level, "faded: the last millisecond peaks at \(end) against the loop's \(level)")
     }
 
     // MARK: - helpers

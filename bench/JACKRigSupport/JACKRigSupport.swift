@@ -46,3 +46,69 @@ public func readOnsets(_ path: String) -> [(Int64, Int64)] {
         return (frame, t)
     }
 }
+
+/// What scripts/jack-rig.sh exports to the command it runs.
+public struct JACKRig: Sendable {
+    /// The rig's temporary folder.
+    public let directory: String
+    /// The recorder program (latency-floor/jack-recorder.c).
+    public let recorder: String
+    /// The ALSA PCM that plays into the recorder's ports.
+    public let pcm: String
+    /// The JACK server's period.
+    public let period: Int
+
+    /// The rig from the environment; nil outside it.
+    public init?(_ environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard let directory = environment["HAPTICSYNTH_JACK_RIG_DIR"], let recorder = environment["HAPTICSYNTH_JACK_RECORDER"],
+              let pcm = environment["HAPTICSYNTH_JACK_OUT"] else { return nil }
+        self.directory = directory
+        self.recorder = recorder
+        self.pcm = pcm
+        period = Int(environment["HAPTICSYNTH_JACK_PERIOD"] ?? "256") ?? 256
+    }
+
+    /// Starts the recorder (3 channels, onsets on channel 0 above 0.05 after 50 ms of quiet, into
+    /// `onsets`; what the server received into `recording`) and returns once it is READY (its
+    /// ports exist: a PCM opened after this connects to them). Exits the program when it dies.
+    public func startRecorder(onsets: String, stamps: String, recording: String = "/dev/null") throws -> Process {
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: self.recorder)
+        recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", recording, "-s", stamps, "-O", onsets, "-t", "0.05"]
+        let out = Pipe()
+        recorder.standardOutput = out
+        try recorder.run()
+        var ready = ""
+        while !ready.contains("READY") {
+            let data = out.fileHandleForReading.availableData
+            if data.isEmpty { print("recorder died"); exit(3) }
+            ready += String(decoding: data, as: UTF8.self)
+        }
+        return recorder
+    }
+}
+
+/// The `--name value` integer options of the command line, over `defaults`.
+public func integerOptions(_ defaults: [String: Int]) -> [String: Int] {
+    var options = defaults
+    let args = CommandLine.arguments
+    var i = 1
+    while i + 1 < args.count {
+        if args[i].hasPrefix("--"), let value = Int(args[i + 1]) { options[String(args[i].dropFirst(2))] = value }
+        i += 2
+    }
+    return options
+}
+
+/// For each reference time (ns), the first onset (ns) at or after it plus `leadNanos` (the
+/// frames from a signal's start to the sample the recorder sees) within `windowSeconds`: the
+/// latencies in ms, and how many references had none.
+public func latencies(references: [Int64], onsets: [Int64], leadNanos: Double, windowSeconds: Double) -> (values: [Double], missed: Int) {
+    var values: [Double] = []
+    for r in references {
+        if let t = onsets.first(where: { Double($0) - leadNanos >= Double(r) && Double($0 - r) < windowSeconds * 1e9 }) {
+            values.append((Double(t) - leadNanos - Double(r)) / 1e6)
+        }
+    }
+    return (values, references.count - values.count)
+}

@@ -74,7 +74,7 @@ func stamps(_ pcm: String, period: Int, seconds: Double, buffer: Int = 3, wait: 
 /// `latency-bench jack --period P [--trials N]` inside scripts/jack-rig.sh --period P.
 func jackBench(period: Int, trials: Int) throws {
     let env = ProcessInfo.processInfo.environment
-    guard let dir = env["HAPTICSYNTH_JACK_RIG_DIR"], let recorderPath = env["HAPTICSYNTH_JACK_RECORDER"],
+    guard let dir = env["HAPTICSYNTH_JACK_RIG_DIR"], env["HAPTICSYNTH_JACK_RECORDER"] != nil,
           let floorPath = env["HAPTICSYNTH_FLOOR"], let pcm = env["HAPTICSYNTH_JACK_OUT"] else {
         print("latency-bench jack: run inside scripts/jack-rig.sh"); exit(2)
     }
@@ -89,18 +89,7 @@ func jackBench(period: Int, trials: Int) throws {
     // measured on it.
     let recordingPath = dir + "/bench-rec.f32"
     // The recorder: onsets on channel 0 above 0.05 after 50 ms of quiet.
-    let recorder = Process()
-    recorder.executableURL = URL(fileURLWithPath: recorderPath)
-    recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", recordingPath, "-s", dir + "/bench-stamps.csv", "-O", onsetsPath, "-t", "0.05"]
-    let out = Pipe()
-    recorder.standardOutput = out
-    try recorder.run()
-    var ready = ""
-    while !ready.contains("READY") {
-        let data = out.fileHandleForReading.availableData
-        if data.isEmpty { print("recorder died"); exit(3) }
-        ready += String(decoding: data, as: UTF8.self)
-    }
+    let recorder = try JACKRig(env)!.startRecorder(onsets: onsetsPath, stamps: dir + "/bench-stamps.csv", recording: recordingPath)
     var recorderRunning = true
     defer { if recorderRunning { recorder.terminate(); recorder.waitUntilExit() } }
     // The recorder writes its onsets through stdio (flushed at exit): every phase is matched

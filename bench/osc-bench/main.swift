@@ -15,38 +15,21 @@ import JACKRigSupport
 import Glibc
 #endif
 
-var period = 256, trials = 200
-var i = 1
-let args = CommandLine.arguments
-while i + 1 < args.count {
-    if args[i] == "--period" { period = Int(args[i + 1]) ?? period }
-    if args[i] == "--trials" { trials = Int(args[i + 1]) ?? trials }
-    i += 2
-}
-let env = ProcessInfo.processInfo.environment
-guard let dir = env["HAPTICSYNTH_JACK_RIG_DIR"], let recorderPath = env["HAPTICSYNTH_JACK_RECORDER"], let pcm = env["HAPTICSYNTH_JACK_OUT"] else {
+let options = integerOptions(["period": 256, "trials": 200])
+let period = options["period"]!
+var trials = options["trials"]!
+guard let rig = JACKRig() else {
     print("osc-bench: run inside scripts/jack-rig.sh")
     exit(2)
 }
-let jackPeriod = Int(env["HAPTICSYNTH_JACK_PERIOD"] ?? "256") ?? 256
+let pcm = rig.pcm, jackPeriod = rig.period
 let rate = 48_000.0, bufferPeriods = 3
 let interval = max(0.1, Double(period * bufferPeriods + jackPeriod) / rate * 1.6)
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 // The recorder first: the PCM connects to its ports when it opens.
-let onsetsPath = dir + "/osc-onsets.csv"
-let recorder = Process()
-recorder.executableURL = URL(fileURLWithPath: recorderPath)
-recorder.arguments = ["-n", "hs_rec", "-c", "3", "-o", "/dev/null", "-s", dir + "/osc-stamps.csv", "-O", onsetsPath, "-t", "0.05"]
-let out = Pipe()
-recorder.standardOutput = out
-try recorder.run()
-var ready = ""
-while !ready.contains("READY") {
-    let data = out.fileHandleForReading.availableData
-    if data.isEmpty { print("recorder died"); exit(3) }
-    ready += String(decoding: data, as: UTF8.self)
-}
+let onsetsPath = rig.directory + "/osc-onsets.csv"
+let recorder = try rig.startRecorder(onsets: onsetsPath, stamps: rig.directory + "/osc-stamps.csv")
 
 // The manager as `serve` makes it, on the rig's PCM, haptic on channel 0 (the recorder's onset channel).
 var config = HapticManager.Configuration(
@@ -104,13 +87,8 @@ var play: [Double] = [], osc: [Double] = []
 for phase in phases {
     // Each start with the first onset after it, within one interval (a missed onset costs one trial, not the phase).
     let mine = onsets.map(\.1).filter { $0 >= phase.from && $0 <= phase.to }
-    var values: [Double] = []
-    for r in phase.reference {
-        if let t = mine.first(where: { Double($0) - k0Nanos >= Double(r) && Double($0 - r) < interval * 1e9 }) {
-            values.append((Double(t) - k0Nanos - Double(r)) / 1e6)
-        }
-    }
-    if values.count < phase.reference.count { print("\(phase.label): \(phase.reference.count - values.count) of \(phase.reference.count) without an onset") }
+    let (values, missed) = latencies(references: phase.reference, onsets: mine, leadNanos: k0Nanos, windowSeconds: interval)
+    if missed > 0 { print("\(phase.label): \(missed) of \(phase.reference.count) without an onset") }
     if phase.label.hasPrefix("play") { play += values } else { osc += values }
 }
 print("play immediate start -> first sample, ms: " + summary(play))

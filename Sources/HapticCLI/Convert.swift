@@ -1,0 +1,298 @@
+import ArgumentParser
+import Foundation
+import HapticKit
+
+/// `hapticsynth convert INPUT... -o OUTPUT`
+public struct Convert: HapticsynthVerb {
+    public static let configuration = CommandConfiguration(
+        abstract: "Turn sounds into haptic patterns, and convert between AHAP and .haptic.",
+        discussion: """
+            A sound (any file libsndfile reads: WAV, FLAC, AIFF, Ogg, MP3...) becomes a pattern: \
+            continuous events over the stretches where it sounds (silence stays silent), shaped \
+            by intensity and sharpness curves (the loudness envelope, and the spectral centroid \
+            below 1 kHz mapped over 30-600 Hz; at most 16 points per curve, chained), with a \
+            transient at every hit and the continuous layer ducked under it. The sound is read a \
+            block at a time, so a long one takes little memory; up to an hour converts at once \
+            (a longer one a part at a time with --from and --to).
+
+            The output's extension chooses its format: .ahap (Apple Core Haptics) or .haptic \
+            (Meta Haptics Studio / Lofelt v1; amplitude and frequency envelopes with emphasis). \
+            An AHAP or .haptic input is converted to the other format (.haptic -> AHAP as Meta \
+            Haptics Studio's AHAP export maps it; AHAP -> .haptic reads what the pattern plays). \
+            Outputs are written to a temporary file and renamed when complete, never over an \
+            input, a symbolic link or anything that is not a regular file; `-o -` writes AHAP \
+            (or --format) to standard output. Several inputs convert into a folder.
+
+            Examples:
+              hapticsynth convert explosion.wav -o explosion.ahap
+              hapticsynth convert explosion.wav -o explosion.ahap --audio --sensitivity 70
+              hapticsynth convert sfx/*.wav -o haptics/ --format haptic
+              hapticsynth convert song.flac -o chorus.ahap --from 62.5 --to 80 --channel 1
+              hapticsynth convert clip.haptic -o clip.ahap
+              hapticsynth convert clip.ahap -o clip.haptic
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Sounds, AHAP or .haptic files to convert.", valueName: "input"))
+    public var inputs: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (- for standard output), or a folder when converting several inputs.", valueName: "output"))
+    public var output: String
+
+    @Option(name: .long, help: ArgumentHelp("Output format: ahap or haptic (default: from the output's extension, else ahap).", valueName: "format"))
+    public var format: String?
+
+    @Option(name: .customLong("breakpoints-per-second"), parsing: .unconditional, help: ArgumentHelp("At most this many curve points per second, per curve (2-1000; fewer where the sound is steady).", valueName: "n"))
+    public var breakpointsPerSecond = 40.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How readily hits become transients, 0-100 % (0: none).", valueName: "percent"))
+    public var sensitivity = 50.0
+
+    @Option(name: .customLong("min-gap"), parsing: .unconditional, help: ArgumentHelp("The shortest time between two transients (10-10000 ms).", valueName: "ms"))
+    public var minGap = 50.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How much the continuous layer gives way under a transient, 0-100 %.", valueName: "percent"))
+    public var ducking = 50.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gain applied to the sound before analysis (-60 to 60 dB).", valueName: "dB"))
+    public var gain = 0.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Normalise the sound's peak to this level first (-60 to 0 dBFS; instead of --gain).", valueName: "dBFS"))
+    public var normalize: Double?
+
+    @Option(name: .long, help: ArgumentHelp("The channel to analyse (1, 2, ...), or mix (their mean; the default).", valueName: "n|mix"))
+    public var channel = "mix"
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start of the part of the sound to convert (s); the pattern starts there.", valueName: "seconds"))
+    public var from = 0.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("End of the part of the sound to convert (s; default: its end).", valueName: "seconds"))
+    public var to: Double?
+
+    @Flag(name: .long, help: "Keep the sound in the pattern as an AudioCustom event (its path relative to the output), played in lockstep by play and rhythm.")
+    public var audio = false
+
+    @Flag(name: .long, help: "Read AHAP and .haptic inputs strictly (every warning is an error).")
+    public var strict = false
+
+    public init() {}
+
+    public func validate() throws {
+        func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) throws {
+            guard value.isFinite, range.contains(value) else {
+                throw ValidationError("--\(name) \(value): expected \(range.lowerBound.description)–\(range.upperBound.description)\(unit)")
+            }
+        }
+        try check("breakpoints-per-second", breakpointsPerSecond, 2...1000, "")
+        try check("sensitivity", sensitivity, 0...100, " %")
+        try check("min-gap", minGap, 10...10_000, " ms")
+        try check("ducking", ducking, 0...100, " %")
+        try check("gain", gain, -60...60, " dB")
+        if let normalize {
+            try check("normalize", normalize, -60...0, " dBFS")
+            if gain != 0 { throw ValidationError("--normalize and --gain: give one of them") }
+        }
+        try check("from", from, 0...86_400, " s")
+        if let to {
+            try check("to", to, 0...86_400, " s")
+            guard to > from else { throw ValidationError("--to \(to) must be after --from \(from)") }
+        }
+        if channel != "mix" {
+            guard let n = Int(channel), (1...1024).contains(n) else { throw ValidationError("--channel \(channel): expected a channel number (1, 2, ...) or mix") }
+        }
+        if let format, OutputFormat(name: format) == nil { throw ValidationError("--format \(format): expected ahap or haptic") }
+        if SoundFileWriter.isStandardOutput(output) && inputs.count > 1 {
+            throw ValidationError("-o -: standard output takes one input (\(inputs.count) given)")
+        }
+    }
+
+    enum OutputFormat: Equatable {
+        case ahap, haptic
+        init?(name: String) {
+            switch name.lowercased() {
+            case "ahap", "json": self = .ahap
+            case "haptic": self = .haptic
+            default: return nil
+            }
+        }
+        var fileExtension: String { self == .ahap ? "ahap" : "haptic" }
+    }
+
+    var soundOptions: SoundConversionOptions {
+        var o = SoundConversionOptions()
+        o.sensitivity = sensitivity / 100
+        o.minimumGap = minGap / 1000
+        o.breakpointsPerSecond = breakpointsPerSecond
+        o.ducking = ducking / 100
+        o.gainDB = gain
+        o.normalizeTo = normalize
+        o.channel = Int(channel)
+        o.from = from
+        o.to = to
+        return o
+    }
+
+    public func execute(into out: inout some CommandOutput) throws -> Int32 {
+        let targets: [(input: String, output: String, format: OutputFormat)]
+        do { targets = try plannedOutputs() } catch {
+            out.printError(error.description)
+            return 1
+        }
+        // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written.
+        let signals = TemporaryFiles.removeOnSignals()
+        defer { signals.restore() }
+        let inputIdentities = inputs.compactMap(FileIdentity.init(path:))
+        let toStandardOutput = SoundFileWriter.isStandardOutput(output)
+        var failures = 0
+        for target in targets {
+            do {
+                let (text, summary, notes) = try convert(target.input, to: target.output, format: target.format)
+                try TextFileWriter.write(text, to: target.output, inputs: inputIdentities)
+                if toStandardOutput { out.printError(summary) } else { out.print(summary) }
+                for note in notes { out.printError("\(target.input): note: \(note)") }
+            } catch let error as CLIError {
+                out.printError(error.description)
+                failures += 1
+            } catch let error as SoundFileError {
+                out.printError(error.description)
+                failures += 1
+            }
+        }
+        return failures == 0 ? 0 : 1
+    }
+
+    /// Input → output pairs (several inputs, or an output ending in "/" or naming a folder:
+    /// one file per input in that folder, named after it).
+    func plannedOutputs() throws(CLIError) -> [(input: String, output: String, format: OutputFormat)] {
+        let given = format.flatMap(OutputFormat.init(name:))
+        if SoundFileWriter.isStandardOutput(output) { return [(inputs[0], output, given ?? .ahap)] }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
+        guard intoFolder else {
+            let ext = URL(fileURLWithPath: output).pathExtension
+            guard let chosen = given ?? OutputFormat(name: ext) else {
+                throw CLIError("\(output): cannot tell the format from the extension; name it .ahap or .haptic, or give --format")
+            }
+            return [(inputs[0], output, chosen)]
+        }
+        if !exists {
+            do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
+                throw CLIError("\(output): cannot create the output folder: \(error.localizedDescription)")
+            }
+        } else if !isDirectory.boolValue {
+            throw CLIError("\(output): is a file; several inputs need an output folder")
+        }
+        let chosen = given ?? .ahap
+        var seen: Set<String> = []
+        return try inputs.map { input throws(CLIError) in
+            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+            guard seen.insert(name).inserted else {
+                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
+            }
+            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + chosen.fileExtension).path, chosen)
+        }
+    }
+
+    /// The output text, a summary line, and notes.
+    func convert(_ input: String, to path: String, format: OutputFormat) throws -> (String, String, [String]) {
+        let lower = input.lowercased()
+        var bytes: [UInt8]?
+        if lower.hasSuffix(".ahap") || lower.hasSuffix(".haptic") || lower.hasSuffix(".json") {
+            do { bytes = try PatternFile.readBytes(input) } catch { throw CLIError(error.description) }
+        }
+        if let bytes {
+            return try convertPattern(input, bytes: bytes, to: path, format: format)
+        }
+        return try convertSound(input, to: path, format: format)
+    }
+
+    private func convertSound(_ input: String, to path: String, format: OutputFormat) throws -> (String, String, [String]) {
+        let result = try SoundConversion.convert(soundAt: input, options: soundOptions)
+        let haptics = result.haptics
+        let name = URL(fileURLWithPath: input).lastPathComponent
+        let editor = "hapticsynth \(hapticsynthVersion)"
+        let text: String
+        var counts = ""
+        switch format {
+        case .ahap:
+            let metadata = JSONValue.object([("Editor", .string(editor)), ("Source", .string(name))])
+            let pattern = haptics.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
+            do { _ = try pattern.validate(options: .init(strict: true)) } catch {
+                throw CLIError("\(input): the converted pattern does not pass strict validation (\(error)); please report this")
+            }
+            text = pattern.encoded()
+            let events = pattern.events
+            counts = "\(events.filter { $0.type == .hapticContinuous }.count) continuous events, "
+                + "\(events.filter { $0.type == .hapticTransient }.count) transients"
+        case .haptic:
+            let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name))
+            text = clip.encoded()
+            do { _ = try HapticClip.decode(text: text, options: .init(strict: true)) } catch {
+                throw CLIError("\(input): the converted clip does not pass strict validation (\(error)); please report this")
+            }
+            counts = "\(clip.amplitude.count) amplitude and \(clip.frequency.count) frequency breakpoints, "
+                + "\(clip.amplitude.filter { $0.emphasis != nil }.count) emphasis"
+        }
+        let info = result.info
+        let source = "\(String(format: "%.3f", haptics.duration)) s of \(name) (\(info.channels) ch, \(info.sampleRate) Hz, "
+            + (soundOptions.channel.map { "channel \($0)" } ?? (info.channels > 1 ? "mixed" : "mono")) + ")"
+        let summary = "\(path): \(source): \(counts), \(haptics.stretches.count) stretch\(haptics.stretches.count == 1 ? "" : "es"), "
+            + "\(String(format: "%.1f", haptics.breakpointsPerSecond)) curve points per second"
+        var notes = result.notes
+        if audio && format == .haptic { notes.append("--audio: a .haptic holds no sound; left out") }
+        return (text, summary, notes)
+    }
+
+    private func convertPattern(_ input: String, bytes: [UInt8], to path: String, format: OutputFormat) throws -> (String, String, [String]) {
+        let options = AHAPDecodeOptions(strict: strict)
+        var notes: [String] = []
+        let text: String
+        let what: String
+        do {
+            if PatternFile.isHapticClip(path: input, bytes: bytes) {
+                let decoded = try HapticClip.decode(from: bytes, options: options)
+                notes += decoded.warnings.map { "warning: \($0)" }
+                switch format {
+                case .ahap:
+                    let pattern = decoded.clip.ahapPattern()
+                    text = pattern.encoded()
+                    what = "\(pattern.events.count) events, \(pattern.summary.curveCount) curves"
+                case .haptic:
+                    text = decoded.clip.encoded()
+                    what = "\(decoded.clip.amplitude.count) amplitude breakpoints"
+                }
+            } else {
+                let decoded = try AHAPPattern.decode(from: bytes, options: options)
+                notes += decoded.warnings.map { "warning: \($0)" }
+                switch format {
+                case .ahap:
+                    text = decoded.pattern.encoded()
+                    what = "\(decoded.pattern.events.count) events"
+                case .haptic:
+                    let (clip, left) = HapticClip.converting(decoded.pattern)
+                    notes += left
+                    text = clip.encoded()
+                    what = "\(clip.amplitude.count) amplitude and \(clip.frequency.count) frequency breakpoints, "
+                        + "\(clip.amplitude.filter { $0.emphasis != nil }.count) emphasis"
+                }
+            }
+        } catch {
+            throw CLIError(PatternFileError.invalid(file: input, error: error).description)
+        }
+        if audio { notes.append("--audio applies to sound inputs; ignored") }
+        return (text, "\(path): from \(input): \(what)", notes)
+    }
+
+    /// `file`'s path relative to the folder of `output` (the current folder for standard output).
+    func relativePath(of file: String, from output: String) -> String {
+        let base = SoundFileWriter.isStandardOutput(output)
+            ? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            : URL(fileURLWithPath: output).deletingLastPathComponent()
+        let from = base.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let to = URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        var common = 0
+        while common < from.count && common < to.count && from[common] == to[common] { common += 1 }
+        return (Array(repeating: "..", count: from.count - common) + to[common...]).joined(separator: "/")
+    }
+}

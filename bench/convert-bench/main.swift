@@ -1,0 +1,226 @@
+// convert-bench: the conversion's quality against professional tools' and designers' clips,
+// its speed, and its memory on an hour of sound. Release build:
+//
+//   swift run -c release convert-bench quality [--set DIR] [--split dev|test|all] [--per-file]
+//   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
+//   swift run -c release convert-bench long [--minutes M] [--file PATH]
+//   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
+//
+// The set is built by bench/convert-eval/make-set.sh (default: $HAPTICSYNTH_EVAL, else
+// ../convert-eval). Quality compares ours and the trivial converter (TrivialConverter.swift)
+// with every reference, per file and per family. `--split dev|test` keeps half of each family
+// (by a hash of the file name): tune on dev, judge on test.
+
+import Foundation
+import HapticKit
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+let setFolder = option("--set") ?? ProcessInfo.processInfo.environment["HAPTICSYNTH_EVAL"].flatMap { $0.isEmpty ? nil : $0 } ?? "../convert-eval"
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("convert-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+struct Pair {
+    var reference: String
+    var sound: String
+    var family: String
+    var kind: String
+}
+
+func loadSet() -> [Pair] {
+    let tsv = setFolder + "/SOURCES.tsv"
+    guard let text = try? String(contentsOfFile: tsv, encoding: .utf8) else {
+        fail("no evaluation set at \(setFolder) (run bench/convert-eval/make-set.sh, or set HAPTICSYNTH_EVAL)")
+    }
+    let lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    guard let header = lines.first else { return [] }
+    func column(_ name: String) -> Int {
+        guard let index = header.firstIndex(of: name) else { fail("SOURCES.tsv has no \(name) column") }
+        return index
+    }
+    let file = column("file"), sound = column("sound"), family = column("family"), kind = column("kind")
+    return lines.dropFirst().map { Pair(reference: $0[file], sound: $0[sound], family: $0[family], kind: $0[kind]) }
+}
+
+/// Dev or test half of the set: FNV-1a of the name, even or odd.
+func isDev(_ name: String) -> Bool {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in name.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return h % 2 == 0
+}
+
+func reference(_ path: String) throws -> Haptics {
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    if path.hasSuffix(".haptic") {
+        return Haptics(clip: try HapticClip.decode(from: bytes).clip)
+    }
+    let pattern = try AHAPPattern.decode(from: bytes).pattern
+    return Haptics(clip: HapticClip(pattern: pattern))
+}
+
+func mono(_ path: String) throws -> (samples: [Float], rate: Double) {
+    let buffer = try SoundFileReader.read(path)
+    let c = buffer.channels
+    let frames = buffer.samples.count / c
+    var out = [Float](repeating: 0, count: frames)
+    for i in 0..<frames {
+        var sum: Float = 0
+        for k in 0..<c { sum += buffer.samples[i * c + k] }
+        out[i] = sum / Float(c)
+    }
+    return (out, buffer.sampleRate)
+}
+
+func format(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "—" }
+
+// MARK: quality
+
+func quality() {
+    let split = option("--split") ?? "all"
+    let perFile = arguments.contains("--per-file")
+    let only = option("--family")
+    var ours: [FileScore] = [], floor: [FileScore] = []
+    var failures: [String] = []
+    for pair in loadSet() where (only == nil || pair.family == only) {
+        if split == "dev" && !isDev(pair.reference) || split == "test" && isDev(pair.reference) { continue }
+        let soundPath = setFolder + "/" + pair.sound
+        do {
+            let ref = try reference(setFolder + "/" + pair.reference)
+            let converted = try SoundConversion.convert(soundAt: soundPath)
+            let seconds = converted.haptics.duration
+            let mine = Haptics(clip: converted.haptics.hapticClip())
+            let sound = try mono(soundPath)
+            let trivial = TrivialConverter.convert(sound.samples, sampleRate: sound.rate)
+            ours.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: mine, reference: ref, soundSeconds: seconds))
+            floor.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: trivial, reference: ref, soundSeconds: seconds))
+        } catch {
+            failures.append("\(pair.reference): \(error)")
+        }
+    }
+    if perFile {
+        print("file\tkind\tseconds\tcorr\tcorr(trivial)\tF50\tF50(trivial)\tF20\tP50\tR50\tfound/ref\tmedian |err| ms\tbps\tref bps")
+        for (a, b) in zip(ours, floor) {
+            let err = median(a.f50.errors.map { abs($0) * 1000 })
+            print("\(a.name)\t\(a.kind)\t\(format(a.seconds))\t\(format(a.correlation))\t\(format(b.correlation))\t\(format(a.f50.f))\t\(format(b.f50.f))\t\(format(a.f20.f))\t\(format(a.f50.precision))\t\(format(a.f50.recall))\t\(a.f50.found)/\(a.f50.reference)\t\(format(err, 1))\t\(format(a.breakpointsPerSecond, 1))\t\(format(a.referenceBreakpointsPerSecond, 1))")
+        }
+        print("")
+    }
+    print("family\tkind\tfiles\tmedian corr (ours / trivial)\tmedian F50 (ours / trivial)\tpooled F50 (ours / trivial)\tmedian F20 (ours / trivial)\tP50/R50 pooled (ours)\ttiming error ms (median |e|, mean e)\tbps (ours / reference)\tbeats trivial")
+    var groups: [(String, [Int])] = []
+    for family in Array(Set(ours.map(\.family))).sorted() {
+        groups.append((family, ours.indices.filter { ours[$0].family == family }))
+    }
+    groups.append(("all tool-made", ours.indices.filter { ours[$0].kind == "tool" }))
+    groups.append(("all designer-made", ours.indices.filter { ours[$0].kind == "designer" }))
+    for (name, indices) in groups where !indices.isEmpty {
+        let a = indices.map { ours[$0] }, b = indices.map { floor[$0] }
+        let corrA = median(a.compactMap(\.correlation)), corrB = median(b.compactMap(\.correlation))
+        let fA = median(a.map(\.f50.f)), fB = median(b.map(\.f50.f))
+        let pooledA = pooledF(a.map(\.f50)), pooledB = pooledF(b.map(\.f50))
+        let f20A = median(a.map(\.f20.f)), f20B = median(b.map(\.f20.f))
+        let matched = a.reduce(0) { $0 + $1.f50.matched }, found = a.reduce(0) { $0 + $1.f50.found }, refs = a.reduce(0) { $0 + $1.f50.reference }
+        let errors = a.flatMap(\.f50.errors)
+        let meanError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count) * 1000
+        let beats = (corrA ?? -1) > (corrB ?? -1) && (fA ?? 0) >= (fB ?? 0) && pooledA > pooledB
+        print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")")
+    }
+    for f in failures { print("failed: \(f)") }
+}
+
+// MARK: speed
+
+func speed() {
+    let runs = Int(option("--runs") ?? "11") ?? 11
+    var path = arguments.dropFirst().first { !$0.hasPrefix("--") && !arguments.contains("--" + $0) && $0 != option("--runs") && $0 != option("--set") }
+    if path == nil {
+        // The longest sound of the set.
+        var longest = 0.0
+        for pair in loadSet() {
+            let p = setFolder + "/" + pair.sound
+            if let info = try? SoundFileReader.info(p), info.duration > longest {
+                longest = info.duration
+                path = p
+            }
+        }
+    }
+    guard let path else { fail("no sound to convert") }
+    guard let info = try? SoundFileReader.info(path) else { fail("\(path): cannot read") }
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = now()
+        do { _ = try SoundConversion.convert(soundAt: path) } catch { fail("\(error)") }
+        times.append(now() - start)
+    }
+    times.sort()
+    let ratios = times.map { info.duration / $0 }.sorted()
+    print("\(path): \(format(info.duration, 1)) s, \(info.channels) ch, \(info.sampleRate) Hz; \(runs) runs")
+    print("time per conversion: median \(format(median(times)! * 1000, 1)) ms, min \(format(times.first! * 1000, 1)), max \(format(times.last! * 1000, 1))")
+    print("× real time: median \(format(median(ratios)!, 0)), min \(format(ratios.first!, 0)), max \(format(ratios.last!, 0)) (target ≥ 500)")
+}
+
+// MARK: an hour of sound in bounded memory
+
+func peakRSSKiB() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Int(usage.ru_maxrss)
+}
+
+func long() {
+    let minutes = Double(option("--minutes") ?? "60") ?? 60
+    let path = option("--file") ?? NSTemporaryDirectory() + "/convert-bench-long.wav"
+    let rate = 48_000
+    let frames = Int(minutes * 60) * rate
+    if (try? SoundFileReader.info(path))?.frames != frames {
+        // Streamed to disk: kicks every 0.5 s over a slowly swelling 50 Hz tone and noise.
+        do {
+            let writer = try SoundFileWriter(path: path, channels: 1, sampleRate: rate, sampleFormat: .int16)
+            var block = [Float](repeating: 0, count: rate)
+            var seed: UInt64 = 1
+            for second in 0..<frames / rate {
+                for i in 0..<rate {
+                    let t = Double(second * rate + i) / Double(rate)
+                    let beat = t.truncatingRemainder(dividingBy: 0.5)
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1
+                    let noise = Double(Int64(bitPattern: seed) >> 40) / Double(1 << 23)
+                    let tone = (0.2 + 0.1 * sin(t / 7)) * sin(2 * Double.pi * 50 * t)
+                    block[i] = Float(tone + 0.6 * exp(-beat / 0.06) * sin(2 * Double.pi * 60 * beat) + 0.02 * noise)
+                }
+                try writer.write(block)
+            }
+            try writer.finish()
+        } catch { fail("\(error)") }
+    }
+    let before = peakRSSKiB()
+    let start = now()
+    let result: SoundConversionResult
+    do { result = try SoundConversion.convert(soundAt: path) } catch { fail("\(error)") }
+    let seconds = now() - start
+    let after = peakRSSKiB()
+    let pattern = result.haptics.ahapPattern()
+    let text = pattern.encoded()
+    print("\(path): \(format(Double(frames) / Double(rate), 0)) s of sound converted in \(format(seconds, 1)) s (× \(format(Double(frames) / Double(rate) / seconds, 0)) real time)")
+    print("peak RSS: \(before / 1024) MiB before, \(after / 1024) MiB after (the sound file is \(frames * 2 / 1_048_576) MiB)")
+    print("result: \(result.haptics.stretches.count) stretches, \(result.haptics.transients.count) transients, \(format(result.haptics.breakpointsPerSecond, 1)) points/s, AHAP \(text.utf8.count / 1024) KiB")
+    do { _ = try pattern.validate(options: .init(strict: true)); print("strict validation: clean") } catch { print("strict validation: \(error)") }
+}
+
+switch arguments.first {
+case "quality": quality()
+case "speed": speed()
+case "long": long()
+case "check": check()
+default: fail("usage: convert-bench quality|speed|long|check [options] (see bench/convert-bench/main.swift)")
+}
