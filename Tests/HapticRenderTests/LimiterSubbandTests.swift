@@ -210,6 +210,49 @@ struct LimiterSubbandTests {
         #expect(abs(areaWith) < 1e-8 && abs(areaWithout) > 1e-6, "mean minus the input's: \(areaWith) with the servo, \(areaWithout) without")
     }
 
+    /// A layout with several actuators has one haptic limiter per actuator: each carries its own
+    /// servo (at its profile's cutoff) and pays back its own debt; the audio limiter has none.
+    @Test("every actuator's haptic limiter carries the servo and comes back to rest")
+    func everyActuatorIsCorrected() throws {
+        let layout = try ChannelLayout.parse("H:bass-shaker,H:voice-coil,H:lra")
+        var stage = OutputStage(profile: .bassShaker, sampleRate: fs, layout: layout)
+        let actuators = stage.actuators
+        #expect(actuators.count == 3)
+        let x = Self.burstsThenQuiet(seed: 7)
+        let frames = Self.burstLength + Self.quietLength
+        let stride = frames
+        var buses = [Float](repeating: 0, count: actuators.count * stride)
+        for k in actuators.indices { for i in 0..<frames { buses[k * stride + i] = x[i] } }
+        var audio = [Float](repeating: 0, count: 2 * frames)
+        var out = [Float](repeating: 0, count: frames * layout.channels)
+        var awake = [Bool](repeating: false, count: actuators.count)
+        buses.withUnsafeMutableBufferPointer { h in
+            audio.withUnsafeMutableBufferPointer { a in
+                out.withUnsafeMutableBufferPointer { o in
+                    var done = 0
+                    while done < frames {
+                        let n = min(512, frames - done)
+                        var bus = MixBus(haptic: h.baseAddress! + done, audioLeft: a.baseAddress! + done, audioRight: a.baseAddress! + frames + done, frames: n)
+                        bus.hapticBusCount = actuators.count
+                        bus.hapticStride = stride
+                        stage.process(bus, into: o.baseAddress! + done * layout.channels)
+                        done += n
+                        for k in actuators.indices where !stage.state.hapticLimiters[k].servo.resting { awake[k] = true }
+                    }
+                }
+            }
+        }
+        for (k, profile) in actuators.enumerated() {
+            let limiter = stage.state.hapticLimiters[k]
+            let cutoff = LookAheadLimiter.subBandCutoff(highPassHz: profile.protection.highPassHz)
+            #expect(limiter.correcting && abs(limiter.servo.proportional - 2 * 1.3 * 2 * Double.pi * cutoff / fs) < 1e-12,
+                    "\(profile.name): no servo at \(cutoff) Hz")
+            #expect(awake[k], "\(profile.name): the servo never worked")
+            #expect(limiter.servo.resting, "\(profile.name): the servo did not come back to rest")
+        }
+        #expect(!stage.state.audioLimiter.correcting)
+    }
+
     @Test("the servo allocates nothing on the render thread")
     func servoAllocatesNothing() {
         #expect(allocation_counter_is_active() == 1)
