@@ -129,7 +129,7 @@ let package = Package(
 
         // MARK: tests
         // Shared by the test targets: the public corpus locator (../shared/corpus) and small helpers.
-        .target(name: "HapticTestSupport", path: "Tests/Support"),
+        .target(name: "HapticTestSupport", dependencies: ["HapticPattern"], path: "Tests/Support"),
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticDSP", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
@@ -186,6 +186,13 @@ let package = Package(
             name: "reconnect-bench",
             dependencies: ["HapticALSA", "HapticALSATesting"],
             path: "bench/reconnect-bench"
+        ),
+        // Issue 25: the limiter's sub-band energy and DC on dense overlapping patterns (the
+        // patterns: HapticTestSupport's DensePattern, shared with the tests).
+        .executableTarget(
+            name: "limiter-bench",
+            dependencies: ["HapticRender", "HapticPattern", "HapticTestSupport"],
+            path: "bench/limiter-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

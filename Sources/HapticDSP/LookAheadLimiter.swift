@@ -24,6 +24,11 @@
 /// 0, do not reach them) and finishes the block on the next call from the same state: any
 /// split of the input gives identical output. The idle path (nothing to reduce anywhere in
 /// the window) passes whole blocks through the delay and produces the same samples.
+///
+/// Mono limiters may carry a `SubBandServo`: it adds a correction w after the gain that pays
+/// back what the gain's changes leave below the band (see there). A block's inputs are then
+/// limited to c_b = c - |w_b|, w_b the correction they will leave with (decided as they enter),
+/// so the proof above, with c_b for c, gives |y| <= c_b + |w_b| = c.
 package struct LookAheadLimiter {
     /// The constants and rings (see `Kernel`).
     package let kernel: Kernel
@@ -46,6 +51,9 @@ package struct LookAheadLimiter {
     package var holdLeft = 0
     /// How long d is held after its last rise before it releases, in blocks.
     package let holdBlocks: Int
+    /// The sub-band correction (mono only; one that never wakes when `subBandCutoff` is 0).
+    package var servo: SubBandServo
+    package let correcting: Bool
     /// Metering (for pictures and reports, off by default): while on, `lowestGain` keeps the
     /// lowest gain h applied to any output sample since it was last reset to 1. Off, it costs
     /// one untaken branch per block that has something to reduce (the idle path has gain 1
@@ -57,7 +65,11 @@ package struct LookAheadLimiter {
     package var ceiling: Float { kernel.ceiling }
     package var ringLength: Int { kernel.ringLength }
 
-    package init(lookahead: Int, ceiling: Float, releaseSamples: Double, holdSamples: Int = 0, channels: Int) {
+    /// `subBandCutoff` (Hz, mono only; 0: none) is the `SubBandServo`'s f₀ at `sampleRate`.
+    package init(
+        lookahead: Int, ceiling: Float, releaseSamples: Double, holdSamples: Int = 0, channels: Int,
+        subBandCutoff: Double = 0, sampleRate: Double = 48_000
+    ) {
         self.channels = channels
         holdBlocks = max(0, holdSamples + 7) / 8
         let window = lookahead + 1
@@ -82,6 +94,8 @@ package struct LookAheadLimiter {
         blockCount = (lookahead + 7) / 8
         blockMax = .allocate(capacity: blockCount)
         blockMax.initialize(repeating: 0, count: blockCount)
+        correcting = channels == 1 && subBandCutoff > 0 && subBandCutoff.isFinite
+        servo = SubBandServo(cutoff: correcting ? subBandCutoff : 0, sampleRate: sampleRate, ceiling: ceiling, ringLength: ring)
     }
 
     /// Frees the buffers (called by the owner's deinit; a struct so that the render loop's
@@ -90,6 +104,7 @@ package struct LookAheadLimiter {
         kernel.inputs.deallocate()
         kernel.units.deallocate()
         blockMax.deallocate()
+        servo.deallocate()
     }
 
     package mutating func copyState(from o: LookAheadLimiter) {
@@ -105,6 +120,7 @@ package struct LookAheadLimiter {
         depth = o.depth
         sum = o.sum
         holdLeft = o.holdLeft
+        servo.copyState(from: o.servo)
         metering = o.metering
         lowestGain = o.lowestGain
     }
@@ -154,12 +170,13 @@ package struct LookAheadLimiter {
         /// One grid block: outputs, and the state it leaves (applied by `finishBlock` once the
         /// block is complete). Writes the block's inputs and units into the rings (rewritten
         /// identically when a partial block is completed).
+        /// `limitTo` is the ceiling the block's inputs are limited to (c_b, at most `ceiling`) and
+        /// `corrections` the servo's w of the samples leaving (nil: all 0, nothing added).
         @inline(__always) @inlinable
         package func block(
             _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ pos: Int, _ dPrev: Float, _ sPrev: Float, _ older: Float,
-            holding: Bool, stereo: Bool
+            holding: Bool, stereo: Bool, limitTo c: Float, corrections: SIMD8<Float>?
         ) -> BlockResult {
-            let c = ceiling
             let p = magnitude(v0, v1, stereo: stereo)
             let over = p .> c
             var a = SIMD8(repeating: older)
@@ -186,37 +203,68 @@ package struct LookAheadLimiter {
             let sums = prefixSum8(u - load(units, pos, back: window)) + sPrev
             let h = 1 - sums * gainPerUnit
             store(v0, inputs, pos)
-            let y0 = clamp8(load(inputs, pos, back: lookahead) * h, c)
+            let x0 = load(inputs, pos, back: lookahead)
+            let y0: SIMD8<Float>
+            if let w = corrections { y0 = clamp8(x0 * h + w, ceiling) } else { y0 = clamp8(x0 * h, ceiling) }
             var y1 = y0
             if stereo {
                 let ring1 = inputs + (ringLength + 8)
                 store(v1, ring1, pos)
-                y1 = clamp8(load(ring1, pos, back: lookahead) * h, c)
+                y1 = clamp8(load(ring1, pos, back: lookahead) * h, ceiling)
             }
-            return (y0, y1, d[7], sums[7], runMax, rose, h)
+            return BlockResult(y0: y0, y1: y1, depth: d[7], sum: sums[7], blockMax: runMax, rose: rose, delayed: x0, gain: h)
         }
     }
 
-    /// A grid block's outputs, the state it leaves, and its gains (for metering).
-    package typealias BlockResult = (
-        y0: SIMD8<Float>, y1: SIMD8<Float>, depth: Float, sum: Float, blockMax: Float, rose: Bool, gain: SIMD8<Float>
-    )
+    /// One grid block's outputs and the state it leaves (see `Kernel.block`).
+    package struct BlockResult {
+        package var y0: SIMD8<Float>
+        package var y1: SIMD8<Float>
+        package var depth: Float
+        package var sum: Float
+        package var blockMax: Float
+        package var rose: Bool
+        /// The first channel's delayed inputs (the x of y0), and the gains h of the block's
+        /// samples (the servo reads the last; metering all of them).
+        package var delayed: SIMD8<Float>
+        package var gain: SIMD8<Float>
+
+        /// Σ(y0 - x) over the block, in a fixed order (the servo's reduction).
+        @inline(__always) @inlinable
+        package var reduction: Float {
+            let r = y0 - delayed
+            let pairs = r.lowHalf + r.highHalf
+            return (pairs[0] + pairs[2]) + (pairs[1] + pairs[3])
+        }
+    }
 
     /// Limits `count` samples of one (x0 == x1) or two linked channels in place.
     @_noLocks @inline(__always) @inlinable
     package mutating func process(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
-        // Two copies of the loop, so the mono one carries no stereo work.
-        if channels == 2 { limitStereo(x0, x1, count) } else { limitMono(x0, count) }
+        // Three copies of the loop, so the mono ones carry no stereo work and only the haptic
+        // one the servo's.
+        if channels == 2 {
+            limitStereo(x0, x1, count)
+        } else if correcting {
+            limitMonoCorrecting(x0, count)
+        } else {
+            limitMono(x0, count)
+        }
     }
 
     // Separate functions, so that each is compiled for one channel count.
-    package mutating func limitMono(_ x: UnsafeMutablePointer<Float>, _ count: Int) { limit(x, x, count, stereo: false) }
+    package mutating func limitMono(_ x: UnsafeMutablePointer<Float>, _ count: Int) { limit(x, x, count, stereo: false, correct: false) }
+    package mutating func limitMonoCorrecting(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        limit(x, x, count, stereo: false, correct: true)
+    }
     package mutating func limitStereo(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int) {
-        limit(x0, x1, count, stereo: true)
+        limit(x0, x1, count, stereo: true, correct: false)
     }
 
     @inline(__always) @inlinable
-    package mutating func limit(_ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool) {
+    package mutating func limit(
+        _ x0: UnsafeMutablePointer<Float>, _ x1: UnsafeMutablePointer<Float>, _ count: Int, stereo: Bool, correct: Bool
+    ) {
         let k = kernel
         let c = k.ceiling
         let inputs = k.inputs, units = k.units, lookahead = k.lookahead, ringLength = k.ringLength
@@ -231,12 +279,15 @@ package struct LookAheadLimiter {
             if f == 0 && count - i >= 8 {
                 let v0 = UnsafeRawPointer(x0 + i).loadUnaligned(as: SIMD8<Float>.self)
                 let v1 = stereo ? UnsafeRawPointer(x1 + i).loadUnaligned(as: SIMD8<Float>.self) : v0
-                // Idle: nothing to reduce in the window and this block under the ceiling. Gain
-                // exactly 1, no clamp needed (every delayed sample was under the ceiling too);
-                // the units of the block are 0 and the block maxima stay 0.
-                if d == 0 && s == 0 && older == 0 && !any(k.magnitude(v0, v1, stereo: stereo) .> c) {
+                // Idle: nothing to reduce in the window and this block under the ceiling (and the
+                // servo at rest). Gain exactly 1, no clamp needed (every delayed sample was under
+                // the ceiling too); the units of the block are 0 and the block maxima stay 0.
+                if d == 0 && s == 0 && older == 0 && (!correct || servo.resting) && !any(k.magnitude(v0, v1, stereo: stereo) .> c) {
                     k.store(v0, inputs, pos)
-                    UnsafeMutableRawPointer(x0 + i).storeBytes(of: k.load(inputs, pos, back: lookahead), as: SIMD8<Float>.self)
+                    let delayed = k.load(inputs, pos, back: lookahead)
+                    UnsafeMutableRawPointer(x0 + i).storeBytes(of: delayed, as: SIMD8<Float>.self)
+                    // (What the servo's `finishBlock` does with such a block.)
+                    if correct { servo.inputLanes += delayed }
                     if stereo {
                         k.store(v1, ring1, pos)
                         UnsafeMutableRawPointer(x1 + i).storeBytes(of: k.load(ring1, pos, back: lookahead), as: SIMD8<Float>.self)
@@ -256,8 +307,19 @@ package struct LookAheadLimiter {
                 in0 = pending0
                 in1 = pending1
             }
+            // The servo's correction for these inputs (stored for when they leave), and those of
+            // the samples leaving.
+            var limitTo = c
+            var corrections: SIMD8<Float>? = nil
+            if correct {
+                let w = servo.correction
+                servo.ring[pos >> 3] = w
+                limitTo = c - abs(w)
+                corrections = servo.delayedCorrections(at: pos, lookahead: lookahead, ringLength: ringLength)
+            }
             // One call site for whole and partial blocks (so the kernel is inlined once).
-            let r = k.block(in0, in1, pos, d, s, older, holding: hold > 0, stereo: stereo)
+            let r = k.block(
+                in0, in1, pos, d, s, older, holding: hold > 0, stereo: stereo, limitTo: limitTo, corrections: corrections)
             if meter {
                 // The lanes this call outputs (a partial block's others are not output yet).
                 for l in f..<(f + take) { lowest = Swift.min(lowest, r.gain[l]) }
@@ -275,6 +337,9 @@ package struct LookAheadLimiter {
             i += take
             if f == 8 {
                 finishBlock(r, &pos, &d, &s, &older, &hold)
+                if correct {
+                    servo.finishBlock(delayedInput: r.delayed, reduction: r.reduction, gain: r.gain[7], quiet: d == 0 && s == 0 && older == 0)
+                }
                 // Only a block assembled across calls used (and must now clear) the pending lanes.
                 if take < 8 {
                     pending0 = .zero
@@ -294,8 +359,7 @@ package struct LookAheadLimiter {
 
     @inline(__always) @inlinable
     package mutating func finishBlock(
-        _ r: BlockResult,
-        _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float, _ hold: inout Int
+        _ r: BlockResult, _ pos: inout Int, _ d: inout Float, _ s: inout Float, _ older: inout Float, _ hold: inout Int
     ) {
         blockMax[blockPosition] = r.blockMax
         blockPosition = blockPosition + 1 == blockCount ? 0 : blockPosition + 1

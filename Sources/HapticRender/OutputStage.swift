@@ -8,7 +8,8 @@ import HapticDSP
 
 /// The protection chain after the mix: DC blocking and a high-pass at the
 /// profile's protection cutoff on the haptic bus, then limiters (haptic and audio)
-/// that keep every sample under the ceiling. Writes the interleaved output for a layout.
+/// that keep every sample under the ceiling, each actuator's haptic one with a servo that takes
+/// back what its gain leaves below the band (`SubBandServo`). Writes the interleaved output for a layout.
 ///
 /// DC blocking is the high-pass's double zero at 0 Hz (its coefficients sum to exactly 0).
 /// The limiters look ahead `latencyFrames` frames, so the output is delayed by that much;
@@ -158,12 +159,7 @@ final class OutputState {
         let highPass = BlockHighPass(sections: qs.map {
             Biquad.highPass(cutoff: profile.protection.highPassHz, q: $0, sampleRate: sampleRate)
         }, inputGain: Double(gain))
-        let ceiling = Float(decibelsToGain(profile.ceilingDBFS))
-        let release = profile.limiter.releaseMs / 1000 * sampleRate
-        // Hold the gain for one period of the lowest frequency the high-pass lets through.
-        let hold = Int((sampleRate / profile.protection.highPassHz).rounded())
-        let limiter = LookAheadLimiter(
-            lookahead: lookahead, ceiling: ceiling, releaseSamples: release, holdSamples: hold, channels: channels)
+        let limiter = LookAheadLimiter.protection(profile: profile, sampleRate: sampleRate, channels: channels, lookahead: lookahead)
         return (highPass, limiter)
     }
 
@@ -181,9 +177,15 @@ final class OutputState {
         filter4.process(scratch, 77)
         limiter.process(scratch, scratch + 80, 77)
         var quiet = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 2)
+        var correcting = LookAheadLimiter(lookahead: 8, ceiling: 0.5, releaseSamples: 10, channels: 1, subBandCutoff: 6)
+        correcting.metering = true
+        for i in 0..<160 { scratch[i] = i % 3 == 0 ? 1 : 0 }
+        correcting.process(scratch, scratch, 77)
         scratch.update(repeating: 0.1, count: 160)
         quiet.process(scratch, scratch + 80, 77)
+        correcting.process(scratch, scratch, 77)
         quiet.deallocate()
+        correcting.deallocate()
         _ = peakMagnitude(scratch, 77)
         scratch.deallocate()
         filter.deallocate()

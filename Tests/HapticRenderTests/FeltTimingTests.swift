@@ -142,7 +142,8 @@ struct FeltTimingTests {
     }
 
     /// Dense random patterns over 10 s at full intensity: the summed drive is far over the ceiling.
-    enum DensePattern: String, CaseIterable, CustomTestStringConvertible {
+    /// (LimiterSubbandTests has more and denser ones: HapticTestSupport's `DensePattern`.)
+    enum RandomDensePattern: String, CaseIterable, CustomTestStringConvertible {
         case mixed = "600 transients and 40 continuous events, random sharpness"
         case transients = "2,000 transients, random sharpness"
         case lowTransients = "2,000 transients at sharpness 0 (next to the high-pass)"
@@ -170,8 +171,8 @@ struct FeltTimingTests {
     }
 
     @Test("the limiter adds almost nothing below the band: dense random patterns on bass-shaker, under 0.1 % of the energy below 5 Hz",
-          arguments: DensePattern.allCases)
-    func limiterSubsonicEnergy(_ pattern: DensePattern) throws {
+          arguments: RandomDensePattern.allCases)
+    func limiterSubsonicEnergy(_ pattern: RandomDensePattern) throws {
         let p = try prepare(pattern.elements, profile: .bassShaker)
         let out = OfflineRenderer.render(p, layout: .hapticMono)
         let ceiling = Float(pow(10, ActuatorProfile.bassShaker.ceilingDBFS / 20))
@@ -179,7 +180,7 @@ struct FeltTimingTests {
         // Working hard: the summed drive before the limiter is far over the ceiling.
         let dry = renderVoice(p, frames: out.frames).haptic.map { abs($0) * Float(pow(10, -3.0 / 20)) }.max()!
         #expect(dry > 2 * ceiling, "the limiter is not working hard (drive peak \(dry))")
-        let share = energyShare(out.samples, below: 5)
+        let share = energyShares(out.samples, sampleRate: fs, below: [5])[0]
         print("limiter sub-band: \(pattern.rawValue): \(String(format: "%.4f", share * 100)) % of the energy below 5 Hz")
         #expect(share < 0.001, "\(share * 100) % of the energy below 5 Hz")
     }
@@ -194,21 +195,5 @@ struct FeltTimingTests {
         var best = 1
         for k in 1..<(n / 2) where re[k] * re[k] + im[k] * im[k] > re[best] * re[best] + im[best] * im[best] { best = k }
         return Double(best) * fs / Double(n)
-    }
-
-    /// The share of the energy below `hz` (one FFT of the whole signal).
-    func energyShare(_ x: [Float], below hz: Double) -> Double {
-        var n = 1
-        while n < x.count { n <<= 1 }
-        var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
-        for i in x.indices { re[i] = Double(x[i]) }
-        fourierTransform(&re, &im, inverse: false)
-        var low = 0.0, total = 0.0
-        for k in 0...(n / 2) {
-            let e = re[k] * re[k] + im[k] * im[k]
-            total += e
-            if Double(k) * fs / Double(n) < hz { low += e }
-        }
-        return low / total
     }
 }
