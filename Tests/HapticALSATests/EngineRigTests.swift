@@ -175,11 +175,14 @@ struct EngineRigTests {
         }
         print("engine rig period \(period): recorded − scheduled (ms): \(errors.map { ($0 * 100).rounded() / 100 })")
         let periodMs = Double(period) * 1000 / Double(Self.rate)
-        // Window: the monitor hears a stream one client period early and its stamps are 1–5 ms
-        // early (../shared/alsa-rig notes), and the schedule grid may stray from the server's clock
-        // by up to its drift tolerance (2 ms) before it is corrected.
+        // Window: the monitor hears a stream up to one client period early (a quiet server: one
+        // period; a loaded one, whose reads lag, less: a fresh-clone run at load 4 heard the first
+        // five onsets on time and the last three a period early, with the spacing exact) and its
+        // stamps are 1–5 ms early (../shared/alsa-rig notes), and the schedule grid may stray from
+        // the server's clock by up to its drift tolerance (2 ms) before it is corrected. The exact
+        // figure is the latency benchmarks' (bench/RESULTS.md), on a quiet machine.
         let slack = engine.configuration.scheduleDriftToleranceSeconds * 1000
-        #expect(errors.allSatisfy { $0 + periodMs >= -6 - slack && $0 + periodMs <= 3 + slack },
+        #expect(errors.allSatisfy { $0 + periodMs >= -6 - slack && $0 <= 3 + slack },
                 "absolute errors (ms) \(errors), period \(periodMs) ms")
         #expect(engine.xrunCount == 0)
         #expect(engine.lateCommandCount == 0)
