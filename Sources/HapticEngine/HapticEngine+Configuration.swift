@@ -57,6 +57,9 @@ extension HapticEngine {
         public var lateOnsetWindowSeconds: Double = 0
         /// How often the control-side service thread collects finished voices and runs recovery.
         public var servicePollSeconds: Double = 0.005
+        /// A live source mixed into the haptic buses every period, before the protection chain
+        /// (the follower: haptics from captured sound). nil: none.
+        public var liveInput: (any LiveInput)? = nil
         /// Sound files for AudioCustom events in patterns prepared by the engine.
         public var sounds: (any SoundSource)? = nil
         /// Latency the device adds beyond what it reports (seconds; default 0). Scheduled

@@ -435,7 +435,7 @@ public final class HapticEngine: Sendable {
                        latencyCompensationSeconds: configuration.latencyCompensationSeconds,
                        gridThresholdSeconds: configuration.scheduleDriftToleranceSeconds,
                        gridSettleSeconds: configuration.scheduleSettleSeconds,
-                       stallLimitSeconds: configuration.stallLimitSeconds)
+                       stallLimitSeconds: configuration.stallLimitSeconds, liveInput: configuration.liveInput)
         var resumption: RenderCore.Resumption? = nil
         if resuming {
             resumption = core.resume(device: handle.device, lateWindowSeconds: configuration.lateOnsetWindowSeconds)

@@ -73,6 +73,8 @@ final class RenderCore: @unchecked Sendable {
     private var stallCountedThisPeriod = false
 
     var device: (any OutputDevice)? = nil
+    /// Mixed into the haptic buses after the voices (``LiveInput``); set by `configure`.
+    private var liveInput: (any LiveInput)? = nil
     var clock: EngineClock = .monotonic
     /// Scheduled commands are applied this many frames before their grid frame: the output
     /// stage's look-ahead delay, so the frame that plays at T carries the onset.
@@ -110,7 +112,7 @@ final class RenderCore: @unchecked Sendable {
     /// Sizes the buffers for a granted format and builds the output stage.
     func configure(format: DeviceFormat, layout: ChannelLayout, profile: ActuatorProfile, stopFadeSeconds: Double,
                    latencyCompensationSeconds: Double, gridThresholdSeconds: Double, gridSettleSeconds: Double,
-                   stallLimitSeconds: Double) {
+                   stallLimitSeconds: Double, liveInput: (any LiveInput)? = nil) {
         if format.periodFrames != periodFrames || format.channels != channels || output == nil {
             output?.deallocate()
             let count = format.periodFrames * format.channels
@@ -127,6 +129,8 @@ final class RenderCore: @unchecked Sendable {
                               gridThresholdSeconds: gridThresholdSeconds, gridSettleSeconds: gridSettleSeconds)
         sampleRate = format.sampleRate
         outputStage = stage
+        self.liveInput = liveInput
+        liveInput?.prepare(sampleRate: format.sampleRate, periodFrames: format.periodFrames, actuators: stage.actuators)
         ringOut = RingOutMeter(profile: profile, sampleRate: Double(format.sampleRate))
         scheduleAdvanceFrames = Int64(outputStage!.latencyFrames)
         masterFadeFrames = max(1, Int(stopFadeSeconds * Double(format.sampleRate)))
@@ -317,6 +321,7 @@ final class RenderCore: @unchecked Sendable {
         let mix = mixer.mix.slice(from: 0, count: n)
         VoiceMixer.clear(mix)
         mixer.renderVoices(frames: n, blockStart: blockStart)
+        liveInput?.render(into: mix)
         switch outputMode.load(ordering: .relaxed) {
         case 1:
             mix.audioLeft.update(repeating: 0, count: n)
