@@ -49,6 +49,21 @@ func errnoName(_ code: Int32) -> String {
     }
 }
 
+/// The fault a stream's failing call means (playback or capture), for every code but -EPIPE
+/// (whose count each stream keeps itself). Literal strings: making it allocates nothing, so
+/// the render thread may call it.
+func deviceFault(for code: Int32) -> DeviceFault {
+    switch -code {
+    case EPIPE: return .xrun
+    case ESTRPIPE: return .suspended
+    case EIO: return .gone("EIO: input/output error (device or sound server gone)")
+    case ENODEV: return .gone("ENODEV: device removed")
+    case EBADFD: return .gone("EBADFD: PCM in a bad state (device or sound server gone)")
+    case ENOTCONN, ECONNRESET, ESHUTDOWN: return .gone("connection to the sound server lost")
+    default: return .gone("unexpected ALSA error (see lastErrorCode)")
+    }
+}
+
 /// An open error carrying ALSA's message, the step and the device name, plus the last
 /// line alsa-lib itself reported on this thread (often the most specific one, e.g.
 /// "PulseAudio: Unable to connect: Connection refused").
@@ -200,4 +215,52 @@ package func configurePCM(
         format: DeviceFormat(
             channels: Int(grantedChannels), sampleRate: Int(grantedRate), periodFrames: Int(period),
             bufferFrames: Int(buffer)))
+}
+
+/// A PCM opened non-blocking and configured (`configurePCM`), with a status object for its
+/// timestamps: what the playback and capture devices share of their `open`.
+package struct OpenedPCM {
+    package let handle: OpaquePointer
+    package let status: OpaquePointer
+    package let negotiated: NegotiatedFormat
+}
+
+/// Opens `name` non-blocking for playback or capture and configures it for `requested`
+/// (`adjust` may change the request once the PCM is open, before the configuration: a capture
+/// picks its channel count from what the device takes). Errors name the step and carry ALSA's
+/// message; nothing is left open when it throws.
+package func openPCM(
+    _ name: String, capture: Bool, requested: DeviceFormat, formats: [ALSASampleFormat], startThreshold: Int?,
+    adjust: (OpaquePointer, inout DeviceFormat) -> Void = { _, _ in }
+) throws(DeviceOpenError) -> OpenedPCM {
+    guard requested.channels > 0, requested.sampleRate > 0 else {
+        throw DeviceOpenError(
+            device: name, message: "invalid request: \(requested.channels) channel(s) at \(requested.sampleRate) Hz",
+            code: -EINVAL)
+    }
+    var handle: OpaquePointer?
+    ALSAErrorCapture.install()
+    hs_alsa_clear_error()
+    let err = snd_pcm_open(&handle, name, capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+    guard err >= 0, let handle else {
+        throw openError(
+            name, capture ? "snd_pcm_open (capture)" : "snd_pcm_open", err,
+            hint: err == -ENOENT ? "no PCM of that name is defined" : nil)
+    }
+    var wanted = requested
+    adjust(handle, &wanted)
+    let negotiated: NegotiatedFormat
+    do {
+        negotiated = try configurePCM(
+            handle, device: name, requested: wanted, formats: formats, startThreshold: startThreshold, capture: capture)
+    } catch {
+        snd_pcm_close(handle)
+        throw error
+    }
+    var status: OpaquePointer?
+    guard snd_pcm_status_malloc(&status) == 0, let status else {
+        snd_pcm_close(handle)
+        throw DeviceOpenError(device: name, message: "out of memory", code: -ENOMEM)
+    }
+    return OpenedPCM(handle: handle, status: status, negotiated: negotiated)
 }

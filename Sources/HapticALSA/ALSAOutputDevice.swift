@@ -73,34 +73,12 @@ public final class ALSAOutputDevice: OutputDevice {
 
     public func open(requested: DeviceFormat) throws(DeviceOpenError) -> DeviceFormat {
         close()
-        guard requested.channels > 0, requested.sampleRate > 0 else {
-            throw DeviceOpenError(
-                device: name, message: "invalid request: \(requested.channels) channel(s) at \(requested.sampleRate) Hz",
-                code: -EINVAL)
-        }
-        var handle: OpaquePointer?
-        ALSAErrorCapture.install()
-        hs_alsa_clear_error()
-        let err = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
-        guard err >= 0, let handle else {
-            throw openError(name, "snd_pcm_open", err, hint: err == -ENOENT ? "no PCM of that name is defined" : nil)
-        }
-        let negotiated: NegotiatedFormat
-        do {
-            negotiated = try configurePCM(
-                handle, device: name, requested: requested, formats: options.sampleFormats,
-                startThreshold: options.startThreshold, capture: false)
-        } catch {
-            snd_pcm_close(handle)
-            throw error
-        }
-        var statusPointer: OpaquePointer?
-        guard snd_pcm_status_malloc(&statusPointer) == 0, let statusPointer else {
-            snd_pcm_close(handle)
-            throw DeviceOpenError(device: name, message: "out of memory", code: -ENOMEM)
-        }
+        let opened = try openPCM(
+            name, capture: false, requested: requested, formats: options.sampleFormats,
+            startThreshold: options.startThreshold)
+        let handle = opened.handle, negotiated = opened.negotiated
         pcm = handle
-        status = statusPointer
+        status = opened.status
         sampleFormat = negotiated.sampleFormat
         channels = negotiated.format.channels
         if let wanted = requested.channelMap, wanted.count == channels, route?.kind != .pulse {
@@ -241,12 +219,7 @@ public final class ALSAOutputDevice: OutputDevice {
                 return .gone("EPIPE keeps coming back after recovery: device or server gone")
             }
             return .xrun
-        case ESTRPIPE: return .suspended
-        case EIO: return .gone("EIO: input/output error (device or sound server gone)")
-        case ENODEV: return .gone("ENODEV: device removed")
-        case EBADFD: return .gone("EBADFD: PCM in a bad state (device or sound server gone)")
-        case ENOTCONN, ECONNRESET, ESHUTDOWN: return .gone("connection to the sound server lost")
-        default: return .gone("unexpected ALSA error (see lastErrorCode)")
+        default: return deviceFault(for: code)
         }
     }
 
