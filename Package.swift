@@ -69,10 +69,21 @@ let package = Package(
             dependencies: [
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
                 "HapticAnalysis",  // sound → haptics (`convert`)
+                "HapticFollow",  // live sound → haptics (`follow`)
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
+        // MARK: live audio → haptics (issue 21): the follower's render side (capture queue, the
+        // modes' processing) over the engine's LiveInput and InputDevice contracts; pure of ALSA
+        // (HapticKit gives it an ALSA capture).
+        .target(
+            name: "HapticFollow",
+            dependencies: ["HapticEngine", "HapticRender", "HapticDSP"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HapticFollowTests", dependencies: ["HapticFollow", "HapticEngine", "HapticEngineTesting", "HapticRender", "CAllocationCounter"]),
+
         // OSC over UDP through liblo: the `serve` verb's server and the `send` verb's client.
         .target(
             name: "HapticOSC",

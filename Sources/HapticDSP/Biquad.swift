@@ -1,4 +1,5 @@
-// The protection high-pass's second-order section, and the Taylor sine its design uses.
+// The second-order section of the protection high-pass and the follower's crossover, and the
+// Taylor sine their design uses.
 
 /// A second-order section (transposed direct form II, double-precision state).
 package struct Biquad {
@@ -14,6 +15,17 @@ package struct Biquad {
         let a0 = 1 + alpha
         let b = (1 + cosw) / 2
         return Biquad(b0: b / a0, b1: -2 * b / a0, b2: b / a0, a1: -2 * cosw / a0, a2: (1 - alpha) / a0)
+    }
+
+    /// RBJ cookbook low-pass (b0 + b1 + b2 == 1 + a1 + a2: unit gain at DC). Two in a row with
+    /// q 0.5412 and 1.3066 are a fourth-order Butterworth low-pass.
+    package static func lowPass(cutoff: Double, q: Double, sampleRate: Double) -> Biquad {
+        let w0 = 2 * Double.pi * cutoff / sampleRate
+        let cosw = sinDouble(w0 + Double.pi / 2)
+        let alpha = sinDouble(w0) / (2 * q)
+        let a0 = 1 + alpha
+        let b = (1 - cosw) / 2
+        return Biquad(b0: b / a0, b1: 2 * b / a0, b2: b / a0, a1: -2 * cosw / a0, a2: (1 - alpha) / a0)
     }
 
     @inline(__always) @inlinable

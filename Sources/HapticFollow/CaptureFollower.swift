@@ -1,0 +1,255 @@
+import HapticEngine
+import HapticRender
+import Synchronization
+
+/// Haptics from live sound: reads a capture stream (``InputDevice``) on the render thread
+/// every period, without waiting, and adds drive made from it into the engine's haptic buses
+/// (``LiveInput``), before the protection chain. The captured channels chosen are mixed to
+/// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and shaped for
+/// each actuator of the layout by the mode's processor (`lowpass`: ``CrossoverFilter``).
+///
+/// Overruns are recovered in place and counted. A capture that is gone (its server restarted)
+/// leaves the output running in silence; the control side reopens it with `reopenIfLost()`.
+///
+/// `@unchecked Sendable`: the input device and the render-side buffers are touched by the
+/// render side while the engine runs, by the control side only while it does not (`open`,
+/// `prepare`) or while the render side leaves the device alone (`lost`, in `reopenIfLost`);
+/// what other threads read is atomic.
+public final class CaptureFollower: LiveInput, @unchecked Sendable {
+    /// What the follower follows and how.
+    public let settings: FollowSettings
+    /// The capture stream.
+    public let input: any InputDevice
+    /// The rate and period the capture is asked for (the engine's).
+    public let sampleRate: Int
+    public let periodFrames: Int
+
+    // MARK: any thread
+    private let framesFollowed = Atomic<Int>(0)
+    private let overruns = Atomic<Int>(0)
+    private let underruns = Atomic<Int>(0)
+    private let trimmed = Atomic<Int>(0)
+    private let losses = Atomic<Int>(0)
+    private let reopens = Atomic<Int>(0)
+    private let stampFrames = Atomic<Int64>(-1)
+    private let stampNanos = Atomic<Int64>(0)
+    private let stampTrigger = Atomic<Int64>(0)
+    /// The capture is gone: the render side leaves the device alone until the control side
+    /// reopened it (and bumped `generation`).
+    private let lost = Atomic<Bool>(false)
+    private let generation = Atomic<Int>(0)
+
+    // MARK: render side
+    private var granted: DeviceFormat?
+    private var readBuffer: UnsafeMutablePointer<Float>? = nil
+    private var readFrames = 0
+    private var mono: UnsafeMutablePointer<Float>? = nil
+    private var queue: CaptureQueue? = nil
+    private var block: UnsafeMutablePointer<Float>? = nil
+    private var work: UnsafeMutablePointer<Float>? = nil
+    private var blockFrames = 0
+    private var filters: UnsafeMutablePointer<CrossoverFilter>? = nil
+    private var filterCount = 0
+    private var selected: UnsafeMutablePointer<Int>
+    private var selectedCount = 0
+    private var seenGeneration = 0
+
+    /// - Parameters: `sampleRate`, `periodFrames`: the engine's (the capture must run at its rate).
+    public init(input: any InputDevice, settings: FollowSettings, sampleRate: Int, periodFrames: Int) {
+        self.input = input
+        self.settings = settings
+        self.sampleRate = sampleRate
+        self.periodFrames = max(1, periodFrames)
+        selected = .allocate(capacity: max(1, settings.inputChannels.count))
+    }
+
+    deinit {
+        input.close()
+        freeCaptureBuffers()
+        freeRenderBuffers()
+        selected.deallocate()
+    }
+
+    /// The capture's format (nil before `open`).
+    public var captureFormat: DeviceFormat? { granted }
+
+    /// Opens the capture (control side, before the engine starts): asks for the engine's rate
+    /// and period, with room for eight periods, and for `settings.captureChannels` channels (or
+    /// what the device takes of mono and the highest channel followed). Throws when it cannot be
+    /// opened, runs at another rate, or has fewer channels than a channel followed.
+    @discardableResult
+    public func open() throws(DeviceOpenError) -> DeviceFormat {
+        let requested = DeviceFormat(
+            channels: settings.captureChannels, sampleRate: sampleRate, periodFrames: periodFrames,
+            bufferFrames: 8 * periodFrames)
+        let format = try input.open(requested: requested)
+        if format.sampleRate != sampleRate {
+            input.close()
+            throw DeviceOpenError(
+                device: input.name,
+                message: "the capture runs at \(format.sampleRate) Hz and the output at \(sampleRate) Hz (a capture at another rate is not resampled yet)")
+        }
+        if let beyond = settings.inputChannels.first(where: { $0 < 0 || $0 >= format.channels }) {
+            input.close()
+            throw DeviceOpenError(
+                device: input.name,
+                message: "channel \(beyond + 1) cannot be followed: the capture has \(format.channels) channel(s)")
+        }
+        freeCaptureBuffers()
+        granted = format
+        readFrames = max(format.periodFrames, periodFrames)
+        readBuffer = .allocate(capacity: readFrames * format.channels)
+        mono = .allocate(capacity: readFrames)
+        let channels = settings.inputChannels.isEmpty ? Array(0..<format.channels) : settings.inputChannels
+        selected.deallocate()
+        selected = .allocate(capacity: channels.count)
+        for (i, c) in channels.enumerated() { selected[i] = c }
+        selectedCount = channels.count
+        return format
+    }
+
+    public func prepare(sampleRate: Int, periodFrames: Int, actuators: [ActuatorProfile]) {
+        freeRenderBuffers()
+        blockFrames = max(1, periodFrames)
+        queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate))
+        block = .allocate(capacity: blockFrames)
+        work = .allocate(capacity: blockFrames)
+        filterCount = max(1, actuators.count)
+        filters = .allocate(capacity: filterCount)
+        for k in 0..<filterCount {
+            let profile = actuators.isEmpty ? ActuatorProfile(name: "default") : actuators[k]
+            (filters! + k).initialize(to: CrossoverFilter(profile: profile, sampleRate: Double(sampleRate)))
+        }
+    }
+
+    // MARK: render side
+
+    public func render(into bus: MixBus) {
+        guard let block, let work, let filters, queue != nil else { return }
+        pull()
+        var done = 0
+        while done < bus.frames {
+            let n = min(blockFrames, bus.frames - done)
+            let given = queue!.take(into: block, n)
+            framesFollowed.add(given, ordering: .relaxed)
+            let gain = settings.gain
+            for k in 0..<min(bus.hapticBusCount, filterCount) {
+                let target = bus.hapticBus(k) + done
+                let source: UnsafeMutablePointer<Float>
+                if k + 1 == filterCount {
+                    source = block  // the last actuator may filter the block itself
+                } else {
+                    work.update(from: block, count: n)
+                    source = work
+                }
+                filters[k].process(source, n)
+                for i in 0..<n { target[i] += gain * source[i] }
+            }
+            done += n
+        }
+        underruns.store(queue!.underruns, ordering: .relaxed)
+        trimmed.store(queue!.trimmedFrames, ordering: .relaxed)
+    }
+
+    /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
+    private func pull() {
+        // `lost` first: once it reads false again, the reopen's generation is visible too.
+        guard !lost.load(ordering: .acquiring), let readBuffer, let mono else { return }
+        let current = generation.load(ordering: .acquiring)
+        if current != seenGeneration {
+            // Reopened by the control side: what was queued belongs to the old stream.
+            seenGeneration = current
+            queue!.reset()
+        }
+        let channels = granted?.channels ?? 1
+        var rounds = queue!.capacity / readFrames + 2
+        var arrived = 0
+        while rounds > 0 {
+            rounds -= 1
+            switch input.read(into: readBuffer, frames: readFrames) {
+            case .frames(let got):
+                if got == 0 { rounds = 0; break }
+                let scale = 1 / Float(selectedCount)
+                for f in 0..<got {
+                    var sum: Float = 0
+                    for s in 0..<selectedCount { sum += readBuffer[f * channels + selected[s]] }
+                    mono[f] = sum * scale
+                }
+                queue!.append(mono, got)
+                arrived += got
+                if got < readFrames { rounds = 0 }
+            case .fault(let fault):
+                if case .xrun = fault { overruns.add(1, ordering: .relaxed) }
+                if !input.recover(from: fault) {
+                    losses.add(1, ordering: .relaxed)
+                    lost.store(true, ordering: .releasing)
+                }
+                rounds = 0
+            }
+        }
+        queue!.noteArrival(arrived)
+        if let stamp = input.timestamp() {
+            stampFrames.store(stamp.framesCaptured, ordering: .relaxed)
+            stampNanos.store(stamp.monotonicNanos, ordering: .relaxed)
+            stampTrigger.store(stamp.triggerNanos, ordering: .relaxed)
+        }
+    }
+
+    // MARK: control side
+
+    /// Whether the capture is lost (waiting for `reopenIfLost()`).
+    public var isLost: Bool { lost.load(ordering: .acquiring) }
+
+    /// When the capture is lost, tries once to reopen it (same request; the same channel count
+    /// must come back); true when it follows again. Control side, any time.
+    public func reopenIfLost() -> Bool {
+        guard lost.load(ordering: .acquiring), let old = granted else { return false }
+        input.close()
+        do {
+            let format = try input.open(requested: old)
+            guard format.channels == old.channels, format.sampleRate == old.sampleRate else {
+                input.close()
+                return false
+            }
+        } catch {
+            return false
+        }
+        generation.add(1, ordering: .releasing)
+        reopens.add(1, ordering: .relaxed)
+        lost.store(false, ordering: .releasing)
+        return true
+    }
+
+    /// What has been counted so far.
+    public var statistics: FollowStatistics {
+        let frames = stampFrames.load(ordering: .relaxed)
+        return FollowStatistics(
+            framesFollowed: framesFollowed.load(ordering: .relaxed), overruns: overruns.load(ordering: .relaxed),
+            underruns: underruns.load(ordering: .relaxed), trimmedFrames: trimmed.load(ordering: .relaxed),
+            captureLosses: losses.load(ordering: .relaxed), captureReopens: reopens.load(ordering: .relaxed),
+            lastTimestamp: frames < 0 ? nil : CaptureTimestamp(
+                framesCaptured: frames, monotonicNanos: stampNanos.load(ordering: .relaxed),
+                triggerNanos: stampTrigger.load(ordering: .relaxed)))
+    }
+
+    private func freeCaptureBuffers() {
+        readBuffer?.deallocate()
+        readBuffer = nil
+        mono?.deallocate()
+        mono = nil
+    }
+
+    private func freeRenderBuffers() {
+        queue?.deallocate()
+        queue = nil
+        block?.deallocate()
+        block = nil
+        work?.deallocate()
+        work = nil
+        if let filters {
+            filters.deinitialize(count: filterCount)
+            filters.deallocate()
+        }
+        filters = nil
+    }
+}

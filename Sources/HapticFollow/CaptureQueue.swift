@@ -1,0 +1,126 @@
+/// The follower's jitter buffer: captured (mono) frames wait here between the capture's
+/// arrivals and the output's periods, which the same clock paces but not in step (a sound
+/// server hands a monitor's frames over in its own fragments).
+///
+/// After an empty spell it hands out a period only once it holds a period plus the larger of
+/// `reserve` and the largest recent arrival (`noteArrival`: a sound server's fragments may be
+/// larger than a period and come in bursts), so that the arrivals' jitter does not tear every
+/// period. An underrun (fewer frames than a period) is counted and grows the reserve by a
+/// quarter period (to at most four periods). Latency is kept from creeping: when over a whole
+/// `window` the queue never fell below the reserve plus half a period after a period was
+/// taken, the excess is dropped and counted (the capture's drift against the output is to be corrected by
+/// resampling later; this bounds what it can add meanwhile).
+///
+/// A ring of preallocated storage; every method is allocation-free and runs in steps bounded
+/// by the frames it is given. Render thread only (or the control side while it is stopped).
+struct CaptureQueue {
+    private let storage: UnsafeMutablePointer<Float>
+    /// Capacity in frames.
+    let capacity: Int
+    private var head = 0  // next frame to take
+    private(set) var count = 0
+    private let period: Int
+    /// Frames kept after a period is taken (the jitter's margin; underruns grow it).
+    private(set) var reserve: Int
+    /// The largest arrival of the last whole window, and of this one so far (a backlog at the
+    /// start is forgotten after two windows).
+    private var largestArrival = 0
+    private var windowLargestArrival = 0
+    private let maximumReserve: Int
+    private let window: Int
+    private var primed = false
+    private var lowest = Int.max
+    private var windowFrames = 0
+    /// Periods that found fewer than a period's frames.
+    private(set) var underruns = 0
+    /// Frames dropped to keep the latency down, and frames that found the queue full.
+    private(set) var trimmedFrames = 0
+    private(set) var overflowFrames = 0
+
+    /// - Parameters: `period`: frames taken each time; `window`: frames over which the lowest
+    ///   fill is watched (about a second).
+    init(period: Int, capacityPeriods: Int = 16, window: Int) {
+        self.period = max(1, period)
+        capacity = self.period * max(4, capacityPeriods)
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: 0, count: capacity)
+        reserve = self.period / 4
+        maximumReserve = 4 * self.period
+        self.window = max(self.period, window)
+    }
+
+    func deallocate() { storage.deallocate() }
+
+    /// Appends `frames` samples (those that find the queue full are dropped and counted).
+    mutating func append(_ samples: UnsafePointer<Float>, _ frames: Int) {
+        let accepted = min(frames, capacity - count)
+        overflowFrames += frames - accepted
+        var tail = (head + count) % capacity
+        for i in 0..<accepted {
+            storage[tail] = samples[i]
+            tail += 1
+            if tail == capacity { tail = 0 }
+        }
+        count += accepted
+    }
+
+    /// Takes `frames` (at most a period) into `out`, silence where there is none. Returns the
+    /// frames of captured sound it gave (the rest is silence).
+    mutating func take(into out: UnsafeMutablePointer<Float>, _ frames: Int) -> Int {
+        if !primed {
+            guard count >= frames + max(reserve, largestArrival, windowLargestArrival) else {
+                out.update(repeating: 0, count: frames)
+                return 0
+            }
+            primed = true
+            lowest = Int.max
+            windowFrames = 0
+        }
+        let given = min(frames, count)
+        for i in 0..<given {
+            out[i] = storage[head]
+            head += 1
+            if head == capacity { head = 0 }
+        }
+        count -= given
+        if given < frames {
+            (out + given).update(repeating: 0, count: frames - given)
+            underruns += 1
+            primed = false
+            reserve = min(maximumReserve, reserve + max(1, period / 4))
+            return given
+        }
+        lowest = min(lowest, count)
+        windowFrames += frames
+        if windowFrames >= window {
+            if lowest > reserve + period / 2 { drop(lowest - reserve) }
+            largestArrival = windowLargestArrival
+            windowLargestArrival = 0
+            lowest = Int.max
+            windowFrames = 0
+        }
+        return given
+    }
+
+    /// Frames that arrived together (one read round of the capture): the reserve covers bursts
+    /// of this size. At most four periods are believed (a stall's backlog is no fragment size).
+    mutating func noteArrival(_ frames: Int) {
+        windowLargestArrival = max(windowLargestArrival, min(frames, maximumReserve + period))
+    }
+
+    /// Forgets everything queued and waits to be primed again (a capture that restarted).
+    mutating func reset() {
+        head = 0
+        count = 0
+        primed = false
+        lowest = Int.max
+        windowFrames = 0
+    }
+
+    private mutating func drop(_ frames: Int) {
+        let n = min(frames, count)
+        head = (head + n) % capacity
+        count -= n
+        trimmedFrames += n
+    }
+}

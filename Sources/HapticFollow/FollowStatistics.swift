@@ -1,0 +1,18 @@
+import HapticEngine
+
+/// What the follower has counted since it was opened (readable from any thread).
+public struct FollowStatistics: Sendable, Equatable {
+    /// Captured frames followed (taken into the mix).
+    public var framesFollowed: Int
+    /// Capture overruns (-EPIPE) recovered in place: captured frames were lost.
+    public var overruns: Int
+    /// Output periods that found less captured sound than a period (silence filled in).
+    public var underruns: Int
+    /// Captured frames dropped to keep the latency from creeping.
+    public var trimmedFrames: Int
+    /// Times the capture was lost (its device or sound server gone), and reopened.
+    public var captureLosses: Int
+    public var captureReopens: Int
+    /// The capture's latest stamp (for drift against the output), nil before the first.
+    public var lastTimestamp: CaptureTimestamp?
+}
