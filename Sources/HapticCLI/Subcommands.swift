@@ -14,5 +14,6 @@ public enum HapticsynthSubcommands {
         Plot.self,
         Serve.self,
         Send.self,
+        Follow.self,
     ]
 }

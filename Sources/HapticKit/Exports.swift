@@ -15,3 +15,9 @@
 @_exported import struct HapticEngine.SoundServerSink
 @_exported import struct HapticEngine.DefaultChannelLayout
 @_exported import enum HapticEngine.DualSenseIDs
+// The follower's settings and counts (`LiveFollower`, the `follow` verb).
+@_exported import enum HapticFollow.FollowMode
+@_exported import struct HapticFollow.FollowSettings
+@_exported import struct HapticFollow.FollowStatistics
+@_exported import struct HapticEngine.CaptureTimestamp
+@_exported import struct HapticEngine.DeviceFormat
