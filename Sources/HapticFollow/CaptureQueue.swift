@@ -8,7 +8,8 @@
 /// period. An underrun (fewer frames than a period) is counted and grows the reserve by a
 /// quarter period (to at most four periods). Latency is kept from creeping: when over a whole
 /// `window` the queue never fell below the reserve plus half a period after a period was
-/// taken, the excess is dropped and counted (the capture's drift against the output is to be corrected by
+/// taken, the excess is dropped and counted, as is what lies beyond the priming threshold when
+/// it primes (a backlog from the capture's start) (the capture's drift against the output is to be corrected by
 /// resampling later; this bounds what it can add meanwhile).
 ///
 /// A ring of preallocated storage; every method is allocation-free and runs in steps bounded
@@ -68,10 +69,13 @@ struct CaptureQueue {
     /// frames of captured sound it gave (the rest is silence).
     mutating func take(into out: UnsafeMutablePointer<Float>, _ frames: Int) -> Int {
         if !primed {
-            guard count >= frames + max(reserve, largestArrival, windowLargestArrival) else {
+            let needed = frames + max(reserve, largestArrival, windowLargestArrival)
+            guard count >= needed else {
                 out.update(repeating: 0, count: frames)
                 return 0
             }
+            // What piled up beyond it (the capture's start, a stall) would be latency for good.
+            if count > needed { drop(count - needed) }
             primed = true
             lowest = Int.max
             windowFrames = 0
