@@ -24,7 +24,7 @@ version="$major.$minor.$patch"
 
 # The modules the library is made of: the C API and everything it depends on (a module left
 # out shows as an undefined symbol at link time, and the link fails).
-modules=(CHapticSynth HapticSynthC HapticKit HapticEngine HapticALSA CALSASupport CSoundServer HapticSoundFile HapticAnalysis
+modules=(CHapticSynth HapticSynthC HapticKit HapticEngine HapticALSA CALSASupport CSoundServer HapticSoundFile HapticAnalysis HapticFollow
          HapticRender HapticDSP HapticPattern Logging)
 objects=()
 for module in "${modules[@]}"; do

@@ -8,8 +8,10 @@ import Synchronization
 /// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and shaped for
 /// each actuator of the layout by the mode's processor (`lowpass`: ``CrossoverFilter``).
 ///
-/// Overruns are recovered in place and counted. A capture that is gone (its server restarted)
-/// leaves the output running in silence; the control side reopens it with `reopenIfLost()`.
+/// Overruns are recovered in place and counted. A capture that is gone (its server restarted:
+/// an error, or no frame at all for `stallSeconds` of output, which is how a sound server's
+/// plugin may show it) leaves the output running in silence; the control side reopens it with
+/// `reopenIfLost()`.
 ///
 /// `@unchecked Sendable`: the input device and the render-side buffers are touched by the
 /// render side while the engine runs, by the control side only while it does not (`open`,
@@ -23,6 +25,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// The rate and period the capture is asked for (the engine's).
     public let sampleRate: Int
     public let periodFrames: Int
+    /// Output time without a captured frame after which the capture counts as lost.
+    public let stallSeconds: Double
 
     // MARK: any thread
     private let framesFollowed = Atomic<Int>(0)
@@ -53,13 +57,18 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private var selected: UnsafeMutablePointer<Int>
     private var selectedCount = 0
     private var seenGeneration = 0
+    /// Output frames rendered since the capture last gave a frame, and the bound on them.
+    private var framesWithoutCapture = 0
+    private let stallFrames: Int
 
     /// - Parameters: `sampleRate`, `periodFrames`: the engine's (the capture must run at its rate).
-    public init(input: any InputDevice, settings: FollowSettings, sampleRate: Int, periodFrames: Int) {
+    public init(input: any InputDevice, settings: FollowSettings, sampleRate: Int, periodFrames: Int, stallSeconds: Double = 0.5) {
         self.input = input
         self.settings = settings
         self.sampleRate = sampleRate
         self.periodFrames = max(1, periodFrames)
+        self.stallSeconds = stallSeconds
+        stallFrames = max(1, Int(min(max(stallSeconds, 0), 3600) * Double(max(1, sampleRate))))
         selected = .allocate(capacity: max(1, settings.inputChannels.count))
     }
 
@@ -126,7 +135,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
 
     public func render(into bus: MixBus) {
         guard let block, let work, let filters, queue != nil else { return }
-        pull()
+        pull(frames: bus.frames)
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
@@ -152,7 +161,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     }
 
     /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
-    private func pull() {
+    private func pull(frames: Int) {
         // `lost` first: once it reads false again, the reopen's generation is visible too.
         guard !lost.load(ordering: .acquiring), let readBuffer, let mono else { return }
         let current = generation.load(ordering: .acquiring)
@@ -160,6 +169,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             // Reopened by the control side: what was queued belongs to the old stream.
             seenGeneration = current
             queue!.reset()
+            framesWithoutCapture = 0
         }
         let channels = granted?.channels ?? 1
         var rounds = queue!.capacity / readFrames + 2
@@ -188,6 +198,11 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             }
         }
         queue!.noteArrival(arrived)
+        framesWithoutCapture = arrived > 0 ? 0 : framesWithoutCapture + frames
+        if framesWithoutCapture > stallFrames && !lost.load(ordering: .relaxed) {
+            losses.add(1, ordering: .relaxed)
+            lost.store(true, ordering: .releasing)
+        }
         if let stamp = input.timestamp() {
             stampFrames.store(stamp.framesCaptured, ordering: .relaxed)
             stampNanos.store(stamp.monotonicNanos, ordering: .relaxed)

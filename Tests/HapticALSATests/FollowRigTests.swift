@@ -32,7 +32,7 @@ struct FollowRigTests {
 
     /// The track: a 0.15-amplitude 800 Hz tone throughout (music without bass), and at each
     /// hit a kick: 55 Hz at 0.6 decaying over about 40 ms, with a 3 ms 2 kHz click on top.
-    static func track() -> [Float] {
+    static func track(_ hits: [Double]) -> [Float] {
         let length = Int((hits.last! + 0.8) * Double(rate))
         var x = [Float](repeating: 0, count: length)
         for i in 0..<length { x[i] = 0.15 * Float(sin(2 * Double.pi * 800 * Double(i) / Double(rate))) }
@@ -63,9 +63,19 @@ struct FollowRigTests {
         return result
     }
 
-    @Test("every hit of a click track is followed, none invented; latency per hit printed")
-    func clickTrack() throws {
-        let seconds = Self.hits.last! + 3
+    /// What the haptic sink made of a click track played into the mono sink while `follow` runs.
+    struct Outcome {
+        var heard: Int
+        var bursts: Int
+        var missed: [Int]
+        var latencies: [Double]
+        var overruns: Int
+    }
+
+    /// Records both monitors, plays the click track of `hits` into the mono sink, waits until a
+    /// second past its end is recorded on both, and matches the haptic's bursts to the hits.
+    static func playAndFollow(_ hits: [Double], label: String) throws -> Outcome {
+        let seconds = hits.last! + 3
         let source = ALSACaptureDevice(name: Rig.inputMono, channels: 1, sampleRate: 48_000, periodFrames: 256,
                                        bufferFrames: 8192, seconds: seconds + 10)
         let haptic = ALSACaptureDevice(name: Rig.inputB, channels: 2, sampleRate: 48_000, periodFrames: 256,
@@ -73,68 +83,111 @@ struct FollowRigTests {
         try source.start()
         try haptic.start()
         try #require(source.waitForFrames(1, timeout: 10) && haptic.waitForFrames(1, timeout: 10), "the monitors record")
-
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", "256"])
-        defer { follow.kill() }
-        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
-
         // The track, played into the mono sink period by period (the writes are paced by the server).
-        let player = ALSAOutputDevice(name: Rig.outMono)
-        let format = try player.open(requested: DeviceFormat(channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 1024))
-        let track = Self.track()
+        // A loaded machine may stall the server for a while: the player waits up to 2 s for room
+        // and rides out an underrun (what the first monitor records is what was played, so the
+        // hits are found there, not assumed).
+        var options = ALSAOutputDevice.Options()
+        options.waitTimeoutMilliseconds = 2000
+        let player = ALSAOutputDevice(name: Rig.outMono, options: options)
+        let format = try player.open(requested: DeviceFormat(channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 2048))
+        let track = Self.track(hits)
         var written = 0
+        var underruns = 0
         while written < track.count {
             let n = min(format.periodFrames, track.count - written)
             let fault = track.withUnsafeBufferPointer { player.write($0.baseAddress! + written, frames: n) }
+            written += fault == nil ? n : player.framesWrittenBeforeFault
+            if fault == .xrun, underruns < 20, player.recover(from: .xrun) {
+                underruns += 1
+                continue
+            }
             try #require(fault == nil, "writing the track: \(String(describing: fault))")
-            written += n
         }
+        if underruns > 0 { print("follow rig (\(label)): the track's player underran \(underruns) times (a loaded machine)") }
         player.drain()
         player.close()
         // Both recordings until a second past the track's end (follow's output lags it).
         let heardAt = source.framesRecorded, hapticAt = haptic.framesRecorded
         #expect(source.waitForFrames(heardAt + 48_000, timeout: 30) && haptic.waitForFrames(hapticAt + 48_000, timeout: 30))
-        follow.signal(SIGTERM)
-        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         let a = source.stop(), b = haptic.stop()
-        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
-        #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
-        print("follow rig: \(follow.stdout.split(separator: "\n").last ?? "")")
 
         // The hits as heard on the first monitor: the tone stays below 0.2, a hit rises above it.
         let heard = Self.onsets({ abs(a.floatSamples[$0]) }, frames: a.frames, threshold: 0.3, quiet: 4800)
-        try #require(heard.count == Self.hits.count, "the source monitor heard \(heard.count) of \(Self.hits.count) hits")
+        try #require(heard.count == hits.count, "\(label): the source monitor heard \(heard.count) of \(hits.count) hits")
         // The haptic: channel 0 of sink B (follow puts it on both channels of a stereo sink).
         let drive = (0..<b.frames).map { b.floatSamples[$0 * b.channels] }
         let envelope = hilbertEnvelope(drive)
         let peak = envelope.max() ?? 0
-        try #require(peak > 0.1, "follow played the hits: peak \(peak)")
+        try #require(peak > 0.1, "\(label): follow played the hits: peak \(peak)")
         // Bursts of drive: above a fifth of the loudest, apart by at least 100 ms of less.
         let bursts = Self.onsets({ Float(envelope[$0]) }, frames: envelope.count, threshold: Float(0.2 * peak), quiet: 4800)
-        var latencies: [Double] = []
-        var missed: [Int] = []
+        var outcome = Outcome(heard: heard.count, bursts: bursts.count, missed: [], latencies: [], overruns: a.overruns + b.overruns)
         for (k, onset) in heard.enumerated() {
-            guard let t0 = a.monotonicNanos(ofFrame: onset) else { missed.append(k); continue }
+            guard let t0 = a.monotonicNanos(ofFrame: onset) else { outcome.missed.append(k); continue }
             // The haptic's burst for this hit: the first to start within 200 ms after the onset.
             let match = bursts.first { frame in
                 guard let t = b.monotonicNanos(ofFrame: frame) else { return false }
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
             }
-            guard let start = match else { missed.append(k); continue }
+            guard let start = match else { outcome.missed.append(k); continue }
             let windowStart = max(0, start - 2400), windowEnd = min(envelope.count, start + 9600)
             let (half, _) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
-            guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { missed.append(k); continue }
-            latencies.append(Double(t1 - t0) / 1e6)
+            guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { outcome.missed.append(k); continue }
+            outcome.latencies.append(Double(t1 - t0) / 1e6)
         }
-        print("follow rig: \(heard.count) hits, \(bursts.count) bursts of drive, latency onset → half-envelope per hit (ms): "
-              + latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
-        if !latencies.isEmpty {
-            let sorted = latencies.sorted()
-            print(String(format: "follow rig: latency median %.1f ms, max %.1f ms (period 256 = 5.3 ms; output buffer 3 periods)",
-                         sorted[sorted.count / 2], sorted.last!))
+        print("follow rig (\(label)): \(heard.count) hits, \(bursts.count) bursts of drive, latency onset → half-envelope per hit (ms): "
+              + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        if !outcome.latencies.isEmpty {
+            let sorted = outcome.latencies.sorted()
+            print(String(format: "follow rig (%@): latency median %.1f ms, max %.1f ms (period 256 = 5.3 ms; output buffer 3 periods)",
+                         label, sorted[sorted.count / 2], sorted.last!))
         }
-        #expect(missed.isEmpty, "hits not followed: \(missed)")
-        #expect(bursts.count == heard.count, "bursts of drive \(bursts.count) for \(heard.count) hits: none may be invented")
-        #expect(a.overruns == 0 && b.overruns == 0, "whole recordings: overruns \(a.overruns), \(b.overruns)")
+        return outcome
+    }
+
+    /// Checks that every hit was followed and none invented.
+    static func expectFollowed(_ outcome: Outcome, _ label: String) {
+        #expect(outcome.missed.isEmpty, "\(label): hits not followed: \(outcome.missed)")
+        #expect(outcome.bursts == outcome.heard, "\(label): bursts of drive \(outcome.bursts) for \(outcome.heard) hits: none may be invented")
+        #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
+    }
+
+    @Test("every hit of a click track is followed, none invented; latency per hit printed")
+    func clickTrack() throws {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", "256"])
+        defer { follow.kill() }
+        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
+        let outcome = try Self.playAndFollow(Self.hits, label: "click track")
+        follow.signal(SIGTERM)
+        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
+        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
+        #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
+        print("follow rig: \(follow.stdout.split(separator: "\n").last ?? "")")
+        Self.expectFollowed(outcome, "click track")
+    }
+
+    @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")
+    func serverRestart() throws {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", "256"])
+        defer { follow.kill() }
+        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
+        try Rig.control("stop-server")
+        // The output's loss shows first (the render thread, which reads the capture, stops with it).
+        let lost = follow.waitForLine(timeout: 30) { $0.contains("follow: \(Rig.outB) lost") } != nil
+        try Rig.control("start-server")
+        #expect(lost, "the output's loss is reported: \(follow.stderr)")
+        let outputBack = follow.waitForLine(timeout: 30) { $0.contains("follow: \(Rig.outB) is back") } != nil
+        let captureBack = follow.waitForLine(timeout: 30) { $0.contains("follow: capture \(Rig.inputMono) is back") } != nil
+        try #require(outputBack && captureBack, "both come back: \(follow.stderr)")
+        #expect(follow.stderr.contains("follow: capture \(Rig.inputMono) lost; reopening"), "the capture's loss is reported: \(follow.stderr)")
+        let outcome = try Self.playAndFollow(Array(Self.hits.prefix(8)), label: "after a server restart")
+        follow.signal(SIGTERM)
+        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
+        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
+        let summary = follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        print("follow rig: \(summary)\nfollow rig: \(follow.stderr)")
+        #expect(summary.contains("reopened 1") || summary.contains("reopened 2"), "the capture reopened: \(summary)")
+        Self.expectFollowed(outcome, "after a server restart")
     }
 }

@@ -134,6 +134,27 @@ struct FollowerTests {
         engine.stop()
     }
 
+    @Test("a capture that gives nothing for longer than the stall bound counts as lost (a dead server's plugin may not say)")
+    func stall() throws {
+        let input = ScriptedInput(channels: 1, sample: Self.sine(40, 0.3))
+        let follower = CaptureFollower(
+            input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period, stallSeconds: 0.5)
+        try follower.open()
+        let engine = try Self.engine(follower)
+        defer { engine.stop() }
+        _ = Self.follow(input, engine, seconds: 0.5, fragment: 256)
+        var block = [Float](repeating: 0, count: Self.period)
+        // 0.4 s without a frame: a gap, not yet a loss.
+        for _ in 0..<75 { _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: Self.period) } }
+        #expect(!follower.isLost)
+        for _ in 0..<25 { _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: Self.period) } }
+        #expect(follower.isLost, "0.53 s without a captured frame")
+        #expect(follower.statistics.captureLosses == 1)
+        #expect(follower.reopenIfLost())
+        let out = Self.follow(input, engine, seconds: 1, fragment: 256)
+        #expect(Self.rms(out[24_000...]) > 0.1, "following again after the reopen")
+    }
+
     @Test("the follower's render allocates nothing (capture read, queue, filters, mix)")
     func allocationFree() throws {
         let input = ScriptedInput(channels: 2, sample: Self.sine(40, 0.3))
