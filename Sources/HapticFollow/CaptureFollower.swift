@@ -120,7 +120,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     public func prepare(sampleRate: Int, periodFrames: Int, actuators: [ActuatorProfile]) {
         freeRenderBuffers()
         blockFrames = max(1, periodFrames)
-        queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate))
+        queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4))
         block = .allocate(capacity: blockFrames)
         work = .allocate(capacity: blockFrames)
         filterCount = max(1, actuators.count)

@@ -39,7 +39,7 @@ struct CaptureQueue {
     private(set) var overflowFrames = 0
 
     /// - Parameters: `period`: frames taken each time; `window`: frames over which the lowest
-    ///   fill is watched (about a second).
+    ///   fill is watched (the follower: a quarter second).
     init(period: Int, capacityPeriods: Int = 16, window: Int) {
         self.period = max(1, period)
         capacity = self.period * max(4, capacityPeriods)
