@@ -94,7 +94,7 @@ public struct Follow: AsyncParsableCommand {
         let layout: ChannelLayout?
         let followed: [Int]
         do {
-            resolvedProfile = try SynthesisOptions.loadProfile(profile)
+            do { resolvedProfile = try SynthesisOptions.loadProfile(profile) } catch { throw CLIError("--profile \(error)") }
             layout = try channelLayout.resolved()
             followed = try Self.channels(inputChannels)
         } catch {

@@ -2,7 +2,7 @@ import HapticKit
 
 extension LiveOutputOptions {
     /// What `--verbose` says about the memory lock every live verb asks for.
-    static let memoryNote = "memory: locked while playing live (mlockall, asked for by the live verbs play, rhythm and serve; a refusal is logged as a warning)"
+    static let memoryNote = "memory: locked while playing live (mlockall, asked for by the live verbs play, rhythm, serve and follow; a refusal is logged as a warning)"
 
     /// A HapticManager configuration for these options (the verbs that play cues: `rhythm`,
     /// `serve`): both engines take the period and the buffer; the engines' notes show only

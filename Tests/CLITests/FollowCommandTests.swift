@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// `follow`'s bad input, before any sound server is needed: one line naming what and where,
+/// a non-zero exit, no ready line.
+@Suite("follow: bad input")
+struct FollowCommandTests {
+    @Test("one line and a non-zero exit", arguments: [
+        (["follow", "-C", "hs_no_such_capture"], "capture hs_no_such_capture: snd_pcm_open (capture) failed", Int32(1)),
+        (["follow", "-C", "x", "--input-channels", "0"], "--input-channels 0: \"0\" is not a channel number 1...64", 64),
+        (["follow", "-C", "x", "--input-channels", "1,,2"], "--input-channels 1,,2: \"\" is not a channel number", 64),
+        (["follow", "-C", "x", "--gain", "nan"], "--gain nan: expected -60...40 dB", 64),
+        (["follow", "-C", "x", "--gain", "1e308"], "expected -60...40 dB", 64),
+        (["follow", "-C", "x", "--profile", "nosuch"], "follow: --profile nosuch: no such built-in profile", 1),
+        (["follow", "-C", "x", "--mode", "analysis"], "'analysis' is invalid for '--mode <mode>'", 64),
+        (["follow"], "Missing expected argument '-C <capture>'", 64),
+    ])
+    func badInput(arguments: [String], message: String, status: Int32) throws {
+        let run = try LiveProcess(arguments)
+        let exit = run.waitForExit(timeout: 60)
+        #expect(exit == status, "\(arguments): exit \(String(describing: exit)): \(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.contains("follow: ready"))
+    }
+}
