@@ -57,6 +57,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private var selected: UnsafeMutablePointer<Int>
     private var selectedCount = 0
     private var seenGeneration = 0
+    /// Counts of the queues before the current one (the engine prepares a new one when it
+    /// reopens its output), so that the totals do not start over.
+    private var underrunsBefore = 0
+    private var droppedBefore = 0
     /// Output frames rendered since the capture last gave a frame, and the bound on them.
     private var framesWithoutCapture = 0
     private let stallFrames: Int
@@ -156,8 +160,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             }
             done += n
         }
-        underruns.store(queue!.underruns, ordering: .relaxed)
-        trimmed.store(queue!.trimmedFrames, ordering: .relaxed)
+        underruns.store(underrunsBefore + queue!.underruns, ordering: .relaxed)
+        trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
     }
 
     /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
@@ -255,6 +259,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     }
 
     private func freeRenderBuffers() {
+        if let queue {
+            underrunsBefore += queue.underruns
+            droppedBefore += queue.trimmedFrames + queue.overflowFrames
+        }
         queue?.deallocate()
         queue = nil
         block?.deallocate()

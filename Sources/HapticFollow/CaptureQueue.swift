@@ -52,17 +52,24 @@ struct CaptureQueue {
 
     func deallocate() { storage.deallocate() }
 
-    /// Appends `frames` samples (those that find the queue full are dropped and counted).
+    /// Appends `frames` samples. When they do not fit, the oldest frames make room (the newest
+    /// sound is what is to be felt); those are counted in `overflowFrames`.
     mutating func append(_ samples: UnsafePointer<Float>, _ frames: Int) {
-        let accepted = min(frames, capacity - count)
-        overflowFrames += frames - accepted
+        let skipped = max(0, frames - capacity)  // more than the whole queue: only its last part
+        let kept = frames - skipped
+        let excess = count + kept - capacity
+        if excess > 0 {
+            head = (head + excess) % capacity
+            count -= excess
+        }
+        overflowFrames += skipped + max(0, excess)
         var tail = (head + count) % capacity
-        for i in 0..<accepted {
+        for i in skipped..<frames {
             storage[tail] = samples[i]
             tail += 1
             if tail == capacity { tail = 0 }
         }
-        count += accepted
+        count += kept
     }
 
     /// Takes `frames` (at most a period) into `out`, silence where there is none. Returns the

@@ -214,4 +214,22 @@ struct CaptureQueueTests {
         #expect(queue.trimmedFrames > 192 + 2560 - 128 - 256, "the standing excess beyond the reserve: \(queue.trimmedFrames)")
         #expect(queue.count <= queue.reserve + 256 + 128, "latency trimmed back: \(queue.count) queued")
     }
+
+    @Test("a burst larger than its room pushes the oldest frames out, not the newest")
+    func overflow() {
+        var queue = CaptureQueue(period: 256, capacityPeriods: 4, window: 4096)
+        defer { queue.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 2048)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { input.deallocate(); out.deallocate() }
+        for i in 0..<2048 { input[i] = Float(i + 1) }
+        queue.append(input, 600)
+        queue.append(input + 600, 600)  // 1200 into 1024
+        #expect(queue.count == 1024 && queue.overflowFrames == 176)
+        queue.append(input, 2048)  // more than the whole queue
+        #expect(queue.count == 1024 && queue.overflowFrames == 176 + 1024 + 1024)
+        // Primes (dropping what lies beyond a period and its reserve) and gives the newest.
+        #expect(queue.take(into: out, 256) == 256)
+        #expect(out[255] == 2048 - 64, "the newest frames, the reserve's 64 kept after them: \(out[255])")
+    }
 }
