@@ -136,7 +136,8 @@ let package = Package(
         .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "HapticEngineTesting", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"]),
+        // The help goldens are read from the source folder (#filePath), not bundled.
+        .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"], exclude: ["Golden"]),
         .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
         // The C library through its header, in process and as built, installed and linked by C and Python programs.
