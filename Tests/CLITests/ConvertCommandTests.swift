@@ -183,6 +183,13 @@ struct HostileConvertTests {
             try wavHeader(channels: 0, rate: 48000, claimedDataBytes: 960, actualDataBytes: 960).write(to: URL(fileURLWithPath: path))
             return path
         }
+        // A FIFO nobody writes to: refused at once (opening it would wait for good, and a pipe
+        // cannot be read twice for --normalize nor seeked to --from).
+        try refuses("is not a regular file") { temp in
+            let path = temp.url.appendingPathComponent("live.wav").path
+            #expect(mkfifo(path, 0o600) == 0)
+            return path
+        }
         try refuses("no audio: the file has 0 frames") { temp in
             let path = temp.url.appendingPathComponent("empty.wav").path
             try writeSound(path, samples: [])
