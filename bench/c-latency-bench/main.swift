@@ -93,7 +93,7 @@ for block in 0..<blocks {
     for trial in 0..<(2 * max(1, trials / blocks)) {
         callTimes.append(nowNanos())
         let started = trial % 2 == 0
-            ? manager.playTransientEvent(intensity: 1, sharpness: 0.5) != nil
+            ? manager.playTransientEvent(intensity: 1, sharpness: 0.5, atTime: 0) != nil
             : hs_engine_transient(engine, 1, 0.5, 0) == HS_OK
         if !started { failures += 1 }
         sleepSeconds(interval + Double.random(in: 0..<Double(jackPeriod) / rate, using: &generator))
