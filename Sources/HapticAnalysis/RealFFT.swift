@@ -2,8 +2,9 @@
 // even/odd samples packed as real/imaginary parts, then the split that turns it into the real
 // signal's spectrum. The complex transform is decimation in time on split real/imaginary
 // arrays: the first two stages as one radix-4 pass without multiplications that also windows
-// the input and reads it in bit-reversed order (no separate permutation pass), then radix-2
-// stages whose twiddles lie contiguous per stage, four butterflies at a time in SIMD lanes.
+// the input and reads it in bit-reversed order (no separate permutation pass), then the other
+// stages two at a time, on twiddles that lie contiguous per stage, four butterflies at a time
+// in SIMD lanes.
 // Tables and work buffers are allocated once in `init` (freed by `deallocate()`: a struct of
 // pointers, so using it costs no reference counting); the transform allocates nothing, takes
 // no lock and runs a number of steps fixed by the size.
@@ -121,18 +122,64 @@ package struct RealFFT {
             re[g + 3] = b1r - b3i
             im[g + 3] = b1i + b3r
         }
-        // Radix-2 stages of span 4 and more, four butterflies per step.
+        // Stages of span 4 and more, four butterflies per step in SIMD lanes: two stages at a
+        // time (spans s and 2s: one pass over the data for both, the same operations as two
+        // radix-2 passes), and a last radix-2 stage when their number is odd.
         let rawRe = UnsafeMutableRawPointer(re), rawIm = UnsafeMutableRawPointer(im)
         let rawCos = UnsafeRawPointer(stageCos), rawSin = UnsafeRawPointer(stageSin)
+        let float = MemoryLayout<Float>.stride
         var span = 4
-        while span < m {
+        while 2 * span < m {
             var start = 0
             while start < m {
                 var j = 0
                 while j < span {
-                    let a = (start + j) * MemoryLayout<Float>.stride
-                    let b = a + span * MemoryLayout<Float>.stride
-                    let t = (span + j) * MemoryLayout<Float>.stride
+                    // a, b, c, d: elements j, j + s, j + 2s, j + 3s of the block of 4s.
+                    let a = (start + j) * float, b = a + span * float, c = b + span * float, d = c + span * float
+                    let t1 = (span + j) * float, t2 = (2 * span + j) * float
+                    let w1r = rawCos.loadUnaligned(fromByteOffset: t1, as: SIMD4<Float>.self)
+                    let w1i = rawSin.loadUnaligned(fromByteOffset: t1, as: SIMD4<Float>.self)
+                    let w2r = rawCos.loadUnaligned(fromByteOffset: t2, as: SIMD4<Float>.self)
+                    let w2i = rawSin.loadUnaligned(fromByteOffset: t2, as: SIMD4<Float>.self)
+                    let ar = rawRe.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
+                    let ai = rawIm.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
+                    let br = rawRe.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
+                    let bi = rawIm.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
+                    let cr = rawRe.loadUnaligned(fromByteOffset: c, as: SIMD4<Float>.self)
+                    let ci = rawIm.loadUnaligned(fromByteOffset: c, as: SIMD4<Float>.self)
+                    let dr = rawRe.loadUnaligned(fromByteOffset: d, as: SIMD4<Float>.self)
+                    let di = rawIm.loadUnaligned(fromByteOffset: d, as: SIMD4<Float>.self)
+                    // Span s: (a, b) and (c, d) with W_2s^j.
+                    let xr = br * w1r - bi * w1i, xi = br * w1i + bi * w1r
+                    let yr = dr * w1r - di * w1i, yi = dr * w1i + di * w1r
+                    let a1r = ar + xr, a1i = ai + xi, b1r = ar - xr, b1i = ai - xi
+                    let c1r = cr + yr, c1i = ci + yi, d1r = cr - yr, d1i = ci - yi
+                    // Span 2s: (a, c) with W_4s^j, (b, d) with W_4s^(j+s) = −i · W_4s^j.
+                    let ur = c1r * w2r - c1i * w2i, ui = c1r * w2i + c1i * w2r
+                    let vr = d1r * w2r - d1i * w2i, vi = d1r * w2i + d1i * w2r
+                    rawRe.storeBytes(of: a1r + ur, toByteOffset: a, as: SIMD4<Float>.self)
+                    rawIm.storeBytes(of: a1i + ui, toByteOffset: a, as: SIMD4<Float>.self)
+                    rawRe.storeBytes(of: a1r - ur, toByteOffset: c, as: SIMD4<Float>.self)
+                    rawIm.storeBytes(of: a1i - ui, toByteOffset: c, as: SIMD4<Float>.self)
+                    // −i · v = (vi, −vr)
+                    rawRe.storeBytes(of: b1r + vi, toByteOffset: b, as: SIMD4<Float>.self)
+                    rawIm.storeBytes(of: b1i - vr, toByteOffset: b, as: SIMD4<Float>.self)
+                    rawRe.storeBytes(of: b1r - vi, toByteOffset: d, as: SIMD4<Float>.self)
+                    rawIm.storeBytes(of: b1i + vr, toByteOffset: d, as: SIMD4<Float>.self)
+                    j += 4
+                }
+                start += 4 * span
+            }
+            span *= 4
+        }
+        if span < m {
+            var start = 0
+            while start < m {
+                var j = 0
+                while j < span {
+                    let a = (start + j) * float
+                    let b = a + span * float
+                    let t = (span + j) * float
                     let wr = rawCos.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
                     let wi = rawSin.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
                     let ur = rawRe.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
@@ -149,7 +196,6 @@ package struct RealFFT {
                 }
                 start += 2 * span
             }
-            span *= 2
         }
         // Split: X[k] = E[k] + W^k O[k], with E = (Z[k] + conj Z[m−k]) / 2 and
         // O = −i (Z[k] − conj Z[m−k]) / 2; four bins per step (k = 1…m in steps of 4: m is a
