@@ -136,36 +136,17 @@ package struct RealFFT {
                 while j < span {
                     // a, b, c, d: elements j, j + s, j + 2s, j + 3s of the block of 4s.
                     let a = (start + j) * float, b = a + span * float, c = b + span * float, d = c + span * float
-                    let t1 = (span + j) * float, t2 = (2 * span + j) * float
-                    let w1r = rawCos.loadUnaligned(fromByteOffset: t1, as: SIMD4<Float>.self)
-                    let w1i = rawSin.loadUnaligned(fromByteOffset: t1, as: SIMD4<Float>.self)
-                    let w2r = rawCos.loadUnaligned(fromByteOffset: t2, as: SIMD4<Float>.self)
-                    let w2i = rawSin.loadUnaligned(fromByteOffset: t2, as: SIMD4<Float>.self)
-                    let ar = rawRe.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
-                    let ai = rawIm.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
-                    let br = rawRe.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
-                    let bi = rawIm.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
-                    let cr = rawRe.loadUnaligned(fromByteOffset: c, as: SIMD4<Float>.self)
-                    let ci = rawIm.loadUnaligned(fromByteOffset: c, as: SIMD4<Float>.self)
-                    let dr = rawRe.loadUnaligned(fromByteOffset: d, as: SIMD4<Float>.self)
-                    let di = rawIm.loadUnaligned(fromByteOffset: d, as: SIMD4<Float>.self)
+                    let w1 = Complex4(rawCos, rawSin, (span + j) * float), w2 = Complex4(rawCos, rawSin, (2 * span + j) * float)
                     // Span s: (a, b) and (c, d) with W_2s^j.
-                    let xr = br * w1r - bi * w1i, xi = br * w1i + bi * w1r
-                    let yr = dr * w1r - di * w1i, yi = dr * w1i + di * w1r
-                    let a1r = ar + xr, a1i = ai + xi, b1r = ar - xr, b1i = ai - xi
-                    let c1r = cr + yr, c1i = ci + yi, d1r = cr - yr, d1i = ci - yi
+                    let x = Complex4(rawRe, rawIm, a), bw = Complex4(rawRe, rawIm, b) * w1
+                    let y = Complex4(rawRe, rawIm, c), dw = Complex4(rawRe, rawIm, d) * w1
+                    let a1 = x + bw, b1 = x - bw, c1 = y + dw, d1 = y - dw
                     // Span 2s: (a, c) with W_4s^j, (b, d) with W_4s^(j+s) = −i · W_4s^j.
-                    let ur = c1r * w2r - c1i * w2i, ui = c1r * w2i + c1i * w2r
-                    let vr = d1r * w2r - d1i * w2i, vi = d1r * w2i + d1i * w2r
-                    rawRe.storeBytes(of: a1r + ur, toByteOffset: a, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: a1i + ui, toByteOffset: a, as: SIMD4<Float>.self)
-                    rawRe.storeBytes(of: a1r - ur, toByteOffset: c, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: a1i - ui, toByteOffset: c, as: SIMD4<Float>.self)
-                    // −i · v = (vi, −vr)
-                    rawRe.storeBytes(of: b1r + vi, toByteOffset: b, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: b1i - vr, toByteOffset: b, as: SIMD4<Float>.self)
-                    rawRe.storeBytes(of: b1r - vi, toByteOffset: d, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: b1i + vr, toByteOffset: d, as: SIMD4<Float>.self)
+                    let u = c1 * w2, v = (d1 * w2).timesMinusI
+                    (a1 + u).store(rawRe, rawIm, a)
+                    (a1 - u).store(rawRe, rawIm, c)
+                    (b1 + v).store(rawRe, rawIm, b)
+                    (b1 - v).store(rawRe, rawIm, d)
                     j += 4
                 }
                 start += 4 * span
@@ -177,21 +158,10 @@ package struct RealFFT {
             while start < m {
                 var j = 0
                 while j < span {
-                    let a = (start + j) * float
-                    let b = a + span * float
-                    let t = (span + j) * float
-                    let wr = rawCos.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
-                    let wi = rawSin.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
-                    let ur = rawRe.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
-                    let ui = rawIm.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self)
-                    let vr = rawRe.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
-                    let vi = rawIm.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self)
-                    let xr = vr * wr - vi * wi
-                    let xi = vr * wi + vi * wr
-                    rawRe.storeBytes(of: ur + xr, toByteOffset: a, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: ui + xi, toByteOffset: a, as: SIMD4<Float>.self)
-                    rawRe.storeBytes(of: ur - xr, toByteOffset: b, as: SIMD4<Float>.self)
-                    rawIm.storeBytes(of: ui - xi, toByteOffset: b, as: SIMD4<Float>.self)
+                    let a = (start + j) * float, b = a + span * float
+                    let u = Complex4(rawRe, rawIm, a), x = Complex4(rawRe, rawIm, b) * Complex4(rawCos, rawSin, (span + j) * float)
+                    (u + x).store(rawRe, rawIm, a)
+                    (u - x).store(rawRe, rawIm, b)
                     j += 4
                 }
                 start += 2 * span
@@ -224,6 +194,47 @@ package struct RealFFT {
             k += 4
         }
     }
+}
+
+/// Four complex numbers in SIMD lanes, loaded from and stored to split real and imaginary arrays.
+private struct Complex4 {
+    var re: SIMD4<Float>
+    var im: SIMD4<Float>
+
+    @_noLocks @inline(__always)
+    init(re: SIMD4<Float>, im: SIMD4<Float>) {
+        self.re = re
+        self.im = im
+    }
+
+    /// The four at byte `offset` of `re` and `im`.
+    @_noLocks @inline(__always)
+    init(_ re: UnsafeRawPointer, _ im: UnsafeRawPointer, _ offset: Int) {
+        self.re = re.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+        self.im = im.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+    }
+
+    @_noLocks @inline(__always)
+    func store(_ re: UnsafeMutableRawPointer, _ im: UnsafeMutableRawPointer, _ offset: Int) {
+        re.storeBytes(of: self.re, toByteOffset: offset, as: SIMD4<Float>.self)
+        im.storeBytes(of: self.im, toByteOffset: offset, as: SIMD4<Float>.self)
+    }
+
+    /// −i times this: (im, −re).
+    var timesMinusI: Complex4 {
+        @_noLocks @inline(__always) get { Complex4(re: im, im: -re) }
+    }
+
+    @_noLocks @inline(__always)
+    static func * (a: Complex4, w: Complex4) -> Complex4 {
+        Complex4(re: a.re * w.re - a.im * w.im, im: a.re * w.im + a.im * w.re)
+    }
+
+    @_noLocks @inline(__always)
+    static func + (a: Complex4, b: Complex4) -> Complex4 { Complex4(re: a.re + b.re, im: a.im + b.im) }
+
+    @_noLocks @inline(__always)
+    static func - (a: Complex4, b: Complex4) -> Complex4 { Complex4(re: a.re - b.re, im: a.im - b.im) }
 }
 
 @_noLocks @inline(__always)
