@@ -30,13 +30,16 @@ struct LoudnessFollower {
         holdSamples = Int(roundFast(settings.hold * fs))
     }
 
-    /// Takes `count` samples (finite, |x| <= 64) and writes their envelope to `envelope`, in
-    /// three passes so the square roots run eight at a time (the 8-lane root gives the scalar's
-    /// value to the bit, so the result is the same as a sample at a time). `envelope` may not be `x`.
+    /// Takes `count` samples (finite, |x| <= 64) and raises `peak` to their envelope's largest
+    /// value, setting `peakAt` to its index when it does (the first of equal values). In three
+    /// passes, so the square roots run eight at a time (the 8-lane root gives the scalar's value
+    /// to the bit, so the envelope is the same as a sample at a time); `scratch` holds `count`.
     @_noLocks @inline(__always)
-    mutating func process(_ x: UnsafePointer<Float>, _ envelope: UnsafeMutablePointer<Float>, count: Int) {
-        for j in 0..<count { envelope[j] = meanSquareStep(x[j]) }
-        let raw = UnsafeMutableRawPointer(envelope)
+    mutating func process(
+        _ x: UnsafePointer<Float>, count: Int, scratch level: UnsafeMutablePointer<Float>, peak: inout Float, peakAt: inout Int
+    ) {
+        for j in 0..<count { level[j] = meanSquareStep(x[j]) }
+        let raw = UnsafeMutableRawPointer(level)
         var j = 0
         while j + 8 <= count {
             let offset = j * MemoryLayout<Float>.stride
@@ -45,10 +48,16 @@ struct LoudnessFollower {
             j += 8
         }
         while j < count {
-            envelope[j] = squareRootFast(envelope[j] + envelope[j])
+            level[j] = squareRootFast(level[j] + level[j])
             j += 1
         }
-        for j in 0..<count { envelope[j] = follow(envelope[j]) }
+        for j in 0..<count {
+            let e = follow(level[j])
+            if e > peak {
+                peak = e
+                peakAt = j
+            }
+        }
     }
 
     /// The smoothed mean square after one more sample.

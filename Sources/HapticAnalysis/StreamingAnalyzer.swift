@@ -57,8 +57,8 @@ public final class StreamingAnalyzer {
     private let sampleMask: Int
     private let decimated: UnsafeMutablePointer<Float>
     private let decimatedMask: Int
-    /// The follower's envelope over the current segment (one hop at most).
-    private let envelopeScratch: UnsafeMutablePointer<Float>
+    /// The follower's levels over the current segment (one hop at most).
+    private let levelScratch: UnsafeMutablePointer<Float>
 
     // Spectra.
     private let onsetFFT: RealFFT
@@ -137,8 +137,8 @@ public final class StreamingAnalyzer {
         decimated = .allocate(capacity: 2 * g.centroidWindow)
         decimated.initialize(repeating: 0, count: 2 * g.centroidWindow)
         decimatedMask = g.centroidWindow - 1
-        envelopeScratch = .allocate(capacity: g.hop)
-        envelopeScratch.initialize(repeating: 0, count: g.hop)
+        levelScratch = .allocate(capacity: g.hop)
+        levelScratch.initialize(repeating: 0, count: g.hop)
 
         onsetFFT = RealFFT(size: g.onsetWindow)
         centroidFFT = RealFFT(size: g.centroidWindow)
@@ -207,7 +207,7 @@ public final class StreamingAnalyzer {
         samples.deallocate()
         decimated.deallocate()
         decimator.deallocate()
-        envelopeScratch.deallocate()
+        levelScratch.deallocate()
         onsetWindow.deallocate()
         centroidWindow.deallocate()
         power.deallocate()
@@ -248,7 +248,7 @@ public final class StreamingAnalyzer {
         let hop = Int64(geometry.hop)
         let factorMask = Int64(geometry.decimation - 1)  // a power of two
         let mask = Int64(sampleMask), decimatedRingMask = Int64(decimatedMask)
-        let ring = samples, decimatedRing = decimated, envelope = envelopeScratch, g = gain, lowPass = decimator
+        let ring = samples, decimatedRing = decimated, levels = levelScratch, g = gain, lowPass = decimator
         var i = 0
         while i < n {
             // Up to the next hop boundary with the per-sample state in locals (no access to
@@ -271,15 +271,16 @@ public final class StreamingAnalyzer {
                 x = x > 64 ? 64 : (x < -64 ? -64 : x)
                 slice[j] = x
                 mirror[j] = x
-                if x != 0 { nonZero = p0 + Int64(j) }
                 let magnitude = x < 0 ? -x : x
                 if magnitude > absolutePeak { absolutePeak = magnitude }
             }
-            f.process(slice, envelope, count: segment)
-            for j in 0..<segment where envelope[j] > peak {
-                peak = envelope[j]
-                peakIndex = p0 + Int64(j)
-            }
+            // The last non-zero sample: looked for from the end (usually the last).
+            var last = segment - 1
+            while last >= 0 && slice[last] == 0 { last -= 1 }
+            if last >= 0 { nonZero = p0 + Int64(last) }
+            var peakAt = -1
+            f.process(slice, count: segment, scratch: levels, peak: &peak, peakAt: &peakAt)
+            if peakAt >= 0 { peakIndex = p0 + Int64(peakAt) }
             // The decimated samples that end in this segment: positions p with p + 1 a
             // multiple of the factor, each filtered from the ring's last taps up to it.
             var p = p0 + ((factorMask - p0) & factorMask)
