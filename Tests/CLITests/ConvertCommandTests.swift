@@ -197,6 +197,29 @@ struct HostileConvertTests {
         }
     }
 
+    @Test("render and convert into a folder they make: a run that writes nothing leaves no folder behind; one output keeps it")
+    func aFailedRunLeavesNoOutputFolder() throws {
+        let temp = try TempFolder()
+        let a = try temp.file("a.wav", "not a sound"), b = try temp.file("b.wav", "not a sound either")
+        let brokenA = try temp.file("a.ahap", "{"), brokenB = try temp.file("b.ahap", "[]")
+        let before = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
+        for (verb, inputs) in [("convert", [a, b]), ("render", [brokenA, brokenB])] {
+            // Every input fails; a name twice is refused before anything is made.
+            for (arguments, lines) in [(inputs, 2), ([inputs[0], inputs[0]], 1)] {
+                let run = try CLIRun([verb] + arguments + ["-o", temp.url.appendingPathComponent("new/deeper").path + "/"])
+                print("\(verb) into new/deeper/: exit \(run.status): \(run.stderr)")
+                #expect(run.status == 1)
+                #expect(run.stderr.split(separator: "\n").count == lines, "\(run.stderr)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted() == before, "no folder left")
+            }
+        }
+        // One output written: the folder stays, with it.
+        try writeSound(temp.url.appendingPathComponent("good.wav").path, seconds: 0.5)
+        let run = try CLIRun(["convert", a, temp.url.appendingPathComponent("good.wav").path, "-o", temp.url.appendingPathComponent("made").path + "/"])
+        #expect(run.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.appendingPathComponent("made").path) == ["good.ahap"])
+    }
+
     @Test func aTruncatedSoundIsRefused() throws {
         try refuses("truncated") { temp in
             // The header promises 2 s, the file holds 0.1 s (cut off in the middle of the data).
