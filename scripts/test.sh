@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The README's test command (`make test` runs this): installs what the tests need, builds
-# once, then runs two lanes at the same time:
-#   rig lane: every suite whose type name ends in `RigTests`, one at a time, inside both
-#      sound-server rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh: JACK
-#      dummy), because they share the servers' sinks and would hear each other. Its lines start
-#      with "rig| ".
-#   CPU lane: every test that needs no sound server, in parallel; then a bounded fuzzing round
-#      (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target (seven targets); FUZZ_SECONDS=0
-#      skips it).
-# The rig suites spend their time waiting for servers that pace in real time, so the CPU lane
-# fills the idle cores; the rig suites hold on a busy machine anyway (below), and this is one.
-# Exits non-zero when either lane failed, after both ended; the last lines say which.
-# Extra arguments go to both `swift test` runs (e.g. --filter does not mix; use it alone).
+# once, then runs three lanes at the same time:
+#   tests: every test that needs no sound server, in parallel;
+#   rig:   every suite whose type name ends in `RigTests`, one at a time, inside both
+#          sound-server rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh:
+#          JACK dummy), because they share the servers' sinks and would hear each other;
+#   fuzz:  a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target
+#          (seven targets); FUZZ_SECONDS=0 skips it).
+# The rig suites mostly wait for servers that pace in real time and the fuzzer uses one core,
+# so the lanes fill each other's idle time. The rig suites hold on a busy machine anyway (below),
+# and this is one. The rig and fuzz lanes' lines start with "rig| " and "fuzz| ". The script
+# exits non-zero when any lane failed, after all of them ended; the last lines say which.
+# The rig lane runs the test binary itself: a second `swift test` would wait for the first's
+# lock on .build until it ended.
+# Extra arguments go to both test runs (swift-testing's --filter, --skip; they do not mix).
 # HAPTICSYNTH_TEST_LOAD=N runs all of it (the build too) with N CPU hogs busy (`stress-ng --cpu N`,
 # installed for this check only): the suite must pass on a loaded machine. Fresh clones under
 # load, as the issue's proof asks: scripts/loaded-test.sh.
@@ -30,35 +32,46 @@ if [ "$LOAD" != 0 ]; then
 fi
 $SWIFT build --build-tests
 
-echo "== tests through the sound-server rigs (serial; lines start with \"rig| \"), alongside the rest"
-(scripts/rig.sh scripts/jack-rig.sh $SWIFT test --skip-build --filter 'RigTests' --no-parallel "$@" 2>&1 |
-    sed -u 's/^/rig| /') &
-rig_pid=$!
-# Ctrl-C reaches the rig lane by itself (same process group); a TERM of this script stops it too
-# (rig.sh stops its servers on TERM).
-stop_lanes() {
-    pkill -TERM -P "$rig_pid" 2>/dev/null || true
-    [ -z "${load_pid:-}" ] || kill "$load_pid" 2>/dev/null || true
-}
-trap stop_lanes EXIT
-
-lane() {  # NAME COMMAND...: runs the command, records its outcome in $outcomes, never stops the script
+outcomes=()
+failed=0
+lane() {  # NAME COMMAND...: runs the command, records its outcome, never stops the script
     local name=$1
     shift
     if "$@"; then outcomes+=("$name: passed"); else outcomes+=("$name: FAILED (status $?)"); failed=1; fi
 }
-outcomes=()
-failed=0
+prefixed() {  # PREFIX COMMAND...: the command's output, each line prefixed; its status
+    local prefix=$1
+    shift
+    "$@" 2>&1 | sed -u "s/^/$prefix/"
+}
+lanes=()
+stop_lanes() {  # a TERM or an error here: the background lanes stop too (rig.sh stops its servers)
+    for pid in "${lanes[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+    [ -z "${load_pid:-}" ] || kill "$load_pid" 2>/dev/null || true
+}
+trap stop_lanes EXIT
 
-echo "== tests without a sound server (parallel)"
-lane "tests without a sound server" $SWIFT test --skip-build --skip 'RigTests' "$@"
+echo "== tests through the sound-server rigs (serial), in the background; lines start with \"rig| \""
+tests_binary="$($SWIFT build --show-bin-path)/hapticsynthPackageTests.xctest"
+NO_COLOR=1 prefixed "rig| " scripts/rig.sh scripts/jack-rig.sh \
+    "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" &
+rig_pid=$!
+lanes+=("$rig_pid")
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 if [ "$FUZZ_SECONDS" != 0 ]; then
-    echo "== fuzzing (${FUZZ_SECONDS} s per target)"
-    lane "fuzzing round" env SWIFTC="${SWIFTC:-${SWIFT}c}" scripts/fuzz.sh "$FUZZ_SECONDS"
+    echo "== fuzzing (${FUZZ_SECONDS} s per target), in the background; lines start with \"fuzz| \""
+    SWIFTC="${SWIFTC:-${SWIFT}c}" prefixed "fuzz| " scripts/fuzz.sh "$FUZZ_SECONDS" &
+    fuzz_pid=$!
+    lanes+=("$fuzz_pid")
 fi
 
+echo "== tests without a sound server (parallel)"
+lane "tests without a sound server" $SWIFT test --skip-build --skip 'RigTests' "$@"
+if [ -n "${fuzz_pid:-}" ]; then
+    echo "== waiting for the fuzzing round"
+    lane "fuzzing round" wait "$fuzz_pid"
+fi
 echo "== waiting for the rig lane"
 lane "tests through the sound-server rigs" wait "$rig_pid"
 trap - EXIT
