@@ -116,7 +116,7 @@ struct ReconnectRigTests {
             #expect(run.process.isRunning, "cycle \(cycle): play exited: \(run.stderr)")
         }
         kill(run.pid, SIGINT)
-        let took = run.waitForExit(timeout: 2)
+        let took = run.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(run.process.terminationStatus == 130)
         let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("play: ") && ($0.contains(" lost (") || $0.contains(" is back after ")) }
         let kinds = lines.map { $0.contains(" lost (") ? "lost" : $0.contains(" is back after ") ? "back" : "other" }
@@ -193,7 +193,7 @@ struct ReconnectRigTests {
             usleep(500_000)  // the scenario: half a second of steady playback between stalls
         }
         kill(run.pid, SIGINT)
-        _ = run.waitForExit(timeout: 2)
+        _ = run.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(run.process.terminationStatus == 130)
         // "xruns X, stalls S, reconnections R": every stall shows up in one of them.
         let numbers = ["xruns", "stalls", "reconnections"].map { key -> Int in
