@@ -55,7 +55,10 @@ trap stop_lanes EXIT
 
 echo "== tests through the sound-server rigs (serial), in the background; lines start with \"rig| \""
 tests_binary="$($SWIFT build --show-bin-path)/hapticsynthPackageTests.xctest"
-NO_COLOR=1 prefixed "rig| " scripts/rig.sh scripts/jack-rig.sh \
+# SIGINT and SIGQUIT at their defaults for the tests, however `make test` was started: a start in
+# the background inherits them ignored, the live verbs the rig tests end with SIGINT would inherit
+# that, and a live verb keeps an inherited ignored signal ignored, as nohup expects.
+NO_COLOR=1 prefixed "rig| " scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
     "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" &
 rig_pid=$!
 lanes+=("$rig_pid")
