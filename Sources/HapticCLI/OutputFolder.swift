@@ -4,7 +4,6 @@ import Foundation
 /// Folders that are missing are made only once the plan is known to be good, and are removed
 /// again when the run wrote nothing into them: a run that fails leaves no trace behind.
 struct OutputFolder {
-    let path: String
     /// The folders this run made, innermost first (`-o a/b/` where neither exists: b, then a).
     private let made: [String]
 
@@ -21,7 +20,6 @@ struct OutputFolder {
         } catch {
             throw CLIError("\(path): cannot create the output folder: \(error.localizedDescription)")
         }
-        self.path = path
         made = missing
     }
 
