@@ -41,15 +41,19 @@ lane() {  # NAME COMMAND...: runs the command, records its outcome, never stops 
     shift
     if "$@"; then outcomes+=("$name: passed"); else outcomes+=("$name: FAILED (status $?)"); failed=1; fi
 }
+# Every lane's lines also go to one log, so that the summary can name the failed tests: CI shows
+# only the end of the output, and the failure itself may have scrolled far above it.
+lane_log=$(mktemp "${TMPDIR:-/tmp}/hapticsynth-test-lanes.XXXXXX")
 prefixed() {  # PREFIX COMMAND...: the command's output, each line prefixed; its status
     local prefix=$1
     shift
-    "$@" 2>&1 | sed -u "s/^/$prefix/"
+    "$@" 2>&1 | sed -u "s/^/$prefix/" | tee -a "$lane_log"
 }
 lanes=()
 stop_lanes() {  # a TERM or an error here: the background lanes stop too (rig.sh stops its servers)
     for pid in "${lanes[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
     [ -z "${load_pid:-}" ] || kill "$load_pid" 2>/dev/null || true
+    rm -f "$lane_log"
 }
 trap stop_lanes EXIT
 
@@ -72,7 +76,7 @@ if [ "$FUZZ_SECONDS" != 0 ]; then
 fi
 
 echo "== tests without a sound server (parallel)"
-lane "tests without a sound server" $SWIFT test --skip-build --skip 'RigTests' "$@"
+lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests' "$@"
 if [ -n "${fuzz_pid:-}" ]; then
     echo "== waiting for the fuzzing round"
     lane "fuzzing round" wait "$fuzz_pid"
@@ -83,4 +87,11 @@ trap - EXIT
 [ -z "${load_pid:-}" ] || { kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true; }
 echo "== make test:"
 printf '   %s\n' "${outcomes[@]}"
+if [ $failed != 0 ]; then
+    # swift-testing's "✘ Test ... recorded an issue at FILE:LINE: ..." lines; each shortened.
+    echo "== the failed tests' issues (in full above):"
+    grep -ao '✘ Test .* recorded an issue.*' "$lane_log" | cut -c1-400 | head -n 20 || true
+    grep -aE 'Fatal error|==[0-9]+==ERROR' "$lane_log" | cut -c1-400 | head -n 5 || true
+fi
+rm -f "$lane_log"
 exit $failed
