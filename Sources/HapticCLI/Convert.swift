@@ -168,29 +168,14 @@ public struct Convert: HapticsynthVerb {
     func plannedOutputs() throws(CLIError) -> ([(input: String, output: String, format: OutputFormat)], OutputFolder?) {
         let given = format.flatMap(OutputFormat.init(name:))
         if SoundFileWriter.isStandardOutput(output) { return ([(inputs[0], output, given ?? .ahap)], nil) }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
-        guard intoFolder else {
-            let ext = URL(fileURLWithPath: output).pathExtension
-            guard let chosen = given ?? OutputFormat(name: ext) else {
-                throw CLIError("\(output): cannot tell the format from the extension; name it .ahap or .haptic, or give --format")
-            }
-            return ([(inputs[0], output, chosen)], nil)
+        let inFolder = given ?? .ahap
+        if let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: inFolder.fileExtension) {
+            return (targets.map { ($0.input, $0.output, inFolder) }, folder)
         }
-        if exists && !isDirectory.boolValue {
-            throw CLIError("\(output): is a file; several inputs need an output folder")
+        guard let chosen = given ?? OutputFormat(name: URL(fileURLWithPath: output).pathExtension) else {
+            throw CLIError("\(output): cannot tell the format from the extension; name it .ahap or .haptic, or give --format")
         }
-        let chosen = given ?? .ahap
-        var seen: Set<String> = []
-        let targets = try inputs.map { input throws(CLIError) in
-            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-            guard seen.insert(name).inserted else {
-                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
-            }
-            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + chosen.fileExtension).path, chosen)
-        }
-        return (targets, try OutputFolder(making: output))
+        return ([(inputs[0], output, chosen)], nil)
     }
 
     /// The output text, a summary line, and notes.

@@ -129,24 +129,11 @@ public struct Render: HapticsynthVerb {
     /// Input → output pairs. Several inputs (or an output ending in "/" or naming a folder)
     /// render into a folder, one file per input named after it; the folder, made when missing.
     func plannedOutputs() throws(CLIError) -> ([(input: String, output: String)], OutputFolder?) {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-        if SoundFileWriter.isStandardOutput(output) { return ([(inputs[0], output)], nil) }
-        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
-        guard intoFolder else { return ([(inputs[0], output)], nil) }
-        if exists && !isDirectory.boolValue {
-            throw CLIError("\(output): is a file; several inputs need an output folder")
+        if !SoundFileWriter.isStandardOutput(output),
+           let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: format ?? "wav") {
+            return (targets, folder)
         }
-        let ext = format ?? "wav"
-        var seen: Set<String> = []
-        let targets = try inputs.map { input throws(CLIError) in
-            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-            guard seen.insert(name).inserted else {
-                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
-            }
-            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + ext).path)
-        }
-        return (targets, try OutputFolder(making: output))
+        return ([(inputs[0], output)], nil)
     }
 
     struct Written {
