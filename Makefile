@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make demo   installs what is missing, builds, renders and plots Haptics/heartbeat.ahap (and plays it when a device is there)
-#   make test   installs what is missing (sound servers included), builds, runs the tests that need no sound
-#               server in parallel, then the *RigTests suites one at a time through the sound-server rigs
+#   make test   installs what is missing (sound servers included), builds, then runs three lanes at once: the
+#               tests that need no sound server (in parallel), the *RigTests suites one at a time through the
+#               sound-server rigs, and a fuzzing round
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
 # Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
 # default 60; `make test` runs a 15 s round per target); see scripts/fuzz.sh.

@@ -245,4 +245,11 @@ start_server "$W"
 if [ "$1" = shell ]; then set -- "${SHELL:-bash}"; fi
 rc=0
 "$@" || rc=$?
+if [ "$rc" != 0 ]; then
+    # What the server said helps explain a failure (a server that died mid-suite, seen once under
+    # load, left only "Connection refused" in the tests' output).
+    if [ -f "$W/server.pid" ] && alive "$(cat "$W/server.pid")"; then state=running; else state="not running"; fi
+    log "the command failed (exit $rc); the server is $state; the end of its log ($W/pulse.log):"
+    tail -n 40 "$W/pulse.log" >&2 2>/dev/null || true
+fi
 exit $rc

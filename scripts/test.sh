@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The README's test command (`make test` runs this): installs what the tests need, builds
-# once, then runs
-#   1. every test that needs no sound server, in parallel;
-#   2. a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target (seven targets);
-#      FUZZ_SECONDS=0 skips it), before the timing-sensitive rigs;
-#   3. every suite whose type name ends in `RigTests`, one at a time, inside both sound-server
-#      rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh: JACK dummy),
-#      because they share the servers' sinks and would hear each other.
-# Extra arguments go to both `swift test` runs (e.g. --filter does not mix; use it alone).
+# once, then runs three lanes at the same time:
+#   tests: every test that needs no sound server, in parallel;
+#   rig:   every suite whose type name ends in `RigTests`, one at a time, inside both
+#          sound-server rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh:
+#          JACK dummy), because they share the servers' sinks and would hear each other;
+#   fuzz:  a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target
+#          (seven targets); FUZZ_SECONDS=0 skips it).
+# The rig suites mostly wait for servers that pace in real time and the fuzzer uses one core,
+# so the lanes fill each other's idle time. The rig suites hold on a busy machine anyway (below),
+# and this is one. The rig and fuzz lanes' lines start with "rig| " and "fuzz| ". The script
+# exits non-zero when any lane failed, after all of them ended; the last lines say which.
+# The rig lane runs the test binary itself: a second `swift test` would wait for the first's
+# lock on .build until it ended.
+# Extra arguments go to both test runs (swift-testing's --filter, --skip; they do not mix).
 # HAPTICSYNTH_TEST_LOAD=N runs all of it (the build too) with N CPU hogs busy (`stress-ng --cpu N`,
 # installed for this check only): the suite must pass on a loaded machine. Fresh clones under
 # load, as the issue's proof asks: scripts/loaded-test.sh.
@@ -24,17 +30,68 @@ if [ "$LOAD" != 0 ]; then
     trap 'kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true' EXIT
     echo "== under load: stress-ng --cpu $LOAD (pid $load_pid)"
 fi
+# The pure kernels optimized in this debug build (Package.swift): a third of the tests' CPU time.
+export HAPTICSYNTH_OPTIMIZE_KERNELS=1
 $SWIFT build --build-tests
 
-echo "== tests without a sound server (parallel)"
-$SWIFT test --skip-build --skip 'RigTests' "$@"
+outcomes=()
+failed=0
+lane() {  # NAME COMMAND...: runs the command, records its outcome, never stops the script
+    local name=$1
+    shift
+    if "$@"; then outcomes+=("$name: passed"); else outcomes+=("$name: FAILED (status $?)"); failed=1; fi
+}
+# Every lane's lines also go to one log, so that the summary can name the failed tests: CI shows
+# only the end of the output, and the failure itself may have scrolled far above it.
+lane_log=$(mktemp "${TMPDIR:-/tmp}/hapticsynth-test-lanes.XXXXXX")
+prefixed() {  # PREFIX COMMAND...: the command's output, each line prefixed; its status
+    local prefix=$1
+    shift
+    "$@" 2>&1 | sed -u "s/^/$prefix/" | tee -a "$lane_log"
+}
+lanes=()
+stop_lanes() {  # a TERM or an error here: the background lanes stop too (rig.sh stops its servers)
+    for pid in "${lanes[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+    [ -z "${load_pid:-}" ] || kill "$load_pid" 2>/dev/null || true
+    rm -f "$lane_log"
+}
+trap stop_lanes EXIT
+
+echo "== tests through the sound-server rigs (serial), in the background; lines start with \"rig| \""
+tests_binary="$($SWIFT build --show-bin-path)/hapticsynthPackageTests.xctest"
+# SIGINT and SIGQUIT at their defaults for the tests, however `make test` was started: a start in
+# the background inherits them ignored, the live verbs the rig tests end with SIGINT would inherit
+# that, and a live verb keeps an inherited ignored signal ignored, as nohup expects.
+NO_COLOR=1 prefixed "rig| " scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
+    "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" &
+rig_pid=$!
+lanes+=("$rig_pid")
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 if [ "$FUZZ_SECONDS" != 0 ]; then
-    echo "== fuzzing (${FUZZ_SECONDS} s per target)"
-    SWIFTC=${SWIFTC:-${SWIFT}c} scripts/fuzz.sh "$FUZZ_SECONDS"
+    echo "== fuzzing (${FUZZ_SECONDS} s per target), in the background; lines start with \"fuzz| \""
+    SWIFTC="${SWIFTC:-${SWIFT}c}" prefixed "fuzz| " scripts/fuzz.sh "$FUZZ_SECONDS" &
+    fuzz_pid=$!
+    lanes+=("$fuzz_pid")
 fi
 
-echo "== tests through the sound-server rigs (serial)"
-scripts/rig.sh scripts/jack-rig.sh $SWIFT test --skip-build --filter 'RigTests' --no-parallel "$@"
-
+echo "== tests without a sound server (parallel)"
+lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests' "$@"
+if [ -n "${fuzz_pid:-}" ]; then
+    echo "== waiting for the fuzzing round"
+    lane "fuzzing round" wait "$fuzz_pid"
+fi
+echo "== waiting for the rig lane"
+lane "tests through the sound-server rigs" wait "$rig_pid"
+trap - EXIT
+[ -z "${load_pid:-}" ] || { kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true; }
+echo "== make test:"
+printf '   %s\n' "${outcomes[@]}"
+if [ $failed != 0 ]; then
+    # swift-testing's "✘ Test ... recorded an issue at FILE:LINE: ..." lines; each shortened.
+    echo "== the failed tests' issues (in full above):"
+    grep -ao '✘ Test .* recorded an issue.*' "$lane_log" | cut -c1-400 | head -n 20 || true
+    grep -aE 'Fatal error|==[0-9]+==ERROR' "$lane_log" | cut -c1-400 | head -n 5 || true
+fi
+rm -f "$lane_log"
+exit $failed

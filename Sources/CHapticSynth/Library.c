@@ -48,7 +48,17 @@ static _Thread_local size_t owned_capacity = 0;
 static pthread_key_t owned_key;
 static pthread_once_t owned_key_once = PTHREAD_ONCE_INIT;
 
-static void free_owned(void *buffer) { free(buffer); }
+// Runs at thread exit; a later destructor (another library's) may still call into us on this
+// thread, so the thread-locals must not keep pointing at the freed buffer (a next message
+// allocates anew and sets the key again, whose destructor POSIX then runs once more).
+static void free_owned(void *buffer) {
+    if (buffer == owned) {
+        owned = NULL;
+        owned_capacity = 0;
+        if (current == buffer) current = "";
+    }
+    free(buffer);
+}
 static void make_owned_key(void) { (void)pthread_key_create(&owned_key, free_owned); }
 
 const char *hs_last_error(void) { return current; }

@@ -101,8 +101,12 @@ struct BreakpointReducer {
             let l = previous[m], r = next[m]
             next[l] = r
             previous[r] = l
-            for j in [l, r] where j > 0 && j < n - 1 && !mandatory[j] {
-                heap.push(.init(area: area(previous[j], j, next[j]), middle: j, left: previous[j], right: next[j]))
+            // (The two neighbours one at a time: a literal array here was an allocation per point.)
+            if l > 0 && !mandatory[l] {
+                heap.push(.init(area: area(previous[l], l, next[l]), middle: l, left: previous[l], right: next[l]))
+            }
+            if r < n - 1 && !mandatory[r] {
+                heap.push(.init(area: area(previous[r], r, next[r]), middle: r, left: previous[r], right: next[r]))
             }
         }
         return (0..<n).filter { !removed[$0] }

@@ -30,13 +30,48 @@ struct LoudnessFollower {
         holdSamples = Int(roundFast(settings.hold * fs))
     }
 
-    /// Takes one sample (finite, |x| <= 64); returns the envelope.
+    /// Takes `count` samples (finite, |x| <= 64) and raises `peak` to their envelope's largest
+    /// value, setting `peakAt` to its index when it does (the first of equal values). In three
+    /// passes, so the square roots run eight at a time (the 8-lane root gives the scalar's value
+    /// to the bit, so the envelope is the same as a sample at a time); `scratch` holds `count`.
     @_noLocks @inline(__always)
-    mutating func step(_ x: Float) -> Float {
+    mutating func process(
+        _ x: UnsafePointer<Float>, count: Int, scratch level: UnsafeMutablePointer<Float>, peak: inout Float, peakAt: inout Int
+    ) {
+        for j in 0..<count { level[j] = meanSquareStep(x[j]) }
+        let raw = UnsafeMutableRawPointer(level)
+        var j = 0
+        while j + 8 <= count {
+            let offset = j * MemoryLayout<Float>.stride
+            let ms = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            raw.storeBytes(of: squareRootFast(ms + ms), toByteOffset: offset, as: SIMD8<Float>.self)
+            j += 8
+        }
+        while j < count {
+            level[j] = squareRootFast(level[j] + level[j])
+            j += 1
+        }
+        for j in 0..<count {
+            let e = follow(level[j])
+            if e > peak {
+                peak = e
+                peakAt = j
+            }
+        }
+    }
+
+    /// The smoothed mean square after one more sample.
+    @_noLocks @inline(__always)
+    private mutating func meanSquareStep(_ x: Float) -> Float {
         var ms = meanSquare + (x * x - meanSquare) * rmsWeight
         if ms < 1e-24 { ms = 0 }  // no subnormals in long silences
         meanSquare = ms
-        let level = squareRootFast(ms + ms)  // √(2·ms): a sine's peak
+        return ms
+    }
+
+    /// The attack/hold/release follower after one more level (√(2·ms): a sine's peak).
+    @_noLocks @inline(__always)
+    private mutating func follow(_ level: Float) -> Float {
         var e = envelope
         if level > e {
             e = level + (e - level) * attackKeep

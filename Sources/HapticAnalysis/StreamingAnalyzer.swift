@@ -5,7 +5,7 @@
 // on the samples, never on how they were cut into blocks: hop boundaries sit at multiples
 // of the hop from the stream's first sample, and every decision is made at a hop boundary.
 //
-// Per sample: the loudness follower, and the decimating low-pass for the centroid.
+// Per sample: the loudness follower; per decimated sample, the low-pass for the centroid.
 // Per hop (2.7 ms at 48 kHz):
 //  - the onset function: the mean rise of third-octave band levels (log) over a 4-hop Hann
 //    window (spectral flux, each band counting the same), compared with an adaptive threshold (a running mean plus a
@@ -16,7 +16,8 @@
 //    last five hops (sample-exact), its intensity from its peak sample, its sharpness from the
 //    frequencies where the spectrum rose;
 //  - sharpness: the spectral centroid below the cutoff, over a 43 ms window at the decimated
-//    rate, mapped over `sharpnessLow…sharpnessHigh` and square-rooted (`HapticClipMapping`).
+//    rate, mapped over `sharpnessLow…sharpnessHigh` and square-rooted (`HapticClipMapping`);
+//    every second hop (5.4 ms at 48 kHz, an eighth of its window: held in between).
 
 import HapticDSP
 
@@ -40,28 +41,30 @@ public final class StreamingAnalyzer {
     public let settings: AnalysisSettings
     /// Samples per feature frame.
     public let hopFrames: Int
-    /// How far (s) a frame's sharpness lags its `end`: half the centroid window plus the
-    /// decimating filter's delay.
+    /// How far (s) a frame's sharpness lags its `end` (on average): half the centroid window,
+    /// the decimating filter's delay, and half a hop (it is updated every second hop).
     public let sharpnessLatency: Double
     /// The most frames and hits one `process` call can produce.
     public let outputCapacity: Int
 
     private let geometry: AnalysisGeometry
     private var follower: LoudnessFollower
-    private var decimator: Decimator
+    private let decimator: Decimator
 
-    // Time-domain rings (indexed by absolute position & mask).
+    // Time-domain rings (indexed by absolute position & mask), each written twice (at i and
+    // i + ring size), so that any window of up to a ring's length lies contiguous in memory.
     private let samples: UnsafeMutablePointer<Float>
     private let sampleMask: Int
     private let decimated: UnsafeMutablePointer<Float>
     private let decimatedMask: Int
+    /// The follower's levels over the current segment (one hop at most).
+    private let levelScratch: UnsafeMutablePointer<Float>
 
     // Spectra.
     private let onsetFFT: RealFFT
     private let centroidFFT: RealFFT
     private let onsetWindow: UnsafeMutablePointer<Float>
     private let centroidWindow: UnsafeMutablePointer<Float>
-    private let scratch: UnsafeMutablePointer<Float>
     private let power: UnsafeMutablePointer<Float>
     /// Per band of the onset spectrum (third-octave bands from 50 Hz to 16 kHz, at least a
     /// bin each): its first bin (band b is bins bandStart[b]..<bandStart[b + 1]), its log level
@@ -121,25 +124,27 @@ public final class StreamingAnalyzer {
         geometry = g
         hopFrames = g.hop
         follower = LoudnessFollower(s)
-        decimator = Decimator(sampleRate: s.sampleRate, factor: g.decimation)
+        decimator = Decimator(sampleRate: s.sampleRate, factor: g.decimation, passband: s.centroidCutoff)
         outputCapacity = s.maxBlockFrames / g.hop + 2
 
         var ring = 1
         while ring < g.onsetWindow * 2 { ring *= 2 }
-        samples = .allocate(capacity: ring)
-        samples.initialize(repeating: 0, count: ring)
+        samples = .allocate(capacity: 2 * ring)
+        samples.initialize(repeating: 0, count: 2 * ring)
         sampleMask = ring - 1
-        decimated = .allocate(capacity: g.centroidWindow)
-        decimated.initialize(repeating: 0, count: g.centroidWindow)
+        // (The low-pass reads its taps from this ring: at most fs/180 of them, the ring 8 hops ≥ fs/66.)
+        precondition(decimator.paddedCount <= ring, "the decimating filter's taps must fit the sample ring")
+        decimated = .allocate(capacity: 2 * g.centroidWindow)
+        decimated.initialize(repeating: 0, count: 2 * g.centroidWindow)
         decimatedMask = g.centroidWindow - 1
+        levelScratch = .allocate(capacity: g.hop)
+        levelScratch.initialize(repeating: 0, count: g.hop)
 
         onsetFFT = RealFFT(size: g.onsetWindow)
         centroidFFT = RealFFT(size: g.centroidWindow)
         onsetWindow = StreamingAnalyzer.hann(g.onsetWindow)
         centroidWindow = StreamingAnalyzer.hann(g.centroidWindow)
         let largest = max(g.onsetWindow, g.centroidWindow)
-        scratch = .allocate(capacity: largest)
-        scratch.initialize(repeating: 0, count: largest)
         power = .allocate(capacity: largest / 2 + 1)
         power.initialize(repeating: 0, count: largest / 2 + 1)
         let onsetHalf = g.onsetWindow / 2
@@ -168,8 +173,9 @@ public final class StreamingAnalyzer {
         let decimatedRate = s.sampleRate / Double(g.decimation)
         centroidBinHz = Float(decimatedRate / Double(g.centroidWindow))
         centroidBins = max(2, min(g.centroidWindow / 2, Int(s.centroidCutoff / Double(centroidBinHz))))
-        // Half the window, plus the Butterworth's group delay at low frequencies (~0.2 ms · 1.5 kHz / fc).
-        sharpnessLatency = Double(g.centroidWindow) / decimatedRate / 2 + 0.00035
+        // Half the window, plus the low-pass's delay, plus half a hop (it is updated every second hop).
+        sharpnessLatency = Double(g.centroidWindow) / decimatedRate / 2 + Double(decimator.delay) / s.sampleRate
+            + Double(g.hop) / s.sampleRate / 2
 
         envelopeHistory = .allocate(capacity: analysisHistoryLength)
         envelopeHistory.initialize(repeating: 0, count: analysisHistoryLength)
@@ -200,9 +206,10 @@ public final class StreamingAnalyzer {
         centroidFFT.deallocate()
         samples.deallocate()
         decimated.deallocate()
+        decimator.deallocate()
+        levelScratch.deallocate()
         onsetWindow.deallocate()
         centroidWindow.deallocate()
-        scratch.deallocate()
         power.deallocate()
         bandStart.deallocate()
         bandLevel.deallocate()
@@ -239,16 +246,19 @@ public final class StreamingAnalyzer {
         hitCount = 0
         let n = count < 0 ? 0 : (count < settings.maxBlockFrames ? count : settings.maxBlockFrames)
         let hop = Int64(geometry.hop)
-        let factor = Int64(geometry.decimation)
+        let factorMask = Int64(geometry.decimation - 1)  // a power of two
         let mask = Int64(sampleMask), decimatedRingMask = Int64(decimatedMask)
-        let ring = samples, decimatedRing = decimated, g = gain
+        let ring = samples, decimatedRing = decimated, levels = levelScratch, g = gain, lowPass = decimator
         var i = 0
         while i < n {
             // Up to the next hop boundary with the per-sample state in locals (no access to
-            // the object's storage per sample), then the hop's work.
+            // the object's storage per sample), in passes: the samples into the ring, the
+            // follower's envelope, the decimating filter; then the hop's work. The segment lies
+            // within one hop, and the ring holds whole hops, so its part of the ring is contiguous.
             let p0 = position
             let segment = Int(min(Int64(n - i), hop - p0 % hop))
-            var f = follower, d = decimator
+            let slice = ring + Int(p0 & mask), mirror = slice + Int(mask + 1)
+            var f = follower
             var peak = hopPeak, peakIndex = hopPeakIndex, absolutePeak = hopAbsolutePeak
             var nonZero = lastNonZero, nonFinite = nonFiniteSamples, dp = decimatedPosition
             for j in 0..<segment {
@@ -259,24 +269,30 @@ public final class StreamingAnalyzer {
                 }
                 x *= g
                 x = x > 64 ? 64 : (x < -64 ? -64 : x)
-                let p = p0 + Int64(j)
-                ring[Int(p & mask)] = x
-                if x != 0 { nonZero = p }
+                slice[j] = x
+                mirror[j] = x
                 let magnitude = x < 0 ? -x : x
                 if magnitude > absolutePeak { absolutePeak = magnitude }
-                let e = f.step(x)
-                if e > peak {
-                    peak = e
-                    peakIndex = p
-                }
-                let y = d.step(x)
-                if (p + 1) % factor == 0 {
-                    decimatedRing[Int(dp & decimatedRingMask)] = y
-                    dp += 1
-                }
+            }
+            // The last non-zero sample: looked for from the end (usually the last).
+            var last = segment - 1
+            while last >= 0 && slice[last] == 0 { last -= 1 }
+            if last >= 0 { nonZero = p0 + Int64(last) }
+            var peakAt = -1
+            f.process(slice, count: segment, scratch: levels, peak: &peak, peakAt: &peakAt)
+            if peakAt >= 0 { peakIndex = p0 + Int64(peakAt) }
+            // The decimated samples that end in this segment: positions p with p + 1 a
+            // multiple of the factor, each filtered from the ring's last taps up to it.
+            var p = p0 + ((factorMask - p0) & factorMask)
+            while p < p0 + Int64(segment) {
+                let y = lowPass.output(ring + Int((p - Int64(lowPass.count - 1)) & mask))
+                let k = Int(dp & decimatedRingMask)
+                decimatedRing[k] = y
+                decimatedRing[k + Int(decimatedRingMask) + 1] = y
+                dp += 1
+                p += factorMask + 1
             }
             follower = f
-            decimator = d
             hopPeak = peak
             hopPeakIndex = peakIndex
             hopAbsolutePeak = absolutePeak
@@ -293,9 +309,8 @@ public final class StreamingAnalyzer {
     /// Forgets the past: the next sample is taken as the stream's first.
     public func reset() {
         follower = LoudnessFollower(settings)
-        decimator = Decimator(sampleRate: settings.sampleRate, factor: geometry.decimation)
-        samples.update(repeating: 0, count: sampleMask + 1)
-        decimated.update(repeating: 0, count: decimatedMask + 1)
+        samples.update(repeating: 0, count: 2 * (sampleMask + 1))
+        decimated.update(repeating: 0, count: 2 * (decimatedMask + 1))
         bandLevel.update(repeating: 0, count: bandCount)
         previousBandLevel.update(repeating: 0, count: bandCount)
         envelopeHistory.update(repeating: 0, count: analysisHistoryLength)
@@ -325,7 +340,7 @@ public final class StreamingAnalyzer {
     private func endOfHop() {
         let slot = Int(hopIndex % Int64(analysisHistoryLength))
         let (onset, riseLogHz) = onsetFunction()
-        updateSharpness()
+        if hopIndex & 1 == 0 { updateSharpness() }
         let threshold = onsetMean + thresholdFactor * onsetDeviation + thresholdFloor
         envelopeHistory[slot] = hopPeak
         absolutePeakHistory[slot] = hopAbsolutePeak
@@ -364,9 +379,8 @@ public final class StreamingAnalyzer {
         if position - lastNonZero > Int64(n) {
             bandLevel.update(repeating: 0, count: bandCount)
         } else {
-            let start = position - Int64(n)
-            for k in 0..<n { scratch[k] = samples[Int((start + Int64(k)) & Int64(sampleMask))] * onsetWindow[k] }
-            onsetFFT.powerSpectrum(scratch, power)
+            let window = samples + Int((position - Int64(n)) & Int64(sampleMask))
+            onsetFFT.powerSpectrum(window, window: onsetWindow, power, bins: bandStart[bandCount])
             for b in 0..<bandCount {
                 let lo = bandStart[b], hi = bandStart[b + 1]
                 var sum: Float = 0
@@ -394,9 +408,8 @@ public final class StreamingAnalyzer {
     private func updateSharpness() {
         let n = geometry.centroidWindow
         if position - lastNonZero > Int64(n * geometry.decimation) { return }
-        let start = decimatedPosition - Int64(n)
-        for k in 0..<n { scratch[k] = decimated[Int((start + Int64(k)) & Int64(decimatedMask))] * centroidWindow[k] }
-        centroidFFT.powerSpectrum(scratch, power)
+        let window = decimated + Int((decimatedPosition - Int64(n)) & Int64(decimatedMask))
+        centroidFFT.powerSpectrum(window, window: centroidWindow, power, bins: centroidBins)
         var sum: Float = 0
         var weighted: Float = 0
         for k in 1...centroidBins {

@@ -134,7 +134,8 @@ public struct Convert: HapticsynthVerb {
 
     public func execute(into out: inout some CommandOutput) throws -> Int32 {
         let targets: [(input: String, output: String, format: OutputFormat)]
-        do { targets = try plannedOutputs() } catch {
+        let folder: OutputFolder?
+        do { (targets, folder) = try plannedOutputs() } catch {
             out.printError(error.description)
             return 1
         }
@@ -158,40 +159,23 @@ public struct Convert: HapticsynthVerb {
                 failures += 1
             }
         }
+        if failures == targets.count { folder?.removeIfEmpty() }
         return failures == 0 ? 0 : 1
     }
 
     /// Input → output pairs (several inputs, or an output ending in "/" or naming a folder:
-    /// one file per input in that folder, named after it).
-    func plannedOutputs() throws(CLIError) -> [(input: String, output: String, format: OutputFormat)] {
+    /// one file per input in that folder, named after it); the folder, made when missing.
+    func plannedOutputs() throws(CLIError) -> ([(input: String, output: String, format: OutputFormat)], OutputFolder?) {
         let given = format.flatMap(OutputFormat.init(name:))
-        if SoundFileWriter.isStandardOutput(output) { return [(inputs[0], output, given ?? .ahap)] }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
-        guard intoFolder else {
-            let ext = URL(fileURLWithPath: output).pathExtension
-            guard let chosen = given ?? OutputFormat(name: ext) else {
-                throw CLIError("\(output): cannot tell the format from the extension; name it .ahap or .haptic, or give --format")
-            }
-            return [(inputs[0], output, chosen)]
+        if SoundFileWriter.isStandardOutput(output) { return ([(inputs[0], output, given ?? .ahap)], nil) }
+        let inFolder = given ?? .ahap
+        if let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: inFolder.fileExtension) {
+            return (targets.map { ($0.input, $0.output, inFolder) }, folder)
         }
-        if !exists {
-            do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
-                throw CLIError("\(output): cannot create the output folder: \(error.localizedDescription)")
-            }
-        } else if !isDirectory.boolValue {
-            throw CLIError("\(output): is a file; several inputs need an output folder")
+        guard let chosen = given ?? OutputFormat(name: URL(fileURLWithPath: output).pathExtension) else {
+            throw CLIError("\(output): cannot tell the format from the extension; name it .ahap or .haptic, or give --format")
         }
-        let chosen = given ?? .ahap
-        var seen: Set<String> = []
-        return try inputs.map { input throws(CLIError) in
-            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-            guard seen.insert(name).inserted else {
-                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
-            }
-            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + chosen.fileExtension).path, chosen)
-        }
+        return ([(inputs[0], output, chosen)], nil)
     }
 
     /// The output text, a summary line, and notes.

@@ -101,6 +101,18 @@ struct PlotInputs {
         let beats = report.rows.map { row in
             BeatSkew(time: row.offset, planned: row.plannedSkewSamples.map { $0 / fs * 1000 }, sample: row.skewMs, felt: row.feltSkewMs)
         }
+        // A report is a file like any other: its times and skews are checked before they choose
+        // the picture's time range and scales.
+        for (k, beat) in beats.enumerated() {
+            guard beat.time.isFinite, (0...Limits.maxOutputSeconds).contains(beat.time) else {
+                throw CLIError("\(path): report.rows[\(k)].offset \(formatted(beat.time)): expected 0 to \(Int(Limits.maxOutputSeconds)) s")
+            }
+            for (name, value) in [("plannedSkewSamples", beat.planned), ("skewMs", beat.sample), ("feltSkewMs", beat.felt)] {
+                if let value, !(value.isFinite && abs(value) <= 1e6) {
+                    throw CLIError("\(path): report.rows[\(k)].\(name) \(formatted(value)): expected a finite skew within ±1000 s")
+                }
+            }
+        }
         let tempo = report.bpm.map { "\(formatted($0)) BPM" } ?? "beat map"
         return Rhythm(path: path, beats: beats, sampleRate: report.sampleRate, description: "cue \(report.cue), \(tempo), \(document.mode)")
     }

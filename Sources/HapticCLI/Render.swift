@@ -90,7 +90,8 @@ public struct Render: HapticsynthVerb {
             return 1
         }
         let targets: [(input: String, output: String)]
-        do { targets = try plannedOutputs() } catch {
+        let folder: OutputFolder?
+        do { (targets, folder) = try plannedOutputs() } catch {
             out.printError(error.description)
             return 1
         }
@@ -121,35 +122,18 @@ public struct Render: HapticsynthVerb {
             progress?.show(done: index + 1)
         }
         progress?.clear()
+        if failures == targets.count { folder?.removeIfEmpty() }
         return failures == 0 ? 0 : 1
     }
 
     /// Input → output pairs. Several inputs (or an output ending in "/" or naming a folder)
-    /// render into a folder, one file per input named after it.
-    func plannedOutputs() throws(CLIError) -> [(input: String, output: String)] {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-        if SoundFileWriter.isStandardOutput(output) { return [(inputs[0], output)] }
-        let intoFolder = inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue)
-        guard intoFolder else { return [(inputs[0], output)] }
-        if !exists {
-            do {
-                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError("\(output): cannot create the output folder: \(error.localizedDescription)")
-            }
-        } else if !isDirectory.boolValue {
-            throw CLIError("\(output): is a file; several inputs need an output folder")
+    /// render into a folder, one file per input named after it; the folder, made when missing.
+    func plannedOutputs() throws(CLIError) -> ([(input: String, output: String)], OutputFolder?) {
+        if !SoundFileWriter.isStandardOutput(output),
+           let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: format ?? "wav") {
+            return (targets, folder)
         }
-        let ext = format ?? "wav"
-        var seen: Set<String> = []
-        return try inputs.map { input throws(CLIError) in
-            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-            guard seen.insert(name).inserted else {
-                throw CLIError("\(input): a second input named \"\(name)\" would overwrite the first's output")
-            }
-            return (input, URL(fileURLWithPath: output).appendingPathComponent(name + "." + ext).path)
-        }
+        return ([(inputs[0], output)], nil)
     }
 
     struct Written {

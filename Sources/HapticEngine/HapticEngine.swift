@@ -455,7 +455,9 @@ public final class HapticEngine: Sendable {
         let hook = configuration.renderThreadDidStart
         let started = EngineThread.spawn(name: "haptic-render", realtimePriority: configuration.realtimePriority) {
             hook?()
-            while core.renderOnePeriod() == .rendered {}
+            // A pattern, not `==`: Equatable through its witness table instantiates that table
+            // (an allocation) on first use, here on the render thread.
+            while case .rendered = core.renderOnePeriod() {}
         }
         guard let started else {
             core.end()

@@ -318,7 +318,11 @@ extension HapticEngine {
             }
             return (s.muted, s.current)
         }
-        let voice = voices.removeFirst()
+        // The box holds the only references to the voices' states: a copy left in a local here
+        // (a debug build keeps locals to the end of their scope) would make the render side's
+        // copy-on-write find them shared and copy them, allocating on the render thread.
+        let box = VoiceBox(voice: voices.removeFirst(), actuatorVoices: voices)
+        voices = []
         let playback: PatternPlayer.Playback = try control.withLock { c throws(HapticEngineError) in
             if player.resetGeneration != c.lifecycle.resetGeneration { throw .playerInvalidated }
             switch c.lifecycle.state {
@@ -330,7 +334,7 @@ extension HapticEngine {
             c.slotGenerations[Int(slot)] &+= 1
             let playback = PatternPlayer.Playback(slot: slot, generation: c.slotGenerations[Int(slot)])
             // The voice keeps its player alive until it ends (fire-and-forget players still report completion).
-            let box = VoiceBox(voice: voice, actuatorVoices: voices) { reason in player.playbackEnded(playback, reason: reason) }
+            box.onFinish = { reason in player.playbackEnded(playback, reason: reason) }
             var command = Command(kind: .start, slot: slot, generation: playback.generation, timeNanos: time,
                                   value: muted ? 1 : 0, box: Unmanaged.passRetained(box))
             command.frame = frame

@@ -57,12 +57,12 @@ final class VoiceBox: @unchecked Sendable {
     /// One voice per further actuator profile of the layout (the pattern rendered once per
     /// distinct profile, each into its own haptic bus); empty for one profile.
     var actuatorVoices: [PatternVoice]
-    /// Control side only: what to tell when the voice comes back.
-    let onFinish: (@Sendable (FinishReason) -> Void)?
-    init(voice: PatternVoice, actuatorVoices: [PatternVoice] = [], onFinish: (@Sendable (FinishReason) -> Void)?) {
+    /// Control side only: what to tell when the voice comes back (set before the start command
+    /// hands the box over).
+    var onFinish: (@Sendable (FinishReason) -> Void)? = nil
+    init(voice: PatternVoice, actuatorVoices: [PatternVoice] = []) {
         self.voice = voice
         self.actuatorVoices = actuatorVoices
-        self.onFinish = onFinish
     }
 
     /// Applies `change` to every voice of the playback (render side; allocation-free).

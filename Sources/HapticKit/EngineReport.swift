@@ -1,8 +1,9 @@
 import HapticEngine
 
 /// An engine's own measurements at one moment, as the one line the live verbs print with
-/// `--verbose`: latency, xruns, stalls, reconnections, dropped onsets, render time per period
-/// and whether the render thread got real-time scheduling.
+/// `--verbose`: latency, xruns, stalls, reconnections, dropped onsets, schedule grid corrections
+/// (times the mapping of clock times to device frames moved after settling), render time per
+/// period and whether the render thread got real-time scheduling.
 public struct EngineReport: Sendable, CustomStringConvertible {
     /// The line.
     public let description: String
@@ -12,7 +13,8 @@ public struct EngineReport: Sendable, CustomStringConvertible {
         let stats = engine.renderStatistics
         func ms(_ seconds: Double, _ digits: Int = 3) -> String { fixed(seconds * 1000, digits) }
         description = "latency \(ms(engine.outputLatency, 1)) ms, xruns \(engine.xrunCount), stalls \(engine.stallCount), "
-            + "reconnections \(engine.reconnectionCount), onsets dropped \(engine.droppedOnsetCount), render per period: "
+            + "reconnections \(engine.reconnectionCount), onsets dropped \(engine.droppedOnsetCount), "
+            + "grid corrections \(engine.scheduleCorrectionCount), render per period: "
             + "median \(ms(stats.p50Seconds)) ms, p99 \(ms(stats.p99Seconds)) ms, max \(ms(stats.maxSeconds)) ms of "
             + "\(ms(stats.periodSeconds)) ms (headroom \(fixed(stats.headroom * 100, 0))%), "
             + "realtime scheduling: \(engine.isRealtime ? "yes" : "no")"

@@ -25,8 +25,13 @@ public struct TimeSeries: Sendable, Equatable {
         guard step > 0, !values.isEmpty else { return Array(repeating: nil, count: scale.columns) }
         return (0..<scale.columns).map { c in
             let t0 = scale.time(ofColumn: c), t1 = scale.time(ofColumn: c + 1)
-            let i0 = Int(max(0, ((t0 - start) / step).rounded(.up)))
-            let i1 = Int(min(Double(values.count - 1), ((t1 - start) / step).rounded(.down)))
+            // Clamped before conversion: a column far outside the series (a time range a file
+            // chose) must not trap; NaN (an infinite range) gives no index.
+            let last = Double(values.count - 1)
+            let u0 = ((t0 - start) / step).rounded(.up), u1 = ((t1 - start) / step).rounded(.down)
+            guard !u0.isNaN, !u1.isNaN else { return nil }
+            let i0 = Int(min(max(0, u0), last + 1))
+            let i1 = Int(max(-1, min(last, u1)))
             if i0 <= i1 { return values[i0...i1].max() }
             let x = ((t0 + t1) / 2 - start) / step
             guard x >= 0, x <= Double(values.count - 1) else { return nil }

@@ -143,10 +143,8 @@ final class OutputState {
             (highPasses + k).initialize(to: chain.highPass)
             (hapticLimiters + k).initialize(to: chain.limiter)
         }
-        // The audio buses get the limiter only; the chain's high-pass is freed at once.
-        let audioChain = Self.chain(for: profile, sampleRate: sampleRate, lookahead: lookahead, channels: 2)
-        audioChain.highPass.deallocate()
-        audioLimiter = audioChain.limiter
+        // The audio buses get the limiter only (no high-pass to build).
+        audioLimiter = LookAheadLimiter.protection(profile: profile, sampleRate: sampleRate, channels: 2, lookahead: lookahead)
         _ = outputKernelsWarmedUp
     }
 

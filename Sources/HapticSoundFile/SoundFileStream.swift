@@ -26,6 +26,11 @@ public final class SoundFileStream {
             throw SoundFileError(path: path, operation: .open, message: "no such file")
         }
         if status.st_mode & S_IFMT == S_IFDIR { throw SoundFileError(path: path, operation: .open, message: "is a directory, not a file") }
+        // A pipe or FIFO cannot be read twice (`--normalize` reads the sound twice) nor seeked
+        // to `--from`, and opening a FIFO nobody writes to would wait for good.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw SoundFileError(path: path, operation: .open, message: "is not a regular file (a pipe, FIFO or device); save the sound to a file first")
+        }
         var raw = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &raw) else {
             throw SoundFileError(path: path, operation: .open, message: "cannot read as a sound file: \(String(cString: sf_strerror(nil)))")
@@ -119,7 +124,8 @@ public final class SoundFileStream {
             }
             if got == 0 { break }
             var count = 0
-            for frame in max(0, first - start)..<got {
+            // Frames before `first` (read and dropped when the file could not seek there).
+            for frame in min(got, max(0, first - start))..<got {
                 let base = frame * channels
                 var value: Float
                 if let channel {

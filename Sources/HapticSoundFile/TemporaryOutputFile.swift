@@ -174,7 +174,7 @@ public final class TemporaryOutputFile {
             defer { fclose(fp) }
             var line = [CChar](repeating: 0, count: 256)
             while fgets(&line, Int32(line.count), fp) != nil {
-                let text = String(cString: line)
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if text.hasPrefix("Umask:") {
                     let digits = text.dropFirst(6).drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0.isNumber })
                     if let value = mode_t(digits, radix: 8) { return value }

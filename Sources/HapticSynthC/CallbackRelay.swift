@@ -8,10 +8,13 @@ import Synchronization
 
 /// An engine's C callbacks (hs_callbacks) and the manager's events turned into calls of them.
 ///
-/// Events come on the engine's service thread. A delivery notes its thread while the callback
-/// runs, so that replacing the callbacks or closing the engine can wait for deliveries on other
-/// threads to end — and not for one the caller itself is inside (a callback that closes its
-/// own engine).
+/// Events come on the engine's service threads (two in two-device mode, one per role), one
+/// delivery at a time, as the header promises: a delivery waits for the one in progress, so two
+/// callbacks that each replace the callbacks cannot wait for each other. The delivering thread
+/// is noted while the callback runs, so that replacing the callbacks or closing the engine can
+/// wait for a delivery on another thread to end — and not for one the caller itself is inside
+/// (a callback that closes its own engine). A delivery still waiting when the engine closes is
+/// dropped (its thread may be the one the close is waiting for).
 final class CallbackRelay: Sendable {
     /// The C struct's pointers, which C owns (`@unchecked Sendable`: only copied and called).
     struct Callbacks: @unchecked Sendable {
@@ -20,8 +23,10 @@ final class CallbackRelay: Sendable {
     private struct State {
         var callbacks: Callbacks? = nil
         var closed = false
-        /// Threads inside a callback now (one entry per delivery in progress).
-        var delivering: [pthread_t] = []
+        /// The thread inside a callback now, and how many deliveries deep (an event raised on
+        /// that thread from inside its own callback is delivered there and then, not waited for).
+        var delivering: pthread_t? = nil
+        var depth = 0
     }
     private let state = Mutex(State())
 
@@ -40,23 +45,43 @@ final class CallbackRelay: Sendable {
 
     private func waitForOtherDeliveries() {
         let me = pthread_self()
-        while state.withLock({ s in s.delivering.contains { pthread_equal($0, me) == 0 } }) {
-            var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
-            nanosleep(&pause, nil)
+        while state.withLock({ s in s.delivering.map { pthread_equal($0, me) == 0 } ?? false }) { pause() }
+    }
+
+    /// 0.2 ms: deliveries are rare and short, and nobody waits for them on a real-time thread.
+    private func pause() {
+        var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
+        nanosleep(&pause, nil)
+    }
+
+    /// Waits for the delivery in progress on another thread to end, then notes this one; nil
+    /// when there is nothing to deliver (no callbacks, or the engine closed meanwhile).
+    private func beginDelivery() -> Callbacks? {
+        let me = pthread_self()
+        while true {
+            enum Turn { case mine(Callbacks), none, wait }
+            let turn = state.withLock { s -> Turn in
+                guard !s.closed, let callbacks = s.callbacks else { return .none }
+                if let other = s.delivering, pthread_equal(other, me) == 0 { return .wait }
+                s.delivering = me
+                s.depth += 1
+                return .mine(callbacks)
+            }
+            switch turn {
+            case .mine(let callbacks): return callbacks
+            case .none: return nil
+            case .wait: pause()
+            }
         }
     }
 
     /// Calls the C callback an event of the manager stands for.
     func deliver(_ event: HapticManager.EngineEvent) {
-        let me = pthread_self()
-        guard let callbacks = state.withLock({ s -> Callbacks? in
-            guard !s.closed, let callbacks = s.callbacks else { return nil }
-            s.delivering.append(me)
-            return callbacks
-        })?.value else { return }
+        guard let callbacks = beginDelivery()?.value else { return }
         defer {
             state.withLock { s in
-                if let i = s.delivering.firstIndex(where: { pthread_equal($0, me) != 0 }) { s.delivering.remove(at: i) }
+                s.depth -= 1
+                if s.depth == 0 { s.delivering = nil }
             }
         }
         switch event {

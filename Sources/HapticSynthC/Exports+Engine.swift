@@ -167,7 +167,11 @@ public func hs_engine_get_status(_ engine: OpaquePointer?, _ status: UnsafeMutab
 public func hs_engine_set_callbacks(_ engine: OpaquePointer?, _ callbacks: UnsafePointer<hs_callbacks>?) -> Int32 {
     run("hs_engine_set_callbacks") { () throws(Failure) in
         let given: hs_callbacks? = callbacks == nil ? nil : try versioned(callbacks, "callbacks", hs_callbacks())
-        try engineTable.with(engine, "engine") { $0.relay.set(given) }
+        // The relay is taken out of the handle before waiting for deliveries to end: waiting
+        // inside `with` would hold the handle, and a callback that closes this engine waits for
+        // that hold to end (each waiting for the other, for good).
+        let relay = try engineTable.with(engine, "engine") { $0.relay }
+        relay.set(given)
     }
 }
 

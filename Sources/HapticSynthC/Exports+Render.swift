@@ -101,9 +101,9 @@ public func hs_pattern_render_file(_ pattern: OpaquePointer?, _ options: UnsafeP
         let p = try patternTable.with(pattern, "pattern") { $0 }
         var request = try RenderRequest(p, options)
         do throws(SoundFileError) {
-            let writer = try SoundFileWriter(
-                path: path, channels: request.stream.channels, sampleRate: request.sampleRate,
-                sampleFormat: request.bits, inputs: request.inputs, expectedFrames: request.stream.totalFrames)
+            // As `hapticsynth render` makes it: the format chosen for the longest ring-out, and a
+            // WAV header on a pipe holding the exact length that follows.
+            let writer = try SoundFileWriter(path: path, for: request.stream, sampleFormat: request.bits, inputs: request.inputs)
             try writer.write(&request.stream)
         } catch {
             throw Failure(HS_ERR_IO, error.description)

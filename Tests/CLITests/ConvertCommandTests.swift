@@ -183,11 +183,41 @@ struct HostileConvertTests {
             try wavHeader(channels: 0, rate: 48000, claimedDataBytes: 960, actualDataBytes: 960).write(to: URL(fileURLWithPath: path))
             return path
         }
+        // A FIFO nobody writes to: refused at once (opening it would wait for good, and a pipe
+        // cannot be read twice for --normalize nor seeked to --from).
+        try refuses("is not a regular file") { temp in
+            let path = temp.url.appendingPathComponent("live.wav").path
+            #expect(mkfifo(path, 0o600) == 0)
+            return path
+        }
         try refuses("no audio: the file has 0 frames") { temp in
             let path = temp.url.appendingPathComponent("empty.wav").path
             try writeSound(path, samples: [])
             return path
         }
+    }
+
+    @Test("render and convert into a folder they make: a run that writes nothing leaves no folder behind; one output keeps it")
+    func aFailedRunLeavesNoOutputFolder() throws {
+        let temp = try TempFolder()
+        let a = try temp.file("a.wav", "not a sound"), b = try temp.file("b.wav", "not a sound either")
+        let brokenA = try temp.file("a.ahap", "{"), brokenB = try temp.file("b.ahap", "[]")
+        let before = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
+        for (verb, inputs) in [("convert", [a, b]), ("render", [brokenA, brokenB])] {
+            // Every input fails; a name twice is refused before anything is made.
+            for (arguments, lines) in [(inputs, 2), ([inputs[0], inputs[0]], 1)] {
+                let run = try CLIRun([verb] + arguments + ["-o", temp.url.appendingPathComponent("new/deeper").path + "/"])
+                print("\(verb) into new/deeper/: exit \(run.status): \(run.stderr)")
+                #expect(run.status == 1)
+                #expect(run.stderr.split(separator: "\n").count == lines, "\(run.stderr)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted() == before, "no folder left")
+            }
+        }
+        // One output written: the folder stays, with it.
+        try writeSound(temp.url.appendingPathComponent("good.wav").path, seconds: 0.5)
+        let run = try CLIRun(["convert", a, temp.url.appendingPathComponent("good.wav").path, "-o", temp.url.appendingPathComponent("made").path + "/"])
+        #expect(run.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.appendingPathComponent("made").path) == ["good.ahap"])
     }
 
     @Test func aTruncatedSoundIsRefused() throws {

@@ -27,9 +27,13 @@ struct PlayNohupTests {
             let pid = process.processIdentifier
             let deadline = Date().addingTimeInterval(120)
             // Ready once play (not the shell before exec) catches SIGINT: its handlers are in place.
+            // The executable, not the command line, tells them apart: the shell's command line
+            // names play too, and the shell may catch SIGINT itself (a fresh-clone run signalled
+            // it there, and it died of the signal).
+            let binary = URL(fileURLWithPath: hapticsynthBinary).resolvingSymlinksInPath().path
             while Date() < deadline, process.isRunning {
-                let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-                if command.contains("play"), let caught = caughtSignals(pid), caught & (1 << (SIGINT - 1)) != 0 {
+                let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+                if executable == binary, let caught = caughtSignals(pid), caught & (1 << (SIGINT - 1)) != 0 {
                     handlersInstalled = true
                     break
                 }

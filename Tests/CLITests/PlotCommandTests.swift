@@ -92,7 +92,12 @@ struct PlotCommandTests {
         try FileManager.default.createDirectory(atPath: temp.url.appendingPathComponent("folder").path, withIntermediateDirectories: false)
         let fifo = temp.url.appendingPathComponent("fifo.ahap").path
         #expect(mkfifo(fifo, 0o600) == 0)
+        // Hostile numbers in a rhythm report (they would choose the picture's time range).
+        let farOffset = try temp.file("far.json", Self.rhythmReport.replacingOccurrences(of: #""offset": 0.5"#, with: #""offset": -3e14"#))
+        let hugeSkew = try temp.file("skew.json", Self.rhythmReport.replacingOccurrences(of: #""feltSkewMs": 0.1"#, with: #""feltSkewMs": 1e308"#))
         let cases: [(String, String)] = [
+            (farOffset, "far.json: report.rows[1].offset -3e+14: expected 0 to 86400 s"),
+            (hugeSkew, "skew.json: report.rows[1].feltSkewMs 1e+308: expected a finite skew"),
             (temp.url.appendingPathComponent("missing.ahap").path, "missing.ahap: cannot read: no such file"),
             (temp.url.appendingPathComponent("folder").path, "folder: cannot read: is a directory"),
             (fifo, "fifo.ahap: cannot read: not a regular file"),

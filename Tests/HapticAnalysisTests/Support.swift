@@ -83,19 +83,6 @@ func value(of points: [CurvePoint], at t: Double) -> Double {
     return b.time > a.time ? a.value + (b.value - a.value) * (t - a.time) / (b.time - a.time) : b.value
 }
 
-/// Pearson correlation of two equal-length series.
-func correlation(_ a: [Double], _ b: [Double]) -> Double {
-    let n = Double(a.count)
-    let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
-    var sab = 0.0, saa = 0.0, sbb = 0.0
-    for (x, y) in zip(a, b) {
-        sab += (x - ma) * (y - mb)
-        saa += (x - ma) * (x - ma)
-        sbb += (y - mb) * (y - mb)
-    }
-    return sab / (saa * sbb).squareRoot()
-}
-
 /// Runs the streaming analyser over `samples` in blocks of `block` (0: random sizes);
 /// returns every frame and hit.
 func analyse(_ samples: [Float], settings: AnalysisSettings, block: Int) throws -> (frames: [FeatureFrame], hits: [Hit]) {

@@ -87,7 +87,7 @@ struct SyntheticSoundTests {
             let i = value(of: points, at: t)
             return converted.stretches.contains { $0.start <= t && t <= $0.end } ? HapticClipMapping.amplitude(intensity: i) : 0
         }
-        let r = correlation(expected, followed)
+        let r = try #require(pearsonCorrelation(expected, followed))
         #expect(r >= 0.95, "correlation \(r)")
         // And the level: the sustain reads as the tone's amplitude.
         #expect(abs(followed[Int(0.6 / 0.005)] - 0.6) < 0.08)

@@ -15,9 +15,9 @@ struct ExtremePatternPropertyTests {
     /// Per pattern, debug build, shared 2-core machine: a hang guard, not a speed measure.
     static let budgetSeconds = 10.0
 
-    static let times: [Double] = [0, 5e-324, 1e-300, 1e-9, 0.001, 0.5, 1, Limits.maxTime - 0.001, Limits.maxTime]
-    static let durations: [Double] = [5e-324, 1e-300, 1e-9, 0.01, 0.3, 30, 1e300]
-    static let values: [Double] = [-0.0, 0, 5e-324, 1e-300, 0.5, 1 - 1e-16, 1, -1, 1e300, -1e300, 2]
+    static let times: [Double] = [0, .leastNonzeroMagnitude, 1e-300, 1e-9, 0.001, 0.5, 1, Limits.maxTime - 0.001, Limits.maxTime]
+    static let durations: [Double] = [.leastNonzeroMagnitude, 1e-300, 1e-9, 0.01, 0.3, 30, 1e300]
+    static let values: [Double] = [-0.0, 0, .leastNonzeroMagnitude, 1e-300, 0.5, 1 - 1e-16, 1, -1, 1e300, -1e300, 2]
 
     func number(_ x: Double) -> String { x == 0 && x.sign == .minus ? "-0.0" : "\(x)" }
 
@@ -41,7 +41,7 @@ struct ExtremePatternPropertyTests {
                 elements.append(#"{"Parameter": {"ParameterID": "\#(id)", "Time": \#(number(time())), "ParameterValue": \#(number(pick(Self.values)))}}"#)
             } else {
                 let points = (0..<Int.random(in: 0...20, using: &g)).map { _ in
-                    #"{"Time": \#(number(Bool.random(using: &g) ? pick([0, 5e-324, 0.1, 0.1, 1]) : .random(in: 0...0.5, using: &g))), "ParameterValue": \#(number(pick(Self.values)))}"#
+                    #"{"Time": \#(number(Bool.random(using: &g) ? pick([0, .leastNonzeroMagnitude, 0.1, 0.1, 1]) : .random(in: 0...0.5, using: &g))), "ParameterValue": \#(number(pick(Self.values)))}"#
                 }.joined(separator: ",")
                 elements.append(#"{"ParameterCurve": {"ParameterID": "\#(id)", "Time": \#(number(time())), "ParameterCurveControlPoints": [\#(points)]}}"#)
             }

@@ -88,7 +88,7 @@ struct HostileInputTests {
 
     @Test("regression (property test): curve points a denormal apart gave an infinite slope and NaN samples")
     func denormalPointSpacing() throws {
-        for spacing in [5e-324, 1e-300, 1e-12] {
+        for spacing in [Double.leastNonzeroMagnitude, 1e-300, 1e-12] {
             let p = try prepare([
                 .event(.continuous(at: 0, duration: 0.05, intensity: 1, sharpness: 0.5)),
                 .curve(ParameterCurve(.hapticIntensityControl, time: 0, points: [.init(0, 0), .init(spacing, 1), .init(0.02, 1), .init(0.02 + spacing, 0)])),

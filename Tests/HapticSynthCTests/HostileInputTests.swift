@@ -64,7 +64,8 @@ import Testing
         refused(hs_engine_play(pattern, engine, 0), HS_ERR_INVALID_HANDLE, "hs_engine_play")
         #expect(lastError().contains("not a pattern handle") || lastError().contains("not an engine handle"))
         // Made-up values, an address, the largest pointer.
-        for fake in [UInt(0xDEAD_BEEF), UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(buffer))), UInt.max, 1] {
+        let address = buffer.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        for fake in [UInt(0xDEAD_BEEF), address, UInt.max, 1] {
             let handle = OpaquePointer(bitPattern: fake)
             refused(hs_engine_play(handle, pattern, 0), HS_ERR_INVALID_HANDLE, "hs_engine_play")
             refused(hs_engine_render(handle, &buffer, 64), HS_ERR_INVALID_HANDLE, "hs_engine_render")

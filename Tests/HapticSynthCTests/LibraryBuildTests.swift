@@ -97,6 +97,57 @@ import Testing
         }
     }
 
+    /// hs_pattern_render_file to "-" with standard output a pipe: the WAV header must announce
+    /// the whole render, ring-out included, because a pipe cannot be rewound to fix it.
+    @Test("hs_pattern_render_file(\"-\") into a pipe: a WAV whose header holds what follows (every bundled pattern)")
+    func renderFileToAPipe() throws {
+        let install = try installed()
+        for pattern in try bundledPatterns() { try renderToAPipe(pattern, install) }
+    }
+
+    func renderToAPipe(_ pattern: String, _ install: InstalledLibrary.Install) throws {
+        let script = """
+            import ctypes, sys
+            lib = ctypes.CDLL(sys.argv[1])
+            h = ctypes.c_void_p
+            lib.hs_pattern_load_file.argtypes = [ctypes.POINTER(h), ctypes.c_char_p]
+            lib.hs_pattern_render_file.argtypes = [h, ctypes.c_void_p, ctypes.c_char_p]
+            lib.hs_last_error.restype = ctypes.c_char_p
+            p = h()
+            if lib.hs_pattern_load_file(ctypes.byref(p), sys.argv[2].encode()) != 0:
+                sys.stderr.write(lib.hs_last_error().decode()); sys.exit(2)
+            if lib.hs_pattern_render_file(p, None, b"-") != 0:
+                sys.stderr.write(lib.hs_last_error().decode()); sys.exit(3)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, install.sharedLibrary, pattern]
+        process.environment = InstalledLibrary.cleanEnvironment(install)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let bytes = [UInt8](out.fileHandleForReading.readDataToEndOfFile())  // to the end before waiting
+        process.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let name = URL(fileURLWithPath: pattern).lastPathComponent
+        #expect(process.terminationStatus == 0, "\(name): \(message)")
+        try #require(bytes.count > 44, "\(name): \(bytes.count) bytes: \(message)")
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        #expect(Array(bytes[0..<4]) == Array("RIFF".utf8) && Array(bytes[8..<12]) == Array("WAVE".utf8))
+        #expect(u32(4) == bytes.count - 8, "RIFF size \(u32(4)) for \(bytes.count) bytes")
+        // The data chunk: its size is what follows it.
+        var at = 12
+        var dataSize: Int? = nil
+        while at + 8 <= bytes.count {
+            let size = u32(at + 4)
+            if Array(bytes[at..<(at + 4)]) == Array("data".utf8) { dataSize = size; at += 8; break }
+            at += 8 + size + (size & 1)
+        }
+        #expect(dataSize != nil && dataSize == bytes.count - at, "data \(String(describing: dataSize)) for \(bytes.count - at) bytes")
+        print("hs_pattern_render_file(\"-\") into a pipe, \(name): \(bytes.count) bytes, data \(dataSize ?? -1)")
+    }
+
     @Test("examples/c-library/offline.py through ctypes")
     func pythonExample() throws {
         let install = try installed()

@@ -123,10 +123,16 @@ public final class ToolProcess: Sendable {
     }
 
     /// Waits for the process to end and for its pipes' last bytes; returns the seconds it took,
-    /// or nil when it was still running after `timeout` seconds.
+    /// or nil when it was still running after `timeout` seconds — then it is killed (SIGKILL)
+    /// and collected, so that reading its status afterwards fails the test instead of trapping
+    /// in Foundation (a running process's terminationStatus took a whole rig run down once).
     public func waitForExit(timeout: Double) -> Double? {
         let t0 = monotonicSeconds()
-        guard waitUntil(seconds: timeout, poll: 0.0005, { !process.isRunning }) else { return nil }
+        guard waitUntil(seconds: timeout, poll: 0.0005, { !process.isRunning }) else {
+            kill()
+            process.waitUntilExit()
+            return nil
+        }
         let took = monotonicSeconds() - t0
         waitUntil(seconds: 2) { streams.withLock { $0.outClosed && $0.errClosed } }
         return took

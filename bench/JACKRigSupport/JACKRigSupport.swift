@@ -112,3 +112,16 @@ public func latencies(references: [Int64], onsets: [Int64], leadNanos: Double, w
     }
     return (values, references.count - values.count)
 }
+
+/// One to one, in order: calls made one after another each produce one onset, so the k-th onset
+/// of a phase belongs to its k-th call. Unlike ``latencies(references:onsets:leadNanos:windowSeconds:)``,
+/// which takes each call's first onset in a window, a late onset cannot be counted twice (once
+/// for its own call, once, a few ms after the next call, for that one) and a missing one cannot
+/// shift the rest: the phase is paired only if it holds exactly as many onsets as calls.
+/// Returns the latencies (ms), or nil when it is not paired. (A value can still be off when the
+/// recorder's own time stamp of an onset is: under load one was seen 20 ms early.)
+public func pairedLatencies(references: [Int64], onsets: [Int64], leadNanos: Double) -> [Double]? {
+    let sorted = onsets.sorted()
+    guard sorted.count == references.count else { return nil }
+    return zip(references, sorted).map { (Double($1) - leadNanos - Double($0)) / 1e6 }
+}

@@ -2,6 +2,7 @@
 // (Pearson correlation), the transients (precision, recall, F-measure within a tolerance,
 // matched one to one, nearest first), and the timing error of the matched ones.
 
+import HapticAnalysis
 import HapticKit
 
 /// What a clip gives the comparison: its intensity envelope and its transients.
@@ -39,21 +40,6 @@ struct Haptics {
             return max(0, v).squareRoot()
         }
     }
-}
-
-/// Pearson correlation; nil when either series is constant.
-func pearson(_ a: [Double], _ b: [Double]) -> Double? {
-    let n = Double(min(a.count, b.count))
-    guard n > 1 else { return nil }
-    let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
-    var sab = 0.0, saa = 0.0, sbb = 0.0
-    for (x, y) in zip(a, b) {
-        sab += (x - ma) * (y - mb)
-        saa += (x - ma) * (x - ma)
-        sbb += (y - mb) * (y - mb)
-    }
-    guard saa > 1e-12, sbb > 1e-12 else { return nil }
-    return sab / (saa * sbb).squareRoot()
 }
 
 /// Transient agreement within a tolerance.
@@ -117,7 +103,7 @@ struct FileScore {
         seconds = soundSeconds
         let end = max(reference.duration, ours.duration, soundSeconds)
         let grid = stride(from: 0.0, through: end, by: 0.005).map { $0 }
-        correlation = pearson(ours.intensity(on: grid), reference.intensity(on: grid))
+        correlation = pearsonCorrelation(ours.intensity(on: grid), reference.intensity(on: grid))
         f50 = TransientScore(found: ours.transients, reference: reference.transients, tolerance: 0.05)
         f20 = TransientScore(found: ours.transients, reference: reference.transients, tolerance: 0.02)
         breakpointsPerSecond = Double(ours.breakpoints) / max(soundSeconds, 0.001)
