@@ -118,15 +118,21 @@ public final class LiveFollower: Sendable {
             throw LivePlayerError(description: "\(error)")
         }
         let done = self.done
-        let task = Task.detached { await Self.supervise(follower, while: { !done.isSet }, events: events) }
+        let task = Task.detached {
+            await Self.supervise(follower, ioPriority: ioPriority, while: { !done.isSet }, events: events)
+        }
         supervision.withLock { $0 = task }
     }
 
     deinit { engine.stop() }
 
-    /// Reopens a lost capture, trying every 250 ms, while `running` holds.
+    /// Reopens a lost capture, trying every 250 ms, while `running` holds. Each reopen runs
+    /// at `ioPriority` as the first open did: the sound server plugin's I/O thread, started by
+    /// the open, inherits it (opened from this task's pool thread at normal priority, a loaded
+    /// machine starved it after a server restart: the capture came in late bursts, hits 35–100
+    /// ms late and one missed).
     private static func supervise(
-        _ follower: CaptureFollower, while running: @escaping @Sendable () -> Bool,
+        _ follower: CaptureFollower, ioPriority: Int32?, while running: @escaping @Sendable () -> Bool,
         events: @escaping @Sendable (Event) -> Void
     ) async {
         var lostAt: Double? = nil
@@ -138,7 +144,8 @@ public final class LiveFollower: Sendable {
                 lostAt = now
                 events(.captureLost)
             }
-            if follower.reopenIfLost(), let since = lostAt {
+            let reopened = HapticEngine.withInheritedRealtimeScheduling(priority: ioPriority) { follower.reopenIfLost() }
+            if reopened, let since = lostAt {
                 events(.captureBack(seconds: HapticEngine.currentMonotonicTime - since))
                 lostAt = nil
             }

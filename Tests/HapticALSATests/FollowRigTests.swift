@@ -87,15 +87,19 @@ struct FollowRigTests {
         // A loaded machine may stall the server for a while: the player (the test's instrument)
         // keeps 170 ms queued, writes at a real-time priority, waits up to 2 s for room and
         // rides out an underrun (what the first monitor records is what was played, so the hits
-        // are found there, not assumed; an underrun inside a hit could split it in two).
+        // are found there, not assumed; an underrun inside a hit could split it in two). It is
+        // opened at that priority too, so that the sound server plugin's I/O thread, which the
+        // open starts and which carries the writes to the server, inherits it (at normal
+        // priority a loaded run starved it: the server played gaps the player never reported,
+        // and the first monitor heard 26 hits of 24).
         var options = ALSAOutputDevice.Options()
         options.waitTimeoutMilliseconds = 2000
         let player = ALSAOutputDevice(name: Rig.outMono, options: options)
-        let format = try player.open(requested: DeviceFormat(channels: 1, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192))
         let track = Self.track(hits)
         var written = 0
         var underruns = 0
         try withRealtimePriority(60) {
+            let format = try player.open(requested: DeviceFormat(channels: 1, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192))
             while written < track.count {
                 let n = min(format.periodFrames, track.count - written)
                 let fault = track.withUnsafeBufferPointer { player.write($0.baseAddress! + written, frames: n) }
