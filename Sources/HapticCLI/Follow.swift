@@ -59,6 +59,13 @@ public struct Follow: AsyncParsableCommand {
     /// The output's rate: the engine renders at 48 kHz and the capture must run at it.
     static let sampleRate = 48_000
 
+    /// The output buffer without --buffer-periods: two periods, not play's three (what is
+    /// followed is felt that much later; the render thread and the sound server plugin's
+    /// thread run at real-time priorities).
+    static let defaultBufferPeriods = 2
+
+    var bufferPeriods: Int { live.bufferPeriods(default: Self.defaultBufferPeriods) }
+
     public func validate() throws {
         guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--gain \(gain): expected -60...40 dB") }
         _ = try Self.channels(inputChannels)
@@ -102,7 +109,8 @@ public struct Follow: AsyncParsableCommand {
             return 1
         }
         let device = live.device
-        let outputConfiguration = live.playerConfiguration(layout: layout, profile: resolvedProfile, rate: Self.sampleRate)
+        let outputConfiguration = live.playerConfiguration(
+            layout: layout, profile: resolvedProfile, rate: Self.sampleRate, defaultBufferPeriods: Self.defaultBufferPeriods)
         let settings = FollowSettings(mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: followed)
         let outages = OutageReport(verb: "follow", device: device)
         let capture = self.capture
@@ -126,7 +134,7 @@ public struct Follow: AsyncParsableCommand {
         }
         live.reportChannels(verb: "follow", note: outputConfiguration.layoutNote, routing: follower.channelRouting, into: &out)
         if let format = follower.captureFormat {
-            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, period \(format.periodFrames)) on \(device), mode \(mode.rawValue)")
+            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, period \(format.periodFrames)) on \(device) (buffer \(bufferPeriods) periods of \(live.period) frames), mode \(mode.rawValue)")
         }
         signals.ready(into: &out)
 
@@ -151,7 +159,7 @@ public struct Follow: AsyncParsableCommand {
     /// How long the graceful end after SIGINT/SIGTERM may take (as `serve`'s: the fade and the
     /// device buffer played out, with room on a loaded machine).
     var stopDeadlineSeconds: Double {
-        1 + 2 * Double(live.period * live.bufferPeriods) / Double(Self.sampleRate)
+        1 + 2 * Double(live.period * bufferPeriods) / Double(Self.sampleRate)
     }
 }
 

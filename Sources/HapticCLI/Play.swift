@@ -12,8 +12,16 @@ public struct LiveOutputOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Frames per period (the render block).", valueName: "frames"))
     public var period = 256
 
-    @Option(name: .customLong("buffer-periods"), parsing: .unconditional, help: ArgumentHelp("Periods in the device buffer.", valueName: "n"))
-    public var bufferPeriods = 3
+    @Option(
+        name: .customLong("buffer-periods"), parsing: .unconditional,
+        help: ArgumentHelp("Periods in the device buffer (default: 3; follow: 2, its latency is the point).", valueName: "n"))
+    public var requestedBufferPeriods: Int?
+
+    /// Periods in the device buffer: as asked, else 3 (`follow` uses `bufferPeriods(default:)`).
+    public var bufferPeriods: Int { bufferPeriods(default: 3) }
+
+    /// Periods in the device buffer: as asked, else `fallback`.
+    func bufferPeriods(default fallback: Int) -> Int { requestedBufferPeriods ?? fallback }
 
     @Flag(name: .shortAndLong, help: "At the end, print latency, xruns and render-time statistics.")
     public var verbose = false
@@ -22,15 +30,20 @@ public struct LiveOutputOptions: ParsableArguments {
 
     public func validate() throws {
         guard (16...16384).contains(period) else { throw ValidationError("--period \(period): expected 16...16384 frames") }
-        guard (2...32).contains(bufferPeriods) else { throw ValidationError("--buffer-periods \(bufferPeriods): expected 2...32") }
+        if let requestedBufferPeriods, !(2...32).contains(requestedBufferPeriods) {
+            throw ValidationError("--buffer-periods \(requestedBufferPeriods): expected 2...32")
+        }
     }
 
     /// A live player's configuration for these options (`layout` nil: chosen from the device,
     /// carrying the sound too when `sound`).
-    func playerConfiguration(layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int) -> LivePlayer.Configuration {
+    /// `defaultBufferPeriods`: the buffer when --buffer-periods is not given.
+    func playerConfiguration(
+        layout: ChannelLayout?, sound: Bool = false, profile: ActuatorProfile, rate: Int, defaultBufferPeriods: Int = 3
+    ) -> LivePlayer.Configuration {
         var configuration = LivePlayer.Configuration(
             output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
-            bufferPeriods: bufferPeriods, lockMemory: true, verbose: verbose)
+            bufferPeriods: bufferPeriods(default: defaultBufferPeriods), lockMemory: true, verbose: verbose)
         configuration.logsChannelRouting = false  // the verb prints it (`reportChannels`)
         return configuration
     }

@@ -7,8 +7,9 @@
 /// larger than a period and come in bursts), so that the arrivals' jitter does not tear every
 /// period. An underrun (fewer frames than a period) is counted and grows the reserve by a
 /// quarter period (to at most four periods). Latency is kept from creeping: when over a whole
-/// `window` the queue never fell below the reserve plus half a period after a period was
-/// taken, the excess is dropped and counted, as is what lies beyond the priming threshold when
+/// `window` the queue never fell below the reserve plus an eighth of a period after a period
+/// was taken, the excess is dropped and counted (an eighth, not more: what stands above the
+/// reserve is latency the jitter did not need), as is what lies beyond the priming threshold when
 /// it primes (a backlog from the capture's start) (the capture's drift against the output is to be corrected by
 /// resampling later; this bounds what it can add meanwhile).
 ///
@@ -28,6 +29,8 @@ struct CaptureQueue {
     private var largestArrival = 0
     private var windowLargestArrival = 0
     private let maximumReserve: Int
+    /// How far above the reserve the lowest fill may stand over a window before it is trimmed.
+    private let trimSlack: Int
     private let window: Int
     private var primed = false
     private var lowest = Int.max
@@ -47,6 +50,7 @@ struct CaptureQueue {
         storage.initialize(repeating: 0, count: capacity)
         reserve = self.period / 4
         maximumReserve = 4 * self.period
+        trimSlack = max(1, self.period / 8)
         self.window = max(self.period, window)
     }
 
@@ -104,7 +108,7 @@ struct CaptureQueue {
         lowest = min(lowest, count)
         windowFrames += frames
         if windowFrames >= window {
-            if lowest > reserve + period / 2 { drop(lowest - reserve) }
+            if lowest > reserve + trimSlack { drop(lowest - reserve) }
             largestArrival = windowLargestArrival
             windowLargestArrival = 0
             lowest = Int.max

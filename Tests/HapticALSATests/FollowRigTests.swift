@@ -74,7 +74,7 @@ struct FollowRigTests {
 
     /// Records both monitors, plays the click track of `hits` into the mono sink, waits until a
     /// second past its end is recorded on both, and matches the haptic's bursts to the hits.
-    static func playAndFollow(_ hits: [Double], label: String) throws -> Outcome {
+    static func playAndFollow(_ hits: [Double], label: String, period: Int = 256) throws -> Outcome {
         let seconds = hits.last! + 3
         let source = ALSACaptureDevice(name: Rig.inputMono, channels: 1, sampleRate: 48_000, periodFrames: 256,
                                        bufferFrames: 8192, seconds: seconds + 10)
@@ -147,8 +147,8 @@ struct FollowRigTests {
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
         if !outcome.latencies.isEmpty {
             let sorted = outcome.latencies.sorted()
-            print(String(format: "follow rig (%@): latency median %.1f ms, max %.1f ms (period 256 = 5.3 ms; output buffer 3 periods)",
-                         label, sorted[sorted.count / 2], sorted.last!))
+            print(String(format: "follow rig (%@): latency median %.1f ms, max %.1f ms (period %d = %.1f ms; output buffer %@ periods)",
+                         label, sorted[sorted.count / 2], sorted.last!, period, Double(period) * 1000 / Double(rate), bufferPeriods))
         }
         return outcome
     }
@@ -160,23 +160,32 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
-    @Test("every hit of a click track is followed, none invented; latency per hit printed")
-    func clickTrack() throws {
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", "256"])
+    /// The output buffer follow runs with (its default), as printed with the latencies.
+    static let bufferPeriods = ProcessInfo.processInfo.environment["HAPTICSYNTH_FOLLOW_BUFFER_PERIODS"] ?? "default"
+
+    static func followArguments(period: Int) -> [String] {
+        var arguments = ["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)]
+        if bufferPeriods != "default" { arguments += ["--buffer-periods", bufferPeriods] }
+        return arguments
+    }
+
+    @Test("every hit of a click track is followed, none invented; latency per hit printed", arguments: [256, 128])
+    func clickTrack(period: Int) throws {
+        let follow = try LiveCLI.run(Self.followArguments(period: period))
         defer { follow.kill() }
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
-        let outcome = try Self.playAndFollow(Self.hits, label: "click track")
+        let outcome = try Self.playAndFollow(Self.hits, label: "click track, period \(period)", period: period)
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
         #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
         print("follow rig: \(follow.stdout.split(separator: "\n").last ?? "")")
-        Self.expectFollowed(outcome, "click track")
+        Self.expectFollowed(outcome, "click track, period \(period)")
     }
 
     @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")
     func serverRestart() throws {
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", "256"])
+        let follow = try LiveCLI.run(Self.followArguments(period: 256))
         defer { follow.kill() }
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         try Rig.control("stop-server")
