@@ -74,7 +74,7 @@ struct FollowRigTests {
 
     /// Records both monitors, plays the click track of `hits` into the mono sink, waits until a
     /// second past its end is recorded on both, and matches the haptic's bursts to the hits.
-    static func playAndFollow(_ hits: [Double], label: String, period: Int = 256) throws -> Outcome {
+    static func playAndFollow(_ hits: [Double], label: String, period: Int, buffer: String) throws -> Outcome {
         let seconds = hits.last! + 3
         let source = ALSACaptureDevice(name: Rig.inputMono, channels: 1, sampleRate: 48_000, periodFrames: 256,
                                        bufferFrames: 8192, seconds: seconds + 10)
@@ -147,8 +147,8 @@ struct FollowRigTests {
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
         if !outcome.latencies.isEmpty {
             let sorted = outcome.latencies.sorted()
-            print(String(format: "follow rig (%@): latency median %.1f ms, max %.1f ms (period %d = %.1f ms; output buffer %@ periods)",
-                         label, sorted[sorted.count / 2], sorted.last!, period, Double(period) * 1000 / Double(rate), bufferPeriods))
+            print(String(format: "follow rig (%@): latency median %.1f ms, max %.1f ms (period %d = %.1f ms; output %@)",
+                         label, sorted[sorted.count / 2], sorted.last!, period, Double(period) * 1000 / Double(rate), buffer))
         }
         return outcome
     }
@@ -160,21 +160,25 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
-    /// The output buffer follow runs with (its default), as printed with the latencies.
-    static let bufferPeriods = ProcessInfo.processInfo.environment["HAPTICSYNTH_FOLLOW_BUFFER_PERIODS"] ?? "default"
+    /// `follow` from the mono sink's monitor to sink B at `period`, its output buffer its default.
+    static func startFollow(period: Int) throws -> ToolProcess {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)])
+        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
+        return follow
+    }
 
-    static func followArguments(period: Int) -> [String] {
-        var arguments = ["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)]
-        if bufferPeriods != "default" { arguments += ["--buffer-periods", bufferPeriods] }
-        return arguments
+    /// The output buffer `follow` says it runs with ("buffer N periods"), for the latency lines.
+    static func bufferNote(_ follow: ToolProcess) -> String {
+        guard let range = follow.stdout.range(of: #"buffer \d+ periods"#, options: .regularExpression) else { return "buffer ?" }
+        return String(follow.stdout[range])
     }
 
     @Test("every hit of a click track is followed, none invented; latency per hit printed", arguments: [256, 128])
     func clickTrack(period: Int) throws {
-        let follow = try LiveCLI.run(Self.followArguments(period: period))
+        let follow = try Self.startFollow(period: period)
         defer { follow.kill() }
-        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
-        let outcome = try Self.playAndFollow(Self.hits, label: "click track, period \(period)", period: period)
+        let outcome = try Self.playAndFollow(
+            Self.hits, label: "click track, period \(period)", period: period, buffer: Self.bufferNote(follow))
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
@@ -185,9 +189,8 @@ struct FollowRigTests {
 
     @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")
     func serverRestart() throws {
-        let follow = try LiveCLI.run(Self.followArguments(period: 256))
+        let follow = try Self.startFollow(period: 256)
         defer { follow.kill() }
-        try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         try Rig.control("stop-server")
         // The output's loss shows first (the render thread, which reads the capture, stops with it).
         let lost = follow.waitForLine(timeout: 30) { $0.contains("follow: \(Rig.outB) lost") } != nil
@@ -197,7 +200,8 @@ struct FollowRigTests {
         let captureBack = follow.waitForLine(timeout: 30) { $0.contains("follow: capture \(Rig.inputMono) is back") } != nil
         try #require(outputBack && captureBack, "both come back: \(follow.stderr)")
         #expect(follow.stderr.contains("follow: capture \(Rig.inputMono) lost; reopening"), "the capture's loss is reported: \(follow.stderr)")
-        let outcome = try Self.playAndFollow(Array(Self.hits.prefix(8)), label: "after a server restart")
+        let outcome = try Self.playAndFollow(
+            Array(Self.hits.prefix(8)), label: "after a server restart", period: 256, buffer: Self.bufferNote(follow))
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
