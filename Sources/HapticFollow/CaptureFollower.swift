@@ -86,15 +86,25 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// The capture's format (nil before `open`).
     public var captureFormat: DeviceFormat? { granted }
 
-    /// Opens the capture (control side, before the engine starts): asks for the engine's rate
-    /// and period, with room for eight periods, and for `settings.captureChannels` channels (or
+    /// The capture period asked for with an output period of `periodFrames`: a quarter of it,
+    /// at least 64 frames (1.3 ms at 48 kHz; never more than the output's). A captured frame
+    /// waits for the rest of its fragment before it can be read, half a fragment on average,
+    /// so a fragment of a quarter period takes 3/8 of a period off every hit (a sound server
+    /// renders a monitor in blocks no larger than its capture streams ask for).
+    public static func capturePeriod(forOutputPeriod periodFrames: Int) -> Int {
+        max(min(64, periodFrames), periodFrames / 4)
+    }
+
+    /// Opens the capture (control side, before the engine starts): asks for the engine's rate,
+    /// a quarter of its period (`capturePeriod(forOutputPeriod:)`), with room for eight output
+    /// periods, and for `settings.captureChannels` channels (or
     /// what the device takes of mono and the highest channel followed). Throws when it cannot be
     /// opened, runs at another rate, or has fewer channels than a channel followed.
     @discardableResult
     public func open() throws(DeviceOpenError) -> DeviceFormat {
         let requested = DeviceFormat(
-            channels: settings.captureChannels, sampleRate: sampleRate, periodFrames: periodFrames,
-            bufferFrames: 8 * periodFrames)
+            channels: settings.captureChannels, sampleRate: sampleRate,
+            periodFrames: Self.capturePeriod(forOutputPeriod: periodFrames), bufferFrames: 8 * periodFrames)
         let format = try input.open(requested: requested)
         if format.sampleRate != sampleRate {
             input.close()
