@@ -134,7 +134,7 @@ public struct Follow: AsyncParsableCommand {
         }
         live.reportChannels(verb: "follow", note: outputConfiguration.layoutNote, routing: follower.channelRouting, into: &out)
         if let format = follower.captureFormat {
-            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, period \(format.periodFrames)) on \(device) (buffer \(bufferPeriods) periods of \(live.period) frames), mode \(mode.rawValue)")
+            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, capture period \(format.periodFrames)) on \(device) (period \(live.period), buffer \(bufferPeriods) periods), mode \(mode.rawValue)")
         }
         signals.ready(into: &out)
 
