@@ -17,11 +17,12 @@
 /// frames), and a servo sets that ratio from the lowest fill after a take over each window
 /// (what the trims watch too): a capture running fast fills the queue, the ratio rises until
 /// the lowest fill stands at `targetFill` (the reserve plus an eighth of a period) again, and
-/// stays where the two clocks' rates meet. The servo is a critically damped proportional-integral loop (both roots at
-/// 0.9 per window: a time constant of ten windows, 2.5 s for the follower, so that 500 ppm of
-/// drift moves the fill by about 20 frames at most), its ratio held within ±0.2 %; trims then
-/// only take a standing excess of more than a period (a stall's backlog), which the servo
-/// would take seconds to slew away.
+/// stays where the two clocks' rates meet. The servo is a proportional-integral loop: the
+/// proportional term corrects a fifth of the fill's error per window (a 500 ppm drift holds
+/// the fill about 30 frames off until the integral has learnt it), the integral learns the
+/// rate over about 20 s (the lowest fill jitters with a sound server's scheduling), and the
+/// ratio is held within ±0.2 %; trims then only take a standing excess of more than a period
+/// (a stall's backlog), which the servo would take seconds to slew away.
 ///
 /// A ring of preallocated storage; every method is allocation-free and runs in steps bounded
 /// by the frames it is given. Render thread only (or the control side while it is stopped).
@@ -55,15 +56,16 @@ struct CaptureQueue {
     /// Captured frames taken per output frame (1 without drift correction).
     private(set) var ratio: Double = 1
     /// The rate difference the servo has learnt: its integral term (the capture's clock
-    /// against the output's, without the fill's correction on top), averaged over about 40
-    /// windows (the term wanders with the arrivals' phase against the periods).
+    /// against the output's, without the fill's correction on top), averaged over about 20
+    /// windows (the term wanders with the arrivals' jitter).
     private(set) var learntRateDifference: Double = 0
     /// The read position's fraction of a frame past `head`, 0 ..< 1.
     private var phase: Double = 0
     /// The servo's integral term (the rate difference it has learnt).
     private var integral: Double = 0
     /// The servo's gains per window, per frame of fill error (proportional: a fifth of the
-    /// error corrected per window; integral: a quarter of its square, critically damped).
+    /// error corrected per window; integral: an eightieth of that, so that the rate it learns
+    /// averages a sound server's jitter over about 20 s).
     private let proportionalGain: Double
     private let integralGain: Double
     /// The ratio stays within 1 ± this (a sound card's clock is off by far less).
@@ -83,7 +85,7 @@ struct CaptureQueue {
         // With the servo, only a stall's backlog is trimmed; the servo slews the rest away.
         trimSlack = correctsDrift ? self.period : max(1, self.period / 8)
         proportionalGain = 0.2 / Double(self.window)
-        integralGain = 0.01 / Double(self.window)
+        integralGain = 0.0025 / Double(self.window)
     }
 
     /// The fill the drift servo holds the window's lowest at.
@@ -191,12 +193,18 @@ struct CaptureQueue {
     }
 
     /// One step of the drift servo: the window's lowest fill against the target sets the ratio.
+    /// An error beyond a quarter period is no drift (a start-up backlog, a stall, an underrun's
+    /// new reserve: the trims and the priming deal with those): it is steered at a quarter
+    /// period and not integrated, so that it does not wind up the rate learnt.
     private mutating func steer(_ lowestFill: Int) {
-        let error = Double(lowestFill - targetFill)
+        let limit = max(1, period / 4)
+        let error = Double(min(limit, max(-limit, lowestFill - targetFill)))
         let bound = Self.maximumCorrection
-        integral = min(bound, max(-bound, integral + integralGain * error))
+        if abs(lowestFill - targetFill) < limit {
+            integral = min(bound, max(-bound, integral + integralGain * error))
+        }
         ratio = 1 + min(bound, max(-bound, proportionalGain * error + integral))
-        learntRateDifference += (integral - learntRateDifference) / 40
+        learntRateDifference += (integral - learntRateDifference) / 20
     }
 
     /// Frames that arrived together (one read round of the capture): the reserve covers bursts

@@ -67,13 +67,13 @@ struct FollowerTests {
         let engine = try Self.engine(follower)
         // Per second of output: the mean fill of the queue after each period (the follower's
         // share of the latency; the lowest swings by a capture fragment with the fragments'
-        // phase), and the counts at 20 s.
+        // phase), and the counts at 60 s.
         var meanFill: [Double] = []
         var fillSum = 0, fillCount = 0
         var settled: FollowStatistics? = nil
         // Fragments of a quarter period, as the follower asks a capture for.
         let fragment = CaptureFollower.capturePeriod(forOutputPeriod: Self.period)
-        let out = Self.follow(input, engine, seconds: 60, fragment: fragment, captureRate: captureRate) { done in
+        let out = Self.follow(input, engine, seconds: 120, fragment: fragment, captureRate: captureRate) { done in
             let stats = follower.statistics
             fillSum += stats.queuedFrames
             fillCount += 1
@@ -82,7 +82,7 @@ struct FollowerTests {
                 fillSum = 0
                 fillCount = 0
             }
-            if settled == nil && done >= 20 * Self.rate { settled = stats }
+            if settled == nil && done >= 60 * Self.rate { settled = stats }
         }
         engine.stop()
         let end = follower.statistics
@@ -99,7 +99,7 @@ struct FollowerTests {
         let before = try #require(settled)
         #expect(end.underruns == before.underruns && end.trimmedFrames == before.trimmedFrames,
                 "nothing torn or trimmed once settled: \(before) → \(end)")
-        #expect(abs(Self.rms(out[(30 * Self.rate)...]) - 0.150) < 0.02)
+        #expect(abs(Self.rms(out[(60 * Self.rate)...]) - 0.150) < 0.02)
     }
 
     @Test("a 40 Hz tone in the band comes out at the profile's level; 1 kHz is filtered away")
@@ -313,6 +313,40 @@ struct CaptureQueueTests {
         #expect(abs(corrected.ratio - captureRate) < 25e-6, "the ratio is the capture's rate: \(corrected.ratio)")
         // The bound: the drift corrected to within ±1 ms (48 frames) over the whole run.
         #expect((settled.max() ?? .infinity) - (settled.min() ?? 0) <= 48, "the latency stays flat: \(Array(settled))")
+    }
+
+    @Test("drift correction on one clock: jittered arrivals and a backlog do not teach it a rate")
+    func driftServoIgnoresJitterAndBacklogs() {
+        let period = 256, fragment = 64
+        var queue = CaptureQueue(period: period, window: 12_000, correctsDrift: true)
+        defer { queue.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 48_000)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+        defer { input.deallocate(); out.deallocate() }
+        input.initialize(repeating: 0.5, count: 48_000)
+        var arrived = 0
+        var seed: UInt32 = 7
+        var learnt: [Double] = []  // ppm, once a second
+        let periods = 60 * 48_000 / period
+        for k in 0..<periods {
+            // A sound server's fragments come up to two fragments late at random; at 20 s a
+            // backlog of 200 frames comes at once and stays (less than the trims take: the
+            // servo slews it away, which must not teach it a rate).
+            seed = seed &* 1_103_515_245 &+ 12345
+            let late = Int(seed >> 16) % 3 * fragment
+            let due = max(0, (((k + 1) * period - late) / fragment) * fragment) + (k >= 3750 ? 200 : 0)
+            if arrived < due {
+                queue.append(input, due - arrived)
+                queue.noteArrival(fragment)
+                arrived = due
+            }
+            _ = queue.take(into: out, period)
+            if (k + 1) * period % 48_000 < period { learnt.append(queue.learntRateDifference * 1e6) }
+        }
+        let worst = learnt.map(abs).max() ?? .infinity
+        print(String(format: "queue on one clock, jittered, a 200-frame backlog at 20 s: rate learnt at most %.1f ppm (per second: %@); underruns %d, trimmed %d",
+                     worst, learnt.map { String(format: "%.0f", $0) }.joined(separator: " "), queue.underruns, queue.trimmedFrames))
+        #expect(worst < 30, "no rate learnt from jitter or the backlog: \(learnt) ppm")
     }
 
     @Test("a burst larger than its room pushes the oldest frames out, not the newest")
