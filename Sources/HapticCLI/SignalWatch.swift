@@ -118,6 +118,9 @@ private let currentDeadlineMicroseconds = Atomic<Int>(100_000)
 private let watchNumbers = Atomic<Int>(0)
 nonisolated(unsafe) private let signalSemaphore = makeSemaphore()  // the watchdog waits on it
 nonisolated(unsafe) private let handlerSemaphore = makeSemaphore()  // the handler thread waits on it
+/// This process's threads, listed again with `rewinddir` when a signal comes: opened here so that
+/// the watchdog lists them without allocating (`readdir` reads into the stream's own buffer).
+nonisolated(unsafe) private let taskDirectory = opendir("/proc/self/task")
 private let interruptedLine: StaticString = "hapticsynth: interrupted (the graceful end took too long)\n"
 
 private func makeSemaphore() -> UnsafeMutablePointer<sem_t> {
@@ -136,12 +139,13 @@ private final class SignalWatchdog: Sendable {
     private let watches = Mutex<[(number: Int, watch: SignalWatch)]>([])
 
     private init() {
-        _ = (signalSemaphore, handlerSemaphore)  // made here, never first inside the signal handler
+        _ = (signalSemaphore, handlerSemaphore, taskDirectory)  // made here, never first inside the signal handler
         spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
             while true {
                 while sem_wait(signalSemaphore) != 0 {}  // EINTR
                 let number = receivedSignal.load(ordering: .acquiring)
                 guard number != 0, currentWatch.load(ordering: .acquiring) != 0 else { continue }
+                SignalWatchdog.raiseOrdinaryThreads()
                 let success = currentEndsWithSuccess.load(ordering: .relaxed)
                 // Nothing to end gracefully yet.
                 guard currentIsReady.load(ordering: .acquiring) else { _exit(success ? 0 : 128 + number) }
@@ -160,6 +164,24 @@ private final class SignalWatchdog: Sendable {
                 let current = currentWatch.load(ordering: .acquiring)
                 watches.withLock { $0.first { $0.number == current }?.watch }?.handler()
             }
+        }
+    }
+
+    /// Once a signal asks the process to end, every thread with normal scheduling (the main
+    /// thread, the concurrency pool, the handler thread) runs at SCHED_FIFO 50: below the
+    /// render thread and the device's I/O thread, which play the fade, and below the watchdog.
+    /// On a loaded machine the graceful end otherwise waited for CPU (hundreds of milliseconds
+    /// under two CPU hogs), and so did the process's own end after the deadline. A thread that
+    /// spins now can hold a core until the deadline at most. Without permission, nothing changes.
+    private static func raiseOrdinaryThreads() {
+        guard let directory = taskDirectory else { return }
+        var raised = sched_param(sched_priority: 50)
+        rewinddir(directory)
+        while let entry = readdir(directory) {
+            let thread = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                name.prefix { $0 != 0 }.reduce(Int32(0)) { $1 >= 48 && $1 <= 57 ? $0 &* 10 &+ Int32($1 - 48) : $0 }
+            }
+            if thread > 0 && sched_getscheduler(thread) == SCHED_OTHER { _ = sched_setscheduler(thread, SCHED_FIFO, &raised) }
         }
     }
 
