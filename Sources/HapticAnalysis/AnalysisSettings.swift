@@ -42,9 +42,7 @@ public struct AnalysisSettings: Sendable, Equatable {
 
     // MARK: hits
 
-    /// How readily hits are found, 0…1 (0: none; 1: every onset the detector sees). It sets the
-    /// onset threshold, and the share of the strongest recent onset that also makes a hit
-    /// ((1 − sensitivity)^1.5: a third at the default).
+    /// How readily hits are found, 0…1 (0: none; 1: every onset the detector sees).
     public var sensitivity: Double = 0.5
     /// The shortest time between two hits (s).
     public var minimumGap: Double = 0.05

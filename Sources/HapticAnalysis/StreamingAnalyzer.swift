@@ -8,18 +8,13 @@
 // Per sample: the loudness follower; per decimated sample, the low-pass for the centroid.
 // Per hop (2.7 ms at 48 kHz):
 //  - the onset function: the mean rise of third-octave band levels (log) over a 4-hop Hann
-//    window (spectral flux, each band counting the same), with two adaptive thresholds from its
-//    running mean and mean deviation over 0.3 s: the hit threshold (mean plus a multiple of the
-//    deviation, the multiple set by the sensitivity) and a lower guard (mean plus one deviation);
-//  - a candidate: a local maximum of the onset function over the guard (decided one hop
-//    later), with the level risen by at least 3 dB over the last 30 ms and above 4× the gate;
-//  - a hit: a candidate over the hit threshold, or one that reaches a share of the strongest
-//    recent candidate (a peak memory halving every 1.5 s; the share set by the sensitivity).
-//    The second is how the tools mark emphasis: relative to the context, so a texture of like
-//    onsets (rain, gravel, an engine) gives many hits, where the first alone, whose threshold
-//    rises with the texture, gives few. At least `minimumGap` after the previous hit. Its
-//    position is the loudest sample of the last five hops (sample-exact), its intensity from
-//    its peak sample, its sharpness from the frequencies where the spectrum rose;
+//    window (spectral flux, each band counting the same), compared with an adaptive threshold (a running mean plus a
+//    multiple of the running mean deviation over 0.3 s, the multiple set by the sensitivity);
+//  - a hit: a local maximum of the onset function over the threshold (decided one hop
+//    later), with the level risen by at least 3 dB over the last 30 ms and above 4× the gate,
+//    at least `minimumGap` after the previous hit; its position is the loudest sample of the
+//    last five hops (sample-exact), its intensity from its peak sample, its sharpness from the
+//    frequencies where the spectrum rose;
 //  - sharpness: the spectral centroid below the cutoff, over a 43 ms window at the decimated
 //    rate, mapped over `sharpnessLow…sharpnessHigh` and square-rooted (`HapticClipMapping`);
 //    every second hop (5.4 ms at 48 kHz, an eighth of its window: held in between).
@@ -29,12 +24,6 @@ import HapticDSP
 /// Hops of history kept for hit decisions (a computed global: no lazy initialisation on the
 /// render path). 64 hops: 170 ms at 48 kHz, more than the 30 ms looked back.
 var analysisHistoryLength: Int { @_noLocks @inline(__always) get { 64 } }
-/// What the onset function must pass besides the running mean and deviation to be a candidate
-/// (log2 units: a mean rise of 0.12 dB per band and hop); and the least a candidate's value can be.
-var onsetGuardFloor: Float { @_noLocks @inline(__always) get { 0.02 } }
-var onsetCandidateFloor: Float { @_noLocks @inline(__always) get { 0.03 } }
-/// How long (s) the strongest candidate keeps half its weight in the hits' relative threshold.
-let candidateMemoryHalfLife = 1.5
 
 /// Streaming sound analysis for the live follower and the offline converter.
 ///
@@ -94,8 +83,6 @@ public final class StreamingAnalyzer {
     private let absolutePeakHistory: UnsafeMutablePointer<Float>
     private let onsetHistory: UnsafeMutablePointer<Float>
     private let thresholdHistory: UnsafeMutablePointer<Float>
-    /// The candidates' guard per hop (the running mean plus one mean deviation).
-    private let guardHistory: UnsafeMutablePointer<Float>
     /// The rise-weighted mean log2 frequency per hop.
     private let riseFrequencyHistory: UnsafeMutablePointer<Float>
 
@@ -115,8 +102,6 @@ public final class StreamingAnalyzer {
     private var lastNonZero: Int64 = -1 << 40
     private var onsetMean: Float = 0
     private var onsetDeviation: Float = 0
-    /// The strongest recent candidate's onset value, decaying by `candidateMemoryDecay` per hop.
-    private var candidateMemory: Float = 0
     private var statisticsWeight: Float
     private var sharpness: Float = 0
     private var lastHitIndex: Int64 = -1 << 40
@@ -124,9 +109,6 @@ public final class StreamingAnalyzer {
     private let gate: Float
     private let thresholdFactor: Float
     private let thresholdFloor: Float
-    /// The share of `candidateMemory` a candidate must reach to be a hit (from the sensitivity).
-    private let relativeThreshold: Float
-    private let candidateMemoryDecay: Float
     private let hitsEnabled: Bool
     private let minimumGapSamples: Int64
     /// Hops looked back for the envelope's level before a hit (30 ms).
@@ -203,8 +185,6 @@ public final class StreamingAnalyzer {
         onsetHistory.initialize(repeating: 0, count: analysisHistoryLength)
         thresholdHistory = .allocate(capacity: analysisHistoryLength)
         thresholdHistory.initialize(repeating: 0, count: analysisHistoryLength)
-        guardHistory = .allocate(capacity: analysisHistoryLength)
-        guardHistory.initialize(repeating: 0, count: analysisHistoryLength)
         riseFrequencyHistory = .allocate(capacity: analysisHistoryLength)
         riseFrequencyHistory.initialize(repeating: 0, count: analysisHistoryLength)
         frameOutput = .allocate(capacity: outputCapacity)
@@ -213,12 +193,9 @@ public final class StreamingAnalyzer {
         statisticsWeight = Float(Double(g.hop) / (0.3 * s.sampleRate))
         gain = Float(s.gain)
         gate = Float(s.gate)
-        let insensitivity = 1 - s.sensitivity
-        thresholdFactor = Float(1.5 + 10 * insensitivity * insensitivity)
-        thresholdFloor = Float(0.02 + 0.3 * insensitivity * insensitivity)
-        // 50 %: a third of the strongest recent candidate; 100 %: every candidate.
-        relativeThreshold = Float(insensitivity * insensitivity.squareRoot())
-        candidateMemoryDecay = Float(exp2Double(-Double(g.hop) / (candidateMemoryHalfLife * s.sampleRate)))
+        let insensitivity = Float(1 - s.sensitivity)
+        thresholdFactor = 1.5 + 10 * insensitivity * insensitivity
+        thresholdFloor = 0.02 + 0.3 * insensitivity * insensitivity
         hitsEnabled = s.sensitivity > 0
         minimumGapSamples = Int64(roundFast(s.minimumGap * s.sampleRate))
         riseLookBack = Int64(0.03 * s.sampleRate) / Int64(g.hop) + 2
@@ -242,7 +219,6 @@ public final class StreamingAnalyzer {
         absolutePeakHistory.deallocate()
         onsetHistory.deallocate()
         thresholdHistory.deallocate()
-        guardHistory.deallocate()
         riseFrequencyHistory.deallocate()
         frameOutput.deallocate()
         hitOutput.deallocate()
@@ -341,7 +317,6 @@ public final class StreamingAnalyzer {
         absolutePeakHistory.update(repeating: 0, count: analysisHistoryLength)
         onsetHistory.update(repeating: 0, count: analysisHistoryLength)
         thresholdHistory.update(repeating: 0, count: analysisHistoryLength)
-        guardHistory.update(repeating: 0, count: analysisHistoryLength)
         riseFrequencyHistory.update(repeating: 0, count: analysisHistoryLength)
         position = 0
         decimatedPosition = 0
@@ -352,7 +327,6 @@ public final class StreamingAnalyzer {
         lastNonZero = -1 << 40
         onsetMean = 0
         onsetDeviation = 0
-        candidateMemory = 0
         sharpness = 0
         lastHitIndex = -1 << 40
         frameCount = 0
@@ -368,8 +342,6 @@ public final class StreamingAnalyzer {
         let (onset, riseLogHz) = onsetFunction()
         if hopIndex & 1 == 0 { updateSharpness() }
         let threshold = onsetMean + thresholdFactor * onsetDeviation + thresholdFloor
-        guardHistory[slot] = onsetMean + onsetDeviation + onsetGuardFloor
-        candidateMemory *= candidateMemoryDecay
         envelopeHistory[slot] = hopPeak
         absolutePeakHistory[slot] = hopAbsolutePeak
         onsetHistory[slot] = onset
@@ -466,7 +438,7 @@ public final class StreamingAnalyzer {
         let threshold = thresholdHistory[candidate]
         // (Before the first hop there was silence: its onset function was 0.)
         let previous = hopIndex >= 2 ? onsetHistory[before] : 0
-        guard o > guardHistory[candidate], o > onsetCandidateFloor, o >= previous, o > onsetHistory[now] else { return }
+        guard o > threshold, o >= previous, o > onsetHistory[now] else { return }
         // The level must have risen: the largest sample of the last four hops (the onset function
         // peaks one or two hops after the onset's hop) against the quietest 4-hop peak (10.7 ms at
         // 48 kHz, half a cycle of 47 Hz) of the 30 ms before them, by 3 dB; and the envelope must
@@ -496,12 +468,6 @@ public final class StreamingAnalyzer {
             h -= 1
         }
         guard peak >= base * 1.4125 else { return }  // +3 dB
-        // A candidate: it sets the memory; a hit if it passes the threshold or stands out from the memory.
-        if o > candidateMemory { candidateMemory = o }
-        // (Two guards, not `||`: its right side is a closure, which retains self.)
-        if o <= threshold {
-            guard o >= relativeThreshold * candidateMemory else { return }
-        }
         // The loudest sample of the last five hops (the candidate's window reaches four hops back).
         let span = Int64(geometry.hop * 5)
         var best: Int64 = position - 1
