@@ -63,6 +63,14 @@ public final class ALSAOutputDevice: OutputDevice {
     private lazy var route: ALSAPCMRoute? = ALSAPCMRoute.of(name)
     /// The open stream's channel map (see `channelMap`).
     private var openedMap: [ChannelPosition]?
+    /// alsa-lib's `null` PCM takes every write at once: without a pace of its own the render
+    /// thread (SCHED_FIFO) would spin through the pattern and hold a core (forever for a loop or
+    /// `serve`), starving the machine's sound servers. This device paces it instead, as a card
+    /// with the granted buffer would: a write returns once the frames before the last buffer's
+    /// worth are due at the sample rate. 0: the PCM paces itself.
+    private var pacedRate: Int64 = 0
+    private var pacedBufferFrames: Int64 = 0
+    private var pacedStartNanos: Int64 = 0
 
     public init(name: String, options: Options = Options()) {
         self.name = name
@@ -125,8 +133,29 @@ public final class ALSAOutputDevice: OutputDevice {
         xrunCount = 0
         consecutiveXruns = 0
         lastErrorCode = 0
+        pacedRate = snd_pcm_type(handle) == SND_PCM_TYPE_NULL ? Int64(format.sampleRate) : 0
+        pacedBufferFrames = Int64(format.bufferFrames)
+        pacedStartNanos = 0
         grantedFormat = format
         return format
+    }
+
+    /// For a PCM this device paces (`pacedRate`): sleeps until `frames` more fit in the buffer.
+    private func waitForPace(frames: Int) {
+        let now = monotonicNanos()
+        if pacedStartNanos == 0 { pacedStartNanos = now }
+        let ahead = framesWritten + Int64(frames) - pacedBufferFrames
+        guard ahead > 0 else { return }
+        let due = pacedStartNanos + ahead * 1_000_000_000 / pacedRate
+        guard due > now else { return }
+        var until = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+    }
+
+    /// Frames a paced PCM has played by now, at the sample rate since the first write.
+    private func pacedFramesPlayed(at nanos: Int64) -> Int64 {
+        guard pacedStartNanos != 0 else { return 0 }
+        return min(framesWritten, (nanos - pacedStartNanos) * pacedRate / 1_000_000_000)
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
@@ -135,6 +164,7 @@ public final class ALSAOutputDevice: OutputDevice {
             lastErrorCode = -EBADFD
             return .gone("device is closed")
         }
+        if pacedRate > 0 { waitForPace(frames: frames) }
         var done = 0
         var waitedSinceProgress: Int64 = 0
         let timeoutNanos = Int64(waitTimeoutMilliseconds) * 1_000_000
@@ -252,6 +282,10 @@ public final class ALSAOutputDevice: OutputDevice {
 
     public func timestamp() -> DeviceTimestamp? {
         guard let pcm, let status else { return nil }
+        if pacedRate > 0 {
+            let now = monotonicNanos()
+            return pacedStartNanos == 0 ? nil : DeviceTimestamp(framesPlayed: pacedFramesPlayed(at: now), monotonicNanos: now)
+        }
         guard snd_pcm_status(pcm, status) == 0 else { return nil }
         let state = snd_pcm_status_get_state(status)
         guard state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_DRAINING else { return nil }
