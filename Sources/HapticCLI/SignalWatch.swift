@@ -22,7 +22,9 @@ import Synchronization
 /// watchdog thread per process, made at a real-time priority above the render thread's (a render
 /// thread that spins cannot keep it off the CPU) and taking no lock on its way to `_exit` (a
 /// lock held by a thread the machine's load keeps off the CPU would hold it too), wakes on it
-/// and acts for the watch made last; the handler runs on a thread of its own. `cancel()` puts
+/// and acts for the watch made last (first raising the process's normal-scheduled threads to a
+/// real-time priority, so that the end does not wait for CPU on a loaded machine); the handler
+/// runs on a thread of its own. `cancel()` puts
 /// back the dispositions the signals had before. A program has one watch at a time; tests that
 /// run verbs side by side may overlap them (they send no signals).
 ///
@@ -119,7 +121,8 @@ private let watchNumbers = Atomic<Int>(0)
 nonisolated(unsafe) private let signalSemaphore = makeSemaphore()  // the watchdog waits on it
 nonisolated(unsafe) private let handlerSemaphore = makeSemaphore()  // the handler thread waits on it
 /// This process's threads, listed again with `rewinddir` when a signal comes: opened here so that
-/// the watchdog lists them without allocating (`readdir` reads into the stream's own buffer).
+/// the watchdog lists them without allocating (`readdir` reads into the stream's own buffer; the
+/// stream's lock is taken by the watchdog alone).
 nonisolated(unsafe) private let taskDirectory = opendir("/proc/self/task")
 private let interruptedLine: StaticString = "hapticsynth: interrupted (the graceful end took too long)\n"
 
