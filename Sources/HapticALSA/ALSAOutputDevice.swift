@@ -146,7 +146,7 @@ public final class ALSAOutputDevice: OutputDevice {
         if pacedStartNanos == 0 { pacedStartNanos = now }
         let ahead = framesWritten + Int64(frames) - pacedBufferFrames
         guard ahead > 0 else { return }
-        let due = pacedStartNanos + ahead * 1_000_000_000 / pacedRate
+        let due = pacedStartNanos + Self.nanoseconds(ofFrames: ahead, rate: pacedRate)
         guard due > now else { return }
         var until = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
@@ -155,7 +155,17 @@ public final class ALSAOutputDevice: OutputDevice {
     /// Frames a paced PCM has played by now, at the sample rate since the first write.
     private func pacedFramesPlayed(at nanos: Int64) -> Int64 {
         guard pacedStartNanos != 0 else { return 0 }
-        return min(framesWritten, (nanos - pacedStartNanos) * pacedRate / 1_000_000_000)
+        return min(framesWritten, Self.frames(inNanoseconds: max(0, nanos - pacedStartNanos), rate: pacedRate))
+    }
+
+    // Whole seconds and the rest apart: frames × 10⁹ (or nanoseconds × rate) overflows Int64
+    // after 53 hours at 48 kHz, and a paced `serve` runs for weeks.
+    static func nanoseconds(ofFrames frames: Int64, rate: Int64) -> Int64 {
+        frames / rate * 1_000_000_000 + frames % rate * 1_000_000_000 / rate
+    }
+
+    static func frames(inNanoseconds nanos: Int64, rate: Int64) -> Int64 {
+        nanos / 1_000_000_000 * rate + nanos % 1_000_000_000 * rate / 1_000_000_000
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {

@@ -57,6 +57,16 @@ struct NullPCMTests {
         #expect(zip(played, played.dropFirst()).allSatisfy { $0 <= $1 } && played.allSatisfy { $0 <= device.framesWritten })
     }
 
+    @Test("the null PCM's pace converts frames and time without overflow for years of output")
+    func paceArithmeticForYears() {
+        for rate: Int64 in [8_000, 44_100, 48_000, 192_000, 768_000] {
+            let tenYears = rate * 86_400 * 3_653
+            #expect(ALSAOutputDevice.nanoseconds(ofFrames: tenYears, rate: rate) == 86_400 * 3_653 * 1_000_000_000)
+            #expect(ALSAOutputDevice.frames(inNanoseconds: 86_400 * 3_653 * 1_000_000_000 + 500_000_000, rate: rate) == tenYears + rate / 2)
+            #expect(ALSAOutputDevice.nanoseconds(ofFrames: tenYears + 1, rate: rate) == 86_400 * 3_653 * 1_000_000_000 + 1_000_000_000 / rate)
+        }
+    }
+
     @Test("odd period and buffer requests get the nearest values ALSA grants")
     func nearestValues() throws {
         let device = ALSAOutputDevice(name: "null")
