@@ -181,9 +181,8 @@ private final class SignalWatchdog: Sendable {
         var raised = sched_param(sched_priority: 50)
         rewinddir(directory)
         while let entry = readdir(directory) {
-            let thread = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name.prefix { $0 != 0 }.reduce(Int32(0)) { $1 >= 48 && $1 <= 57 ? $0 &* 10 &+ Int32($1 - 48) : $0 }
-            }
+            // The entries are thread IDs ("." and ".." read as 0); atoi allocates nothing.
+            let thread = withUnsafeBytes(of: entry.pointee.d_name) { atoi($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
             if thread > 0 && sched_getscheduler(thread) == SCHED_OTHER { _ = sched_setscheduler(thread, SCHED_FIFO, &raised) }
         }
     }
