@@ -63,6 +63,13 @@ public final class ALSAOutputDevice: OutputDevice {
     private lazy var route: ALSAPCMRoute? = ALSAPCMRoute.of(name)
     /// The open stream's channel map (see `channelMap`).
     private var openedMap: [ChannelPosition]?
+    /// alsa-lib's `null` PCM takes every write at once: without a pace of its own the render
+    /// thread (SCHED_FIFO) would spin through the pattern and hold a core (forever for a loop or
+    /// `serve`), starving the machine's sound servers. This device paces it instead, as a card
+    /// with the granted buffer would: a write returns once the frames before the last buffer's
+    /// worth are due at the sample rate (the granted format's). False: the PCM paces itself.
+    private var pacedHere = false
+    private var pacedStartNanos: Int64 = 0
 
     public init(name: String, options: Options = Options()) {
         self.name = name
@@ -103,8 +110,37 @@ public final class ALSAOutputDevice: OutputDevice {
         xrunCount = 0
         consecutiveXruns = 0
         lastErrorCode = 0
+        pacedHere = snd_pcm_type(handle) == SND_PCM_TYPE_NULL
+        pacedStartNanos = 0
         grantedFormat = format
         return format
+    }
+
+    /// For a PCM this device paces (`pacedHere`): sleeps until `frames` more fit in the buffer.
+    private func waitForPace(frames: Int, format: DeviceFormat) {
+        let now = monotonicNanos()
+        if pacedStartNanos == 0 { pacedStartNanos = now }
+        let ahead = framesWritten + Int64(frames) - Int64(format.bufferFrames)
+        guard ahead > 0 else { return }
+        let due = pacedStartNanos + Self.nanoseconds(ofFrames: ahead, rate: Int64(format.sampleRate))
+        guard due > now else { return }
+        var until = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+    }
+
+    /// Frames a paced PCM has played by now, at the sample rate since the first write.
+    private func pacedFramesPlayed(at nanos: Int64, format: DeviceFormat) -> Int64 {
+        min(framesWritten, Self.frames(inNanoseconds: max(0, nanos - pacedStartNanos), rate: Int64(format.sampleRate)))
+    }
+
+    // Whole seconds and the rest apart: frames × 10⁹ (or nanoseconds × rate) overflows Int64
+    // after 53 hours at 48 kHz, and a paced `serve` runs for weeks.
+    static func nanoseconds(ofFrames frames: Int64, rate: Int64) -> Int64 {
+        frames / rate * 1_000_000_000 + frames % rate * 1_000_000_000 / rate
+    }
+
+    static func frames(inNanoseconds nanos: Int64, rate: Int64) -> Int64 {
+        nanos / 1_000_000_000 * rate + nanos % 1_000_000_000 * rate / 1_000_000_000
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) -> DeviceFault? {
@@ -113,6 +149,7 @@ public final class ALSAOutputDevice: OutputDevice {
             lastErrorCode = -EBADFD
             return .gone("device is closed")
         }
+        if pacedHere, let format = grantedFormat { waitForPace(frames: frames, format: format) }
         var done = 0
         var waitedSinceProgress: Int64 = 0
         let timeoutNanos = Int64(waitTimeoutMilliseconds) * 1_000_000
@@ -225,6 +262,10 @@ public final class ALSAOutputDevice: OutputDevice {
 
     public func timestamp() -> DeviceTimestamp? {
         guard let pcm, let status else { return nil }
+        if pacedHere, let format = grantedFormat {
+            let now = monotonicNanos()
+            return pacedStartNanos == 0 ? nil : DeviceTimestamp(framesPlayed: pacedFramesPlayed(at: now, format: format), monotonicNanos: now)
+        }
         guard snd_pcm_status(pcm, status) == 0 else { return nil }
         let state = snd_pcm_status_get_state(status)
         guard state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_DRAINING else { return nil }

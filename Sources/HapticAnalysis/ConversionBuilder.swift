@@ -37,8 +37,10 @@ public struct ConversionSettings: Sendable, Equatable {
 
 /// The ducking dip under a transient: down in `duckAttack`, held, back up in `duckRelease`.
 /// The point at the hit itself is not lowered (a transient takes the intensity control's
-/// value at its onset, in Core Haptics as in our renderer).
-let duckAttack = 0.001, duckHold = 0.015, duckRelease = 0.025
+/// value at its onset, in Core Haptics as in our renderer). 26 ms in all, about a transient's
+/// body: a longer dip (41 ms before) chopped the continuous layer of busy sounds and moved it
+/// away from the tools' envelopes (Meta's analyser ducks only the emphasised breakpoint).
+let duckAttack = 0.001, duckHold = 0.010, duckRelease = 0.015
 
 struct ConversionBuilder {
     let settings: ConversionSettings

@@ -22,7 +22,9 @@ import Synchronization
 /// watchdog thread per process, made at a real-time priority above the render thread's (a render
 /// thread that spins cannot keep it off the CPU) and taking no lock on its way to `_exit` (a
 /// lock held by a thread the machine's load keeps off the CPU would hold it too), wakes on it
-/// and acts for the watch made last; the handler runs on a thread of its own. `cancel()` puts
+/// and acts for the watch made last (first raising the process's normal-scheduled threads to a
+/// real-time priority, so that the end does not wait for CPU on a loaded machine); the handler
+/// runs on a thread of its own. `cancel()` puts
 /// back the dispositions the signals had before. A program has one watch at a time; tests that
 /// run verbs side by side may overlap them (they send no signals).
 ///
@@ -118,6 +120,10 @@ private let currentDeadlineMicroseconds = Atomic<Int>(100_000)
 private let watchNumbers = Atomic<Int>(0)
 nonisolated(unsafe) private let signalSemaphore = makeSemaphore()  // the watchdog waits on it
 nonisolated(unsafe) private let handlerSemaphore = makeSemaphore()  // the handler thread waits on it
+/// This process's threads, listed again with `rewinddir` when a signal comes: opened here so that
+/// the watchdog lists them without allocating (`readdir` reads into the stream's own buffer; the
+/// stream's lock is taken by the watchdog alone).
+nonisolated(unsafe) private let taskDirectory = opendir("/proc/self/task")
 private let interruptedLine: StaticString = "hapticsynth: interrupted (the graceful end took too long)\n"
 
 private func makeSemaphore() -> UnsafeMutablePointer<sem_t> {
@@ -136,12 +142,13 @@ private final class SignalWatchdog: Sendable {
     private let watches = Mutex<[(number: Int, watch: SignalWatch)]>([])
 
     private init() {
-        _ = (signalSemaphore, handlerSemaphore)  // made here, never first inside the signal handler
+        _ = (signalSemaphore, handlerSemaphore, taskDirectory)  // made here, never first inside the signal handler
         spawnDetachedRealtimeThread(name: "signal-watchdog", realtimePriority: 90) {
             while true {
                 while sem_wait(signalSemaphore) != 0 {}  // EINTR
                 let number = receivedSignal.load(ordering: .acquiring)
                 guard number != 0, currentWatch.load(ordering: .acquiring) != 0 else { continue }
+                SignalWatchdog.raiseOrdinaryThreads()
                 let success = currentEndsWithSuccess.load(ordering: .relaxed)
                 // Nothing to end gracefully yet.
                 guard currentIsReady.load(ordering: .acquiring) else { _exit(success ? 0 : 128 + number) }
@@ -160,6 +167,23 @@ private final class SignalWatchdog: Sendable {
                 let current = currentWatch.load(ordering: .acquiring)
                 watches.withLock { $0.first { $0.number == current }?.watch }?.handler()
             }
+        }
+    }
+
+    /// Once a signal asks the process to end, every thread with normal scheduling (the main
+    /// thread, the concurrency pool, the handler thread) runs at SCHED_FIFO 50: below the
+    /// render thread and the device's I/O thread, which play the fade, and below the watchdog.
+    /// On a loaded machine the graceful end otherwise waited for CPU (hundreds of milliseconds
+    /// under two CPU hogs), and so did the process's own end after the deadline. A thread that
+    /// spins now can hold a core until the deadline at most. Without permission, nothing changes.
+    private static func raiseOrdinaryThreads() {
+        guard let directory = taskDirectory else { return }
+        var raised = sched_param(sched_priority: 50)
+        rewinddir(directory)
+        while let entry = readdir(directory) {
+            // The entries are thread IDs ("." and ".." read as 0); atoi allocates nothing.
+            let thread = withUnsafeBytes(of: entry.pointee.d_name) { atoi($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            if thread > 0 && sched_getscheduler(thread) == SCHED_OTHER { _ = sched_setscheduler(thread, SCHED_FIFO, &raised) }
         }
     }
 

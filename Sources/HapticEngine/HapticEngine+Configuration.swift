@@ -29,7 +29,7 @@ extension HapticEngine {
         public var clock: EngineClock = .monotonic
         /// SCHED_FIFO priority of the render thread (nil: normal scheduling).
         public var realtimePriority: Int32? = 70
-        /// Lock the process's memory (`mlockall(MCL_CURRENT | MCL_FUTURE)`) when permitted, so the
+        /// Lock the process's memory (`mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)`) when permitted, so the
         /// render path never page-faults. Off by default: it is process-wide and never undone (a
         /// library must not pin its host's memory on its own; a 5-minute `play --loop` held 400 MB
         /// locked). A program that wants it turns it on (the CLI's live verbs do).

@@ -45,7 +45,7 @@ enum EngineThread {
 
     private static func create(_ attributes: UnsafePointer<pthread_attr_t>?, name: String, body: @escaping () -> Void,
                                error: inout Int32) -> pthread_t? {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let context = Unmanaged.passRetained(Body({ touchStack(); body() })).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, attributes, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
@@ -89,15 +89,46 @@ enum EngineThread {
 
     private static let memoryLocked = Atomic<Int>(0)  // 0 not tried, 1 locked, 2 refused
 
+    /// 1 KiB chunks of stack each engine thread writes before its loop (256 KiB, far deeper than
+    /// the render loop goes): with the memory locked as pages are first touched (below), the
+    /// loop's stack is resident and locked before the first period, and never faults.
+    private static let prefaultStackChunks = 256
+    private static let stackTouched = Atomic<UInt>(0)  // keeps the touches from being optimized away
+
+    /// Touches the first 256 KiB of the calling thread's stack (see `prefaultStackChunks`).
+    static func touchStack() {
+        stackTouched.add(UInt(prefaultStack(chunks: prefaultStackChunks)), ordering: .relaxed)
+    }
+
+    /// Writes one byte in each of `chunks` nested 1 KiB stack allocations (1 KiB is always
+    /// allocated on the stack); returns the bytes read back.
+    @inline(never)
+    private static func prefaultStack(chunks: Int) -> UInt8 {
+        withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 16) { chunk in
+            chunk.storeBytes(of: UInt8(truncatingIfNeeded: chunks), as: UInt8.self)
+            let deeper = chunks > 1 ? prefaultStack(chunks: chunks - 1) : 0
+            return chunk.load(as: UInt8.self) &+ deeper
+        }
+    }
+
     /// Locks the process's memory (once per process) so the render path never page-faults.
     /// Returns whether memory is locked.
     ///
     /// Process-wide and permanent: `MCL_FUTURE` pins every later allocation of the whole
     /// program too, and nothing unlocks it (other engines may still rely on it). Only reached
     /// when a configuration asks for it (`HapticEngine.Configuration.lockMemory`, off by default).
+    ///
+    /// `MCL_ONFAULT` (Linux 4.4 and later; without it where refused): pages are locked as they
+    /// are first touched, not all at once. Without it the lock made every reserved page
+    /// resident: the sound server's shared-memory pools (64 MiB each, mapped by the pulse plugin)
+    /// and every thread's whole 8 MiB stack, 426 MiB for `play` of one transient. The process
+    /// then took hundreds of milliseconds to end on a loaded machine, unlocking and freeing
+    /// it. What the render path uses is touched before it runs: its buffers are written when
+    /// made, and the engine threads touch their stacks first (`prefaultStack`).
     static func lockMemoryOnce() -> (locked: Bool, errno: Int32) {
         if memoryLocked.load(ordering: .acquiring) == 0 {
-            let result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE))
+            var result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
+            if result != 0 && errno == EINVAL { result = mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) }
             let code = result == 0 ? 0 : errno
             memoryLocked.store(result == 0 ? 1 : 2, ordering: .releasing)
             return (result == 0, code)

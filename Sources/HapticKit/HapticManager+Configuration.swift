@@ -74,7 +74,7 @@ extension HapticManager {
             lockMemory = false
         }
 
-        /// Whether the engines lock the process's memory (`mlockall(MCL_CURRENT|MCL_FUTURE)`)
+        /// Whether the engines lock the process's memory (`mlockall(MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT)`)
         /// when they start. Off by default: it is a process-wide effect a library must not take
         /// on its own (a long session holds everything it ever allocated in RAM). An app that
         /// plays live and owns its process may turn it on (the CLI's live verbs do).

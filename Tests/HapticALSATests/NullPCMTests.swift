@@ -5,8 +5,8 @@ import Testing
 
 @testable import HapticALSA
 
-/// alsa-lib's own `null` and `file` PCMs: no server needed, no pacing. Parameter negotiation,
-/// format conversion and the no-allocation property.
+/// alsa-lib's own `null` and `file` PCMs: no server needed (the device paces the null PCM itself).
+/// Parameter negotiation, format conversion, pacing and the no-allocation property.
 @Suite("ALSA output against alsa-lib's null and file PCMs")
 struct NullPCMTests {
     @Test("null PCM: float accepted, granted format reported, frames counted")
@@ -31,6 +31,40 @@ struct NullPCMTests {
         let afterClose = samples.withUnsafeBufferPointer { device.write($0.baseAddress!, frames: 1) }
         #expect(afterClose == .gone("device is closed"))
         device.close()  // idempotent
+    }
+
+    /// The null PCM discards at once; a render thread writing to it must still keep real time
+    /// (a spinning SCHED_FIFO thread holds a core and starves the machine's sound servers).
+    @Test("null PCM: writes are paced at the sample rate, a buffer ahead; timestamps follow the pace")
+    func nullIsPaced() throws {
+        let device = ALSAOutputDevice(name: "null")
+        defer { device.close() }
+        let granted = try device.open(requested: DeviceFormat(channels: 1, sampleRate: 48000, periodFrames: 256, bufferFrames: 1024))
+        let samples = [Float](repeating: 0.25, count: granted.periodFrames)
+        let t0 = now()
+        // A buffer plus half a second of periods: the buffer fills at once, the rest in real time.
+        let periods = (granted.bufferFrames + 24_000) / granted.periodFrames
+        var played: [Int64] = []
+        for _ in 0 ..< periods {
+            #expect(samples.withUnsafeBufferPointer { device.write($0.baseAddress!, frames: granted.periodFrames) } == nil)
+            if let stamp = device.timestamp() { played.append(stamp.framesPlayed) }
+        }
+        let elapsed = now() - t0
+        let paced = Double(periods * granted.periodFrames - granted.bufferFrames) / 48000
+        print("null PCM paced: \(periods) periods written in \(String(format: "%.3f", elapsed)) s (the pace: \(String(format: "%.3f", paced)) s)")
+        #expect(elapsed >= paced - 0.002, "writes kept the sample rate's pace")
+        #expect(elapsed < 30, "no hang (generous bound)")
+        #expect(zip(played, played.dropFirst()).allSatisfy { $0 <= $1 } && played.allSatisfy { $0 <= device.framesWritten })
+    }
+
+    @Test("the null PCM's pace converts frames and time without overflow for years of output")
+    func paceArithmeticForYears() {
+        for rate: Int64 in [8_000, 44_100, 48_000, 192_000, 768_000] {
+            let tenYears = rate * 86_400 * 3_653
+            #expect(ALSAOutputDevice.nanoseconds(ofFrames: tenYears, rate: rate) == 86_400 * 3_653 * 1_000_000_000)
+            #expect(ALSAOutputDevice.frames(inNanoseconds: 86_400 * 3_653 * 1_000_000_000 + 500_000_000, rate: rate) == tenYears + rate / 2)
+            #expect(ALSAOutputDevice.nanoseconds(ofFrames: tenYears + 1, rate: rate) == 86_400 * 3_653 * 1_000_000_000 + 1_000_000_000 / rate)
+        }
     }
 
     @Test("odd period and buffer requests get the nearest values ALSA grants")
@@ -122,7 +156,8 @@ struct NullPCMTests {
             allocation_tally_track_current_thread(tally)
             var faults = 0
             var stamps = 0
-            for _ in 0 ..< 2000 {
+            // 400 periods: 2 s, as the device paces the null PCM at the sample rate.
+            for _ in 0 ..< 400 {
                 if device.write(buffer, frames: granted.periodFrames) != nil { faults += 1 }
                 if device.timestamp() != nil { stamps += 1 }
             }

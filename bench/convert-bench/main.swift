@@ -2,6 +2,7 @@
 // its speed, and its memory on an hour of sound. Release build:
 //
 //   swift run -c release convert-bench quality [--set DIR] [--split dev|test|all] [--per-file]
+//                                              [--family F] [--sensitivity %] [--min-gap ms] [--ducking %]
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
 //   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
@@ -87,6 +88,16 @@ func format(_ x: Double?, _ digits: Int = 2) -> String { x.map { String(format: 
 
 // MARK: quality
 
+/// The conversion options `quality` uses: the CLI's defaults, or `--sensitivity PERCENT`,
+/// `--min-gap MS`, `--ducking PERCENT` as `hapticsynth convert` takes them.
+func conversionOptions() -> SoundConversionOptions {
+    var o = SoundConversionOptions()
+    if let v = option("--sensitivity").flatMap(Double.init) { o.sensitivity = v / 100 }
+    if let v = option("--min-gap").flatMap(Double.init) { o.minimumGap = v / 1000 }
+    if let v = option("--ducking").flatMap(Double.init) { o.ducking = v / 100 }
+    return o
+}
+
 func quality() {
     let split = option("--split") ?? "all"
     let perFile = arguments.contains("--per-file")
@@ -98,7 +109,7 @@ func quality() {
         let soundPath = setFolder + "/" + pair.sound
         do {
             let ref = try reference(setFolder + "/" + pair.reference)
-            let converted = try SoundConversion.convert(soundAt: soundPath)
+            let converted = try SoundConversion.convert(soundAt: soundPath, options: conversionOptions())
             let seconds = converted.haptics.duration
             let mine = Haptics(clip: converted.haptics.hapticClip())
             let sound = try mono(soundPath)
