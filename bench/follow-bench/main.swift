@@ -170,14 +170,17 @@ func measure(_ label: String, _ track: ClickTrack) -> ClickTrack.Outcome? {
     }
 }
 
-/// follow's render report (its --verbose line): median and p99 render time per period.
+/// follow's render report (its --verbose line): median and p99 render time per period, of the
+/// period the device granted.
 @MainActor func renderShare(_ lines: [String]) -> String {
     guard let line = lines.last(where: { $0.contains("render per period:") }),
-          let range = line.range(of: #"median [0-9.]+ ms, p99 [0-9.]+ ms"#, options: .regularExpression) else { return "render time: not reported" }
+          let range = line.range(of: #"median [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms of [0-9.]+ ms"#, options: .regularExpression)
+    else { return "render time: not reported" }
     let numbers = line[range].split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .punctuationCharacters)) }
-    guard numbers.count == 2 else { return "render time: not reported" }
-    return "render per period median \(f(numbers[0], 3)) ms, p99 \(f(numbers[1], 3)) ms of \(f(periodMs, 3)) ms: "
-        + "\(f(numbers[0] / periodMs * 100, 2)) % of a core (median), \(f(numbers[1] / periodMs * 100, 2)) % (p99)"
+    guard numbers.count == 4, numbers[3] > 0 else { return "render time: not reported" }
+    let granted = numbers[3]
+    return "render per period median \(f(numbers[0], 3)) ms, p99 \(f(numbers[1], 3)) ms of \(f(granted, 3)) ms (the granted period): "
+        + "\(f(numbers[0] / granted * 100, 2)) % of a core (median), \(f(numbers[1] / granted * 100, 2)) % (p99)"
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-bench-\(getpid())")
