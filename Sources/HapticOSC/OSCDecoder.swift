@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLiblo
+import HapticKit
 import HapticPattern
 
 /// Turns datagrams into ``OSCCommand``s: liblo parses messages and bundles (any depth) and
@@ -61,6 +62,10 @@ final class OSCDecoder: @unchecked Sendable {
         "/hapticsynth/stop": .lists(["", "n"]),
         "/hapticsynth/status": .lists([""]),
         "/hapticsynth/clock": .lists([""]),
+        "/hapticsynth/follow/gain": .lists(["n"]),
+        "/hapticsynth/follow/mute": .lists(["n"]),
+        "/hapticsynth/follow/mode": .lists(["s"]),
+        "/hapticsynth/follow/ducking": .lists(["n"]),
     ]
 
     /// The characters OSC reserves for patterns (and liblo treats as such); none is in an address we serve.
@@ -151,6 +156,15 @@ final class OSCDecoder: @unchecked Sendable {
         return max(t, 0)
     }
 
+    /// A level in dB within `range` (NaN and infinities refused).
+    private func checkedLevel(_ decibels: Double, _ range: ClosedRange<Double>, _ address: String) -> Double? {
+        guard decibels.isFinite, range.contains(decibels) else {
+            problems.append(.badArgument("\(address): \(decibels) dB (expected \(Int(range.lowerBound))...\(Int(range.upperBound)) dB)"))
+            return nil
+        }
+        return decibels
+    }
+
     private func checkedName(_ name: String, _ address: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= Self.maxNameLength else {
             problems.append(.badArgument("\(address): a name must have 1...\(Self.maxNameLength) bytes"))
@@ -238,6 +252,21 @@ final class OSCDecoder: @unchecked Sendable {
             return timeArgument(0).map { .stopAll(time: $0) }
         case "/hapticsynth/status": return .status
         case "/hapticsynth/clock": return .clock
+        case "/hapticsynth/follow/gain":
+            return checkedLevel(number(0), -60...40, address).map { .followGain(decibels: $0) }
+        case "/hapticsynth/follow/ducking":
+            return checkedLevel(number(0), -60...0, address).map { .followDucking(decibels: $0) }
+        case "/hapticsynth/follow/mute":
+            guard !number(0).isNaN else {
+                problems.append(.badArgument("\(address): NaN (expected 0 to unmute, anything else to mute)"))
+                return nil
+            }
+            return .followMute(number(0) != 0)
+        case "/hapticsynth/follow/mode":
+            do throws(FollowControlError) { return .followMode(try FollowMode.named(string(0))) } catch {
+                problems.append(.badArgument("\(address): \(error)"))
+                return nil
+            }
         default:
             unknown(address, "")
             return nil
