@@ -233,7 +233,11 @@ public struct Serve: AsyncParsableCommand {
     static func reportEvents(_ outages: OutageReport) -> @Sendable (HapticManager.EngineEvent) -> Void {
         { event in
             switch event {
-            case .lost(_, _, let reason): _ = outages.lost("\(reason)")
+            case .lost(_, _, let reason):
+                switch reason {
+                case .deviceLost(let why), .recoveryFailed(let why): _ = outages.lost(why)
+                case .deviceTimeout: _ = outages.lost("no progress within the bounded wait")
+                }
             case .reconnected(_, _, let info):
                 outages.back(outageSeconds: info.outageSeconds, gapSeconds: info.gapSeconds, droppedOnsets: info.droppedOnsets)
             case .rebuilt, .gaveUp: break  // the manager logs them; the supervisor replaces a manager that gave up
