@@ -139,7 +139,7 @@ let package = Package(
         // Records a capture PCM (a sound server's monitor); apart so the harness above has no ALSA.
         .target(
             name: "HapticALSATesting",
-            dependencies: ["CALSA", "CALSASupport", "HapticALSA", "HapticEngine"],
+            dependencies: ["CALSA", "CALSASupport", "HapticALSA", "HapticEngine", "HapticRender"],
             swiftSettings: strict
         ),
 
@@ -213,6 +213,13 @@ let package = Package(
             name: "limiter-bench",
             dependencies: ["HapticRender", "HapticPattern", "HapticTestSupport"],
             path: "bench/limiter-bench"
+        ),
+        // Issue 21: `follow` end to end through the rig next to a plain ALSA low-pass loop
+        // (bench/latency-floor/passthrough.c), and its long run.
+        .executableTarget(
+            name: "follow-bench",
+            dependencies: ["HapticALSATesting"],
+            path: "bench/follow-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -146,9 +146,9 @@ public struct Follow: AsyncParsableCommand {
         }
         await follower.stop()
         out.print(String(
-            format: "stopped; followed %.1f s of sound (overruns %d, underruns %d, frames trimmed %d, capture lost %d times, reopened %d)",
+            format: "stopped; followed %.1f s of sound (overruns %d, underruns %d, frames trimmed %d, capture lost %d times, reopened %d; capture clock corrected by %+.0f ppm)",
             Double(statistics.framesFollowed) / Double(Self.sampleRate), statistics.overruns, statistics.underruns,
-            statistics.trimmedFrames, statistics.captureLosses, statistics.captureReopens))
+            statistics.trimmedFrames, statistics.captureLosses, statistics.captureReopens, statistics.captureRateCorrectionPPM))
         if case .failed(let message) = outcome {
             out.printError(message)
             return 1

@@ -37,6 +37,9 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private let underruns = Atomic<Int>(0)
     private let trimmed = Atomic<Int>(0)
     private let losses = Atomic<Int>(0)
+    /// The drift servo's ratio − 1, in parts per billion.
+    private let correctionPPB = Atomic<Int>(0)
+    private let queued = Atomic<Int>(0)
     private let reopens = Atomic<Int>(0)
     private let stampFrames = Atomic<Int64>(-1)
     private let stampNanos = Atomic<Int64>(0)
@@ -159,7 +162,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     public func prepare(sampleRate: Int, periodFrames: Int, actuators: [ActuatorProfile]) {
         freeRenderBuffers()
         blockFrames = max(1, periodFrames)
-        queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4))
+        queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4), correctsDrift: true)
         block = .allocate(capacity: blockFrames)
         work = .allocate(capacity: blockFrames)
         levels = .allocate(capacity: blockFrames)
@@ -213,6 +216,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         }
         underruns.store(underrunsBefore + queue!.underruns, ordering: .relaxed)
         trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
+        correctionPPB.store(Int((queue!.learntRateDifference * 1e9).rounded()), ordering: .relaxed)
+        queued.store(queue!.count, ordering: .relaxed)
     }
 
     /// Runs mode `mode`'s processing for actuator `k` on `n` samples in place: the one place
@@ -335,6 +340,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             framesFollowed: framesFollowed.load(ordering: .relaxed), overruns: overruns.load(ordering: .relaxed),
             underruns: underruns.load(ordering: .relaxed), trimmedFrames: trimmed.load(ordering: .relaxed),
             captureLosses: losses.load(ordering: .relaxed), captureReopens: reopens.load(ordering: .relaxed),
+            captureRateCorrectionPPM: Double(correctionPPB.load(ordering: .relaxed)) / 1000,
+            queuedFrames: queued.load(ordering: .relaxed),
             lastTimestamp: frames < 0 ? nil : CaptureTimestamp(
                 framesCaptured: frames, monotonicNanos: stampNanos.load(ordering: .relaxed),
                 triggerNanos: stampTrigger.load(ordering: .relaxed)))

@@ -9,9 +9,20 @@
 /// quarter period (to at most four periods). Latency is kept from creeping: when over a whole
 /// `window` the queue never fell below the reserve plus an eighth of a period after a period
 /// was taken, the excess is dropped and counted (an eighth, not more: what stands above the
-/// reserve is latency the jitter did not need), as is what lies beyond the priming threshold when
-/// it primes (a backlog from the capture's start) (the capture's drift against the output is to be corrected by
-/// resampling later; this bounds what it can add meanwhile).
+/// reserve is latency the jitter did not need), as is what lies beyond the priming threshold
+/// when it primes (a backlog from the capture's start).
+///
+/// Drift (the capture's clock against the output's): with `correctsDrift`, the queue is read
+/// at a ratio of captured frames per output frame (linear interpolation between captured
+/// frames), and a servo sets that ratio from the lowest fill after a take over each window
+/// (what the trims watch too): a capture running fast fills the queue, the ratio rises until
+/// the lowest fill stands at `targetFill` (the reserve plus an eighth of a period) again, and
+/// stays where the two clocks' rates meet. The servo is a proportional-integral loop: the
+/// proportional term corrects a fifth of the fill's error per window (a 500 ppm drift holds
+/// the fill about 30 frames off until the integral has learnt it), the integral learns the
+/// rate over about 20 s (the lowest fill jitters with a sound server's scheduling), and the
+/// ratio is held within ±0.2 %; trims then only take a standing excess of more than a period
+/// (a stall's backlog), which the servo would take seconds to slew away.
 ///
 /// A ring of preallocated storage; every method is allocation-free and runs in steps bounded
 /// by the frames it is given. Render thread only (or the control side while it is stopped).
@@ -40,19 +51,45 @@ struct CaptureQueue {
     /// Frames dropped to keep the latency down, and frames that found the queue full.
     private(set) var trimmedFrames = 0
     private(set) var overflowFrames = 0
+    /// Whether the read ratio follows the fill (drift correction).
+    let correctsDrift: Bool
+    /// Captured frames taken per output frame (1 without drift correction).
+    private(set) var ratio: Double = 1
+    /// The rate difference the servo has learnt: its integral term (the capture's clock
+    /// against the output's, without the fill's correction on top), averaged over about 20
+    /// windows (the term wanders with the arrivals' jitter).
+    private(set) var learntRateDifference: Double = 0
+    /// The read position's fraction of a frame past `head`, 0 ..< 1.
+    private var phase: Double = 0
+    /// The servo's integral term (the rate difference it has learnt).
+    private var integral: Double = 0
+    /// The servo's gains per window, per frame of fill error (proportional: a fifth of the
+    /// error corrected per window; integral: an eightieth of that, so that the rate it learns
+    /// averages a sound server's jitter over about 20 s).
+    private let proportionalGain: Double
+    private let integralGain: Double
+    /// The ratio stays within 1 ± this (a sound card's clock is off by far less).
+    static let maximumCorrection = 0.002
 
     /// - Parameters: `period`: frames taken each time; `window`: frames over which the lowest
     ///   fill is watched (the follower: a quarter second).
-    init(period: Int, capacityPeriods: Int = 16, window: Int) {
+    init(period: Int, capacityPeriods: Int = 16, window: Int, correctsDrift: Bool = false) {
         self.period = max(1, period)
         capacity = self.period * max(4, capacityPeriods)
         storage = .allocate(capacity: capacity)
         storage.initialize(repeating: 0, count: capacity)
         reserve = self.period / 4
         maximumReserve = 4 * self.period
-        trimSlack = max(1, self.period / 8)
         self.window = max(self.period, window)
+        self.correctsDrift = correctsDrift
+        // With the servo, only a stall's backlog is trimmed; the servo slews the rest away.
+        trimSlack = correctsDrift ? self.period : max(1, self.period / 8)
+        proportionalGain = 0.2 / Double(self.window)
+        integralGain = 0.0025 / Double(self.window)
     }
+
+    /// The fill the drift servo holds the window's lowest at.
+    var targetFill: Int { reserve + max(1, period / 8) }
 
     func deallocate() { storage.deallocate() }
 
@@ -79,6 +116,7 @@ struct CaptureQueue {
     /// Takes `frames` (at most a period) into `out`, silence where there is none. Returns the
     /// frames of captured sound it gave (the rest is silence).
     mutating func take(into out: UnsafeMutablePointer<Float>, _ frames: Int) -> Int {
+        guard frames > 0 else { return 0 }
         if !primed {
             let needed = frames + max(reserve, largestArrival, windowLargestArrival)
             guard count >= needed else {
@@ -88,33 +126,85 @@ struct CaptureQueue {
             // What piled up beyond it (the capture's start, a stall) would be latency for good.
             if count > needed { drop(count - needed) }
             primed = true
+            phase = 0
             lowest = Int.max
             windowFrames = 0
         }
-        let given = min(frames, count)
-        for i in 0..<given {
-            out[i] = storage[head]
-            head += 1
-            if head == capacity { head = 0 }
-        }
-        count -= given
-        if given < frames {
+        // The captured frames these output frames read: up to the last one's position, and the
+        // one after it when that position falls between two.
+        let end = phase + Double(frames) * ratio
+        let last = phase + Double(frames - 1) * ratio
+        let required = max(Int(end), Int(last) + (last > Double(Int(last)) ? 2 : 1))
+        if count < required {
+            // An underrun: what there is, as it is, then silence; primed again before the next.
+            let given = min(frames, count)
+            for i in 0..<given {
+                out[i] = storage[head]
+                head += 1
+                if head == capacity { head = 0 }
+            }
+            count -= given
             (out + given).update(repeating: 0, count: frames - given)
             underruns += 1
             primed = false
+            phase = 0
             reserve = min(maximumReserve, reserve + max(1, period / 4))
             return given
         }
+        if ratio == 1 && phase == 0 {
+            for i in 0..<frames {
+                var index = head + i
+                if index >= capacity { index -= capacity }
+                out[i] = storage[index]
+            }
+        } else {
+            var position = phase
+            for i in 0..<frames {
+                let k = Int(position)
+                let fraction = Float(position - Double(k))
+                var index = head + k
+                if index >= capacity { index -= capacity }
+                let a = storage[index]
+                if fraction > 0 {
+                    var next = index + 1
+                    if next == capacity { next = 0 }
+                    out[i] = a + fraction * (storage[next] - a)
+                } else {
+                    out[i] = a
+                }
+                position += ratio
+            }
+        }
+        let consumed = Int(end)
+        phase = end - Double(consumed)
+        head = (head + consumed) % capacity
+        count -= consumed
         lowest = min(lowest, count)
         windowFrames += frames
         if windowFrames >= window {
+            if correctsDrift { steer(lowest) }
             if lowest > reserve + trimSlack { drop(lowest - reserve) }
             largestArrival = windowLargestArrival
             windowLargestArrival = 0
             lowest = Int.max
             windowFrames = 0
         }
-        return given
+        return frames
+    }
+
+    /// One step of the drift servo: the window's lowest fill against the target sets the ratio.
+    /// An error beyond a quarter period is no drift (a start-up backlog, a stall, an underrun's
+    /// new reserve: the trims and the priming deal with those): it is steered at a quarter
+    /// period and not integrated, so that it does not wind up the rate learnt.
+    private mutating func steer(_ lowestFill: Int) {
+        let limit = max(1, period / 4)
+        let error = Double(min(limit, max(-limit, lowestFill - targetFill)))
+        let bound = Self.maximumCorrection
+        if abs(lowestFill - targetFill) < limit {
+            integral = min(bound, max(-bound, integral + integralGain * error))
+        }
+        ratio = 1 + min(bound, max(-bound, proportionalGain * error + integral))
+        learntRateDifference += (integral - learntRateDifference) / 20
     }
 
     /// Frames that arrived together (one read round of the capture): the reserve covers bursts
@@ -123,10 +213,12 @@ struct CaptureQueue {
         windowLargestArrival = max(windowLargestArrival, min(frames, maximumReserve + period))
     }
 
-    /// Forgets everything queued and waits to be primed again (a capture that restarted).
+    /// Forgets everything queued and waits to be primed again (a capture that restarted); the
+    /// servo's ratio is kept (the same device's clock).
     mutating func reset() {
         head = 0
         count = 0
+        phase = 0
         primed = false
         lowest = Int.max
         windowFrames = 0

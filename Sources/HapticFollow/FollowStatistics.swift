@@ -13,6 +13,12 @@ public struct FollowStatistics: Sendable, Equatable {
     /// Times the capture was lost (its device or sound server gone), and reopened.
     public var captureLosses: Int
     public var captureReopens: Int
+    /// The drift correction: how much faster (positive) or slower the capture's clock runs
+    /// than the output's, as the servo has learnt it, in parts per million.
+    public var captureRateCorrectionPPM: Double = 0
+    /// Captured frames waiting in the jitter queue after the last period (the follower's own
+    /// share of the latency).
+    public var queuedFrames: Int = 0
     /// The capture's latest stamp (for drift against the output), nil before the first.
     public var lastTimestamp: CaptureTimestamp?
 }

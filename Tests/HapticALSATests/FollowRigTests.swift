@@ -16,146 +16,26 @@ import Testing
 /// is printed (the figure against the bound belongs to the benchmark).
 @Suite("follow: live sound to haptics", .serialized, .enabled(if: Rig.isRunning, "needs scripts/rig.sh"))
 struct FollowRigTests {
-    static let rate = 48_000
+    static let rate = ClickTrack.sampleRate
     /// Hit times (s from the track's start): irregular gaps of 250–450 ms, 24 hits.
-    static let hits: [Double] = {
-        var t = 0.6
-        var times: [Double] = []
-        var seed: UInt32 = 12345
-        for _ in 0..<24 {
-            times.append(t)
-            seed = seed &* 1_103_515_245 &+ 12345
-            t += 0.25 + Double(seed >> 16 % 1000) / 1000 * 0.2
-        }
-        return times
-    }()
+    static let hits = ClickTrack.irregular(count: 24).hits
 
-    /// The track: a 0.15-amplitude 800 Hz tone throughout (music without bass), and at each
-    /// hit a kick: 55 Hz at 0.6 decaying over about 40 ms, with a 3 ms 2 kHz click on top.
-    static func track(_ hits: [Double]) -> [Float] {
-        let length = Int((hits.last! + 0.8) * Double(rate))
-        var x = [Float](repeating: 0, count: length)
-        for i in 0..<length { x[i] = 0.15 * Float(sin(2 * Double.pi * 800 * Double(i) / Double(rate))) }
-        for hit in hits {
-            let start = Int(hit * Double(rate))
-            for k in 0..<Int(0.2 * Double(rate)) where start + k < length {
-                let t = Double(k) / Double(rate)
-                var v = 0.6 * exp(-t / 0.04) * sin(2 * Double.pi * 55 * t)
-                if t < 0.003 { v += 0.3 * sin(2 * Double.pi * 2000 * t) }
-                x[start + k] += Float(v)
-            }
-        }
-        return x
-    }
-
-    /// Frames where `level` first rises above `threshold` after at least `quiet` frames below it.
-    static func onsets(_ level: (Int) -> Float, frames: Int, threshold: Float, quiet: Int) -> [Int] {
-        var result: [Int] = []
-        var below = quiet
-        for i in 0..<frames {
-            if level(i) > threshold {
-                if below >= quiet { result.append(i) }
-                below = 0
-            } else {
-                below += 1
-            }
-        }
-        return result
-    }
-
-    /// What the haptic sink made of a click track played into the mono sink while `follow` runs.
-    struct Outcome {
-        var heard: Int
-        var bursts: Int
-        var missed: [Int]
-        var latencies: [Double]
-        var overruns: Int
-        /// Bursts of drive after the track (from `afterTrack`).
-        var burstsAfterTrack = 0
-    }
+    typealias Outcome = ClickTrack.Outcome
 
     /// Records both monitors, plays the click track of `hits` into the mono sink, waits until a
-    /// second past its end is recorded on both, and matches the haptic's bursts to the hits.
-    /// The haptic is read from channel `hapticChannel` of sink B; `afterTrack`, when given, is
-    /// called once the track has played (to start something else on the output), and the
-    /// recording goes on 1.5 s longer for it.
+    /// second past its end is recorded on both, and matches the haptic's bursts to the hits
+    /// (``ClickTrack``, shared with follow-bench); prints the latencies.
+    /// `hapticChannel`, `afterTrack`: see ``ClickTrack/measure(player:sourceMonitor:hapticMonitor:hapticChannels:hapticChannel:afterTrack:)``.
     static func playAndFollow(_ hits: [Double], label: String, period: Int, buffer: String, hapticChannel: Int = 0,
                               afterTrack: (() -> Void)? = nil) throws -> Outcome {
-        let seconds = hits.last! + 3
-        let source = ALSACaptureDevice(name: Rig.inputMono, channels: 1, sampleRate: 48_000, periodFrames: 256,
-                                       bufferFrames: 8192, seconds: seconds + 10)
-        let haptic = ALSACaptureDevice(name: Rig.inputB, channels: 2, sampleRate: 48_000, periodFrames: 256,
-                                       bufferFrames: 8192, seconds: seconds + 10)
-        try source.start()
-        try haptic.start()
-        try #require(source.waitForFrames(1, timeout: 10) && haptic.waitForFrames(1, timeout: 10), "the monitors record")
-        // The track, played into the mono sink period by period (the writes are paced by the server).
-        // A loaded machine may stall the server for a while: the player (the test's instrument)
-        // keeps 170 ms queued, writes at a real-time priority, waits up to 2 s for room and
-        // rides out an underrun (what the first monitor records is what was played, so the hits
-        // are found there, not assumed; an underrun inside a hit could split it in two). It is
-        // opened at that priority too, so that the sound server plugin's I/O thread, which the
-        // open starts and which carries the writes to the server, inherits it (at normal
-        // priority a loaded run starved it: the server played gaps the player never reported,
-        // and the first monitor heard 26 hits of 24).
-        var options = ALSAOutputDevice.Options()
-        options.waitTimeoutMilliseconds = 2000
-        let player = ALSAOutputDevice(name: Rig.outMono, options: options)
-        let track = Self.track(hits)
-        var written = 0
-        var underruns = 0
-        try withRealtimePriority(60) {
-            let format = try player.open(requested: DeviceFormat(channels: 1, sampleRate: 48_000, periodFrames: 1024, bufferFrames: 8192))
-            while written < track.count {
-                let n = min(format.periodFrames, track.count - written)
-                let fault = track.withUnsafeBufferPointer { player.write($0.baseAddress! + written, frames: n) }
-                written += fault == nil ? n : player.framesWrittenBeforeFault
-                if fault == .xrun, underruns < 20, player.recover(from: .xrun) {
-                    underruns += 1
-                    continue
-                }
-                try #require(fault == nil, "writing the track: \(String(describing: fault))")
-            }
+        let outcome = try ClickTrack(hits: hits).measure(
+            player: Rig.outMono, sourceMonitor: Rig.inputMono, hapticMonitor: Rig.inputB, hapticChannel: hapticChannel, afterTrack: afterTrack)
+        if outcome.playerUnderruns > 0 {
+            print("follow rig (\(label)): the track's player underran \(outcome.playerUnderruns) times (a loaded machine)")
         }
-        if underruns > 0 { print("follow rig (\(label)): the track's player underran \(underruns) times (a loaded machine)") }
-        player.drain()
-        player.close()
-        // Both recordings until a second past the track's end (follow's output lags it).
-        let heardAt = source.framesRecorded, hapticAt = haptic.framesRecorded
-        #expect(source.waitForFrames(heardAt + 48_000, timeout: 30) && haptic.waitForFrames(hapticAt + 48_000, timeout: 30))
-        let afterFrom = haptic.framesRecorded
-        if let afterTrack {
-            afterTrack()
-            #expect(haptic.waitForFrames(afterFrom + 72_000, timeout: 30))
-        }
-        let a = source.stop(), b = haptic.stop()
-
-        // The hits as heard on the first monitor: the tone stays below 0.2, a hit rises above it.
-        let heard = Self.onsets({ abs(a.floatSamples[$0]) }, frames: a.frames, threshold: 0.3, quiet: 4800)
-        try #require(heard.count == hits.count, "\(label): the source monitor heard \(heard.count) of \(hits.count) hits")
-        // The haptic: channel 0 of sink B (follow puts it on both channels of a stereo sink).
-        let drive = (0..<b.frames).map { b.floatSamples[$0 * b.channels + hapticChannel] }
-        let envelope = hilbertEnvelope(drive)
-        let peak = envelope[..<min(afterFrom, envelope.count)].max() ?? 0  // the hits' (what comes after is judged by it)
-        try #require(peak > 0.1, "\(label): follow played the hits: peak \(peak)")
-        // Bursts of drive: above a fifth of the loudest, apart by at least 100 ms of less.
-        let bursts = Self.onsets({ Float(envelope[$0]) }, frames: envelope.count, threshold: Float(0.2 * peak), quiet: 4800)
-        var outcome = Outcome(heard: heard.count, bursts: bursts.count, missed: [], latencies: [], overruns: a.overruns + b.overruns,
-                              burstsAfterTrack: bursts.filter { $0 >= afterFrom }.count)
-        for (k, onset) in heard.enumerated() {
-            guard let t0 = a.monotonicNanos(ofFrame: onset) else { outcome.missed.append(k); continue }
-            // The haptic's burst for this hit: the first to start within 200 ms after the onset.
-            let match = bursts.first { frame in
-                guard let t = b.monotonicNanos(ofFrame: frame) else { return false }
-                return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
-            }
-            guard let start = match else { outcome.missed.append(k); continue }
-            let windowStart = max(0, start - 2400), windowEnd = min(envelope.count, start + 9600)
-            let (half, _) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
-            guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { outcome.missed.append(k); continue }
-            outcome.latencies.append(Double(t1 - t0) / 1e6)
-        }
-        print("follow rig (\(label)): \(heard.count) hits, \(bursts.count) bursts of drive, latency onset → half-envelope per hit (ms): "
+        try #require(outcome.heard == hits.count, "\(label): the source monitor heard \(outcome.heard) of \(hits.count) hits")
+        try #require(outcome.peak > 0.1, "\(label): follow played the hits: peak \(outcome.peak)")
+        print("follow rig (\(label)): \(outcome.heard) hits, \(outcome.bursts) bursts of drive, latency onset → half-envelope per hit (ms): "
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
         if !outcome.latencies.isEmpty {
             let sorted = outcome.latencies.sorted()
@@ -168,7 +48,8 @@ struct FollowRigTests {
     /// Checks that every hit was followed and none invented.
     static func expectFollowed(_ outcome: Outcome, _ label: String) {
         #expect(outcome.missed.isEmpty, "\(label): hits not followed: \(outcome.missed)")
-        #expect(outcome.bursts - outcome.burstsAfterTrack == outcome.heard, "\(label): bursts of drive \(outcome.bursts - outcome.burstsAfterTrack) for \(outcome.heard) hits: none may be invented")
+        #expect(outcome.bursts - outcome.burstsAfterTrack == outcome.heard,
+                "\(label): bursts of drive \(outcome.bursts - outcome.burstsAfterTrack) for \(outcome.heard) hits: none may be invented")
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 

@@ -26,15 +26,18 @@ struct FollowerTests {
 
     /// Pulls `seconds` of output (one channel of `channels`), letting captured frames arrive in
     /// fragments of `fragment` frames as the output's time passes.
-    static func follow(_ input: ScriptedInput, _ engine: HapticEngine, seconds: Double, fragment: Int, channels: Int = 1) -> [Float] {
+    /// `captureRate`: the capture's clock against the output's (1.0005: 500 ppm fast);
+    /// `afterPeriod` is called after each period with the output frames pulled so far.
+    static func follow(_ input: ScriptedInput, _ engine: HapticEngine, seconds: Double, fragment: Int, channels: Int = 1,
+                       captureRate: Double = 1, afterPeriod: (Int) -> Void = { _ in }) -> [Float] {
         let total = Int(seconds * Double(rate))
         var out = [Float](repeating: 0, count: total)
         var block = [Float](repeating: 0, count: period * channels)
         var arrived = 0
         var done = 0
         while done < total {
-            // The capture runs on the same clock: what has arrived by the end of this period.
-            let due = ((done + period) / fragment) * fragment
+            // What the capture has captured by the end of this period, on its own clock.
+            let due = (Int(Double(done + period) * captureRate) / fragment) * fragment
             if due > arrived {
                 input.arrive(due - arrived)
                 arrived = due
@@ -42,6 +45,7 @@ struct FollowerTests {
             _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: period) }
             for i in 0..<min(period, total - done) { out[done + i] = block[i * channels] }
             done += period
+            afterPeriod(done)
         }
         return out
     }
@@ -52,6 +56,50 @@ struct FollowerTests {
 
     static func sine(_ hz: Double, _ amplitude: Float) -> @Sendable (Int, Int) -> Float {
         { frame, _ in amplitude * Float(sin(2 * Double.pi * hz * Double(frame) / Double(rate))) }
+    }
+
+    @Test("drift: a capture 500 ppm fast or slow is followed at its rate, the queue's fill flat, nothing trimmed or torn",
+          arguments: [1.0005, 0.9995])
+    func drift(captureRate: Double) throws {
+        let input = ScriptedInput(channels: 1, sample: Self.sine(40, 0.3))
+        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+        try follower.open()
+        let engine = try Self.engine(follower)
+        // Per second of output: the mean fill of the queue after each period (the follower's
+        // share of the latency; the lowest swings by a capture fragment with the fragments'
+        // phase), and the counts at 60 s.
+        var meanFill: [Double] = []
+        var fillSum = 0, fillCount = 0
+        var settled: FollowStatistics? = nil
+        // Fragments of a quarter period, as the follower asks a capture for.
+        let fragment = CaptureFollower.capturePeriod(forOutputPeriod: Self.period)
+        let out = Self.follow(input, engine, seconds: 120, fragment: fragment, captureRate: captureRate) { done in
+            let stats = follower.statistics
+            fillSum += stats.queuedFrames
+            fillCount += 1
+            if done % Self.rate < Self.period {
+                meanFill.append(Double(fillSum) / Double(fillCount))
+                fillSum = 0
+                fillCount = 0
+            }
+            if settled == nil && done >= 60 * Self.rate { settled = stats }
+        }
+        engine.stop()
+        let end = follower.statistics
+        let expected = (captureRate - 1) * 1e6
+        let flat = meanFill.suffix(40)
+        print(String(format: "follower drift %+.0f ppm: corrected by %+.1f ppm; mean fill per second over the last 40 s %.1f…%.1f frames; %@",
+                     expected, end.captureRateCorrectionPPM, flat.min() ?? -1, flat.max() ?? -1, "\(end)"))
+        #expect(abs(end.captureRateCorrectionPPM - expected) < 50, "the servo found the rate: \(end.captureRateCorrectionPPM) ppm")
+        // Uncorrected, 500 ppm is 24 frames a second: 480 between the two halves of the 40 s.
+        // Corrected, the fill swings by a capture fragment with the fragments' phase against
+        // the periods (the queue's own test measures the latency itself), but does not trend.
+        let halves = (flat.prefix(20).reduce(0, +) / 20, flat.suffix(20).reduce(0, +) / 20)
+        #expect(abs(halves.1 - halves.0) <= 24, "the latency neither grows nor shrinks: \(Array(flat))")
+        let before = try #require(settled)
+        #expect(end.underruns == before.underruns && end.trimmedFrames == before.trimmedFrames,
+                "nothing torn or trimmed once settled: \(before) → \(end)")
+        #expect(abs(Self.rms(out[(60 * Self.rate)...]) - 0.150) < 0.02)
     }
 
     @Test("a 40 Hz tone in the band comes out at the profile's level; 1 kHz is filtered away")
@@ -213,6 +261,92 @@ struct CaptureQueueTests {
         }
         #expect(queue.trimmedFrames > 192 + 2560 - 128 - 256, "the standing excess beyond the reserve: \(queue.trimmedFrames)")
         #expect(queue.count <= queue.reserve + 256 + 128, "latency trimmed back: \(queue.count) queued")
+    }
+
+    @Test("drift: uncorrected, a fast capture is trimmed and a slow one underruns; corrected, neither, and the latency stays flat",
+          arguments: [1.0005, 0.9995])
+    func driftControl(captureRate: Double) {
+        // Each captured frame carries its own index, so what comes out says which captured
+        // frame is playing: the latency of output frame t is t − index / captureRate (output
+        // frames), exactly, whatever the queue's fill looks like between arrivals.
+        func run(correcting: Bool) -> (underruns: Int, trimmed: Int, ratio: Double, latency: [Double]) {
+            let period = 256
+            var queue = CaptureQueue(period: period, window: 12_000, correctsDrift: correcting)
+            defer { queue.deallocate() }
+            let fragment = period / 4
+            let input = UnsafeMutablePointer<Float>.allocate(capacity: fragment)
+            let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+            defer { input.deallocate(); out.deallocate() }
+            var arrived = 0
+            var counted = (underruns: 0, trimmed: 0)
+            var latencySum = 0.0, latencyCount = 0
+            var latency: [Double] = []  // mean per second
+            let periods = 120 * 48_000 / period
+            for k in 0..<periods {
+                let due = (Int(Double((k + 1) * period) * captureRate) / fragment) * fragment
+                while arrived < due {
+                    for i in 0..<fragment { input[i] = Float(arrived + i) }
+                    queue.append(input, fragment)
+                    arrived += fragment
+                }
+                if queue.take(into: out, period) == period {
+                    latencySum += Double(k * period) - Double(out[0]) / captureRate
+                    latencyCount += 1
+                }
+                if (k + 1) * period % 48_000 < period {
+                    latency.append(latencySum / Double(max(1, latencyCount)))
+                    latencySum = 0
+                    latencyCount = 0
+                }
+                if k == periods / 4 { counted = (queue.underruns, queue.trimmedFrames) }
+            }
+            return (queue.underruns - counted.underruns, queue.trimmedFrames - counted.trimmed,
+                    1 + queue.learntRateDifference, latency)
+        }
+        let plain = run(correcting: false), corrected = run(correcting: true)
+        let settled = corrected.latency.suffix(90)
+        print(String(format: "queue drift %+.0f ppm: ratio learnt %+.1f ppm; latency per second over the last 90 s %.1f…%.1f frames (uncorrected %.1f…%.1f)",
+                     (captureRate - 1) * 1e6, (corrected.ratio - 1) * 1e6, settled.min() ?? -1, settled.max() ?? -1,
+                     plain.latency.suffix(90).min() ?? -1, plain.latency.suffix(90).max() ?? -1))
+        #expect(plain.underruns + plain.trimmed > 0, "uncorrected, the drift shows in the last 90 s: \(plain.underruns), \(plain.trimmed)")
+        #expect(corrected.underruns == 0 && corrected.trimmed == 0, "corrected: \(corrected.underruns), \(corrected.trimmed)")
+        #expect(abs(corrected.ratio - captureRate) < 25e-6, "the ratio is the capture's rate: \(corrected.ratio)")
+        // The issue's bound: the drift corrected to within ±1 ms (48 frames) over the whole run.
+        #expect((settled.max() ?? .infinity) - (settled.min() ?? 0) <= 48, "the latency stays flat: \(Array(settled))")
+    }
+
+    @Test("drift correction on one clock: jittered arrivals and a backlog do not teach it a rate")
+    func driftServoIgnoresJitterAndBacklogs() {
+        let period = 256, fragment = 64
+        var queue = CaptureQueue(period: period, window: 12_000, correctsDrift: true)
+        defer { queue.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 48_000)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+        defer { input.deallocate(); out.deallocate() }
+        input.initialize(repeating: 0.5, count: 48_000)
+        var arrived = 0
+        var seed: UInt32 = 7
+        var learnt: [Double] = []  // ppm, once a second
+        let periods = 60 * 48_000 / period
+        for k in 0..<periods {
+            // A sound server's fragments come up to two fragments late at random; at 20 s a
+            // backlog of 200 frames comes at once and stays (less than the trims take: the
+            // servo slews it away, which must not teach it a rate).
+            seed = seed &* 1_103_515_245 &+ 12345
+            let late = Int(seed >> 16) % 3 * fragment
+            let due = max(0, (((k + 1) * period - late) / fragment) * fragment) + (k >= 3750 ? 200 : 0)
+            if arrived < due {
+                queue.append(input, due - arrived)
+                queue.noteArrival(fragment)
+                arrived = due
+            }
+            _ = queue.take(into: out, period)
+            if (k + 1) * period % 48_000 < period { learnt.append(queue.learntRateDifference * 1e6) }
+        }
+        let worst = learnt.map(abs).max() ?? .infinity
+        print(String(format: "queue on one clock, jittered, a 200-frame backlog at 20 s: rate learnt at most %.1f ppm (per second: %@); underruns %d, trimmed %d",
+                     worst, learnt.map { String(format: "%.0f", $0) }.joined(separator: " "), queue.underruns, queue.trimmedFrames))
+        #expect(worst < 30, "no rate learnt from jitter or the backlog: \(learnt) ppm")
     }
 
     @Test("a burst larger than its room pushes the oldest frames out, not the newest")
