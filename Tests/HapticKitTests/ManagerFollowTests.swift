@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Foundation
 import HapticEngine
 import HapticEngineTesting
@@ -87,6 +88,31 @@ struct ManagerFollowTests {
         let after = Self.follow(rig, capture, periods: 20)
         #expect(after.allSatisfy { $0 == 0 }, "nothing followed after stop")
         #expect(m.engineAvailable, "the engine plays on")
+    }
+
+    /// (A pattern is left out: its voice's start and retirement under manual drive, where this
+    /// thread is also the control side, allocate with or without a follower; the follower's
+    /// ducking under voices is counted in FollowControlsTests, the real render thread with
+    /// patterns in EngineRigTests.)
+    @Test("the manager's engine renders its follower through the slot without an allocation")
+    func allocationFree() async throws {
+        let rig = VirtualRig()
+        let m = rig.manager
+        defer { m.shutDown() }
+        let capture = ToneCapture()
+        try m.startFollowing(.device({ capture }))
+        _ = Self.follow(rig, capture, periods: 50)
+        let period = m.configuration.engine.periodFrames
+        let engine = try #require(m.currentEngine)
+        let tally = allocation_tally_open()
+        for _ in 0..<200 {
+            capture.arrive(period)
+            allocation_tally_track_current_thread(tally)
+            engine.renderOnePeriod()
+            allocation_tally_track_current_thread(0)
+        }
+        #expect(allocation_tally_count(tally) == 0, "allocations while rendering the follower: \(allocation_tally_count(tally))")
+        await m.stopFollowing()
     }
 
     @Test("hostile values are refused before anything opens")
