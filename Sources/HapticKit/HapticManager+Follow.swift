@@ -9,18 +9,28 @@ extension HapticManager {
     final class Following: Sendable {
         let slot = FollowSlot()
         let capture = Mutex<(supervised: SupervisedCapture, name: String)?>(nil)
+        /// A `stopSoon` under way (awaited by `stop`, so that a capture is closed when it returns).
+        let stopping = Mutex<Task<Void, Never>?>(nil)
 
-        /// Stops rendering the follower, ends its supervision and closes the capture.
+        /// Stops rendering the follower, ends its supervision and closes the capture; returns
+        /// when it is closed (also when `stopSoon` took it first).
         func stop() async {
-            guard let (supervised, _) = capture.withLock({ c in defer { c = nil }; return c }) else { return }
-            _ = slot.remove()
-            await supervised.stop()
+            if let (supervised, _) = capture.withLock({ c in defer { c = nil }; return c }) {
+                _ = slot.remove()
+                await supervised.stop()
+            }
+            await stopping.withLock { $0 }?.value
         }
 
         /// `stop` in the background (from the manager's synchronous paths: shut down, gave up).
         func stopSoon() {
-            guard capture.withLock({ $0 != nil }) else { return }
-            Task.detached { await self.stop() }
+            guard let (supervised, _) = capture.withLock({ c in defer { c = nil }; return c }) else { return }
+            let slot = slot
+            let task = Task.detached {
+                _ = slot.remove()
+                await supervised.stop()
+            }
+            stopping.withLock { $0 = task }
         }
     }
 

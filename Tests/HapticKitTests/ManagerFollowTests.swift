@@ -15,6 +15,7 @@ final class ToneCapture: InputDevice, @unchecked Sendable {
     private let produced = Atomic<Int>(0)
     private let dead = Atomic<Bool>(false)
     let opens = Atomic<Int>(0)
+    let closes = Atomic<Int>(0)
 
     func arrive(_ frames: Int) { waiting.add(frames, ordering: .relaxed) }
     func kill() { dead.store(true, ordering: .relaxed) }
@@ -40,7 +41,7 @@ final class ToneCapture: InputDevice, @unchecked Sendable {
 
     func timestamp() -> CaptureTimestamp? { nil }
     func recover(from fault: DeviceFault) -> Bool { if case .gone = fault { false } else { true } }
-    func close() {}
+    func close() { closes.add(1, ordering: .relaxed) }
 }
 
 @Suite("HapticManager following a capture", .serialized)
@@ -104,6 +105,7 @@ struct ManagerFollowTests {
         _ = Self.follow(rig, capture, periods: 50)
         let period = m.configuration.engine.periodFrames
         let engine = try #require(m.currentEngine)
+        let before = try #require(m.followStatistics).framesFollowed
         let tally = allocation_tally_open()
         for _ in 0..<200 {
             capture.arrive(period)
@@ -112,7 +114,21 @@ struct ManagerFollowTests {
             allocation_tally_track_current_thread(0)
         }
         #expect(allocation_tally_count(tally) == 0, "allocations while rendering the follower: \(allocation_tally_count(tally))")
+        #expect(try #require(m.followStatistics).framesFollowed > before + 40_000, "the follower was rendered")
         await m.stopFollowing()
+    }
+
+    @Test("shutting the manager down lets go of the capture (stopFollowing then returns once it is closed)")
+    func shutDown() async throws {
+        let rig = VirtualRig()
+        let m = rig.manager
+        let capture = ToneCapture()
+        try m.startFollowing(.device({ capture }))
+        _ = Self.follow(rig, capture, periods: 10)
+        m.shutDown()
+        await m.stopFollowing()
+        #expect(!m.isFollowing)
+        #expect(capture.closes.load(ordering: .relaxed) >= 1, "the capture closed")
     }
 
     @Test("hostile values are refused before anything opens")
