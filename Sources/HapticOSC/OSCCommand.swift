@@ -1,4 +1,3 @@
-import HapticKit
 import HapticPattern
 
 /// One request of the address space (README "Driving the engine over OSC"), decoded and
@@ -30,8 +29,9 @@ public enum OSCCommand: Sendable, Equatable {
     case followGain(decibels: Double)
     /// `/hapticsynth/follow/mute ,n`: non-zero mutes the follower, 0 unmutes it.
     case followMute(Bool)
-    /// `/hapticsynth/follow/mode ,s`: the follower's mode by name (`lowpass`...).
-    case followMode(FollowMode)
+    /// `/hapticsynth/follow/mode ,s`: the follower's mode by name, one of the decoder's
+    /// `followModes` (`FollowMode`'s raw values in the server).
+    case followMode(String)
     /// `/hapticsynth/follow/ducking ,n`: how far the follower is ducked while a pattern sounds, dB (-60…0).
     case followDucking(decibels: Double)
 

@@ -57,7 +57,7 @@ public final class ManagerCommandTarget: OSCCommandTarget {
         // Nothing when the server follows no capture (`serve` without --follow).
         case .followGain(let decibels): _ = try? manager.setFollowGain(decibels: Float(decibels))
         case .followMute(let muted): manager.setFollowMuted(muted)
-        case .followMode(let mode): manager.setFollowMode(mode)
+        case .followMode(let name): if let mode = FollowMode(rawValue: name) { manager.setFollowMode(mode) }
         case .followDucking(let decibels): try? manager.followControls?.setDucking(decibels: Float(decibels))
         }
         return nil

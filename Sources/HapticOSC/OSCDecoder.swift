@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CLiblo
-import HapticKit
 import HapticPattern
 
 /// Turns datagrams into ``OSCCommand``s: liblo parses messages and bundles (any depth) and
@@ -99,8 +98,12 @@ final class OSCDecoder: @unchecked Sendable {
         return offset
     }
     private var now = 0.0
+    /// The follower's mode names `/hapticsynth/follow/mode` accepts (the server gives
+    /// `FollowMode`'s; the decoder itself depends on nothing of the engine, for the fuzzer).
+    let followModes: [String]
 
-    init() throws(OSCSocketError) {
+    init(followModes: [String] = []) throws(OSCSocketError) {
+        self.followModes = followModes
         var template = Array("/tmp/hapticsynth-osc.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw OSCSocketError("mkdtemp: \(String(cString: strerror(errno)))") }
         let folder = String(cString: made)
@@ -263,10 +266,11 @@ final class OSCDecoder: @unchecked Sendable {
             }
             return .followMute(number(0) != 0)
         case "/hapticsynth/follow/mode":
-            do throws(FollowControlError) { return .followMode(try FollowMode.named(string(0))) } catch {
-                problems.append(.badArgument("\(address): \(error)"))
+            guard followModes.contains(string(0)) else {
+                problems.append(.badArgument("\(address): mode \"\(string(0).prefix(40))\" (expected \(followModes.joined(separator: " or ")))"))
                 return nil
             }
+            return .followMode(string(0))
         default:
             unknown(address, "")
             return nil

@@ -70,7 +70,7 @@ struct OSCServerTests {
         client.send("/hapticsynth/follow/mute")
         client.send("/hapticsynth/follow/gain", [.float(-3)])
         let expected: [OSCCommand] = [.followGain(decibels: -6), .followGain(decibels: 40), .followMute(true), .followMute(false)]
-            + FollowMode.allCases.map { .followMode($0) } + [.followDucking(decibels: -20), .followGain(decibels: -3)]
+            + FollowMode.allCases.map { .followMode($0.rawValue) } + [.followDucking(decibels: -20), .followGain(decibels: -3)]
         let got = target.wait(for: expected.count)
         #expect(got == expected)
         let c = server.counters.snapshot
