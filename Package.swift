@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
         .testTarget(name: "HapticEngineTests", dependencies: ["HapticEngine", "HapticEngineTesting", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
-        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
+        .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport", "CAllocationCounter"]),
         // The help goldens are read from the source folder (#filePath), not bundled.
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"], exclude: ["Golden"]),
         .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),

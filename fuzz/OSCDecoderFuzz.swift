@@ -2,14 +2,18 @@
 // messages and bundles, then the exact address space, the argument types and the value
 // checks. A crash, trap or sanitizer report is a finding, and so is a command that breaks
 // the decoder's contract: a name outside 1...256 bytes, a time not finite, negative or more
-// than an hour ahead, a curve past 64 points or with a point out of range. Built by
+// than an hour ahead, a curve past 64 points or with a point out of range, a follower level out
+// of its range or a mode the decoder was not told of. Built by
 // scripts/fuzz.sh together with the decoder's own source files (which read no clock: the
 // time is given, so a run is repeatable).
 
 /// One decoder for the whole run, as the server's receiver keeps one.
 let fuzzDecoder: OSCDecoder = {
-    do { return try OSCDecoder() } catch { fatalError("cannot make the decoder: \(error)") }
+    do { return try OSCDecoder(followModes: fuzzFollowModes) } catch { fatalError("cannot make the decoder: \(error)") }
 }()
+
+/// The follower's modes the decoder is told of (as the server tells it `FollowMode`'s).
+let fuzzFollowModes = ["lowpass", "analysis"]
 
 /// The monotonic "now" of every datagram, and the wall clock's offset from it.
 let fuzzNow = 1_000.0
@@ -48,5 +52,9 @@ func checkContract(_ command: OSCCommand) {
     case .loopStop(let id, let t): name(id); time(t)
     case .stopAll(let t): time(t)
     case .status, .clock: break
+    case .followGain(let dB): precondition(dB.isFinite && (-60...40).contains(dB), "follow gain \(dB) dB")
+    case .followDucking(let dB): precondition(dB.isFinite && (-60...0).contains(dB), "follow ducking \(dB) dB")
+    case .followMute: break
+    case .followMode(let name): precondition(fuzzFollowModes.contains(name), "follow mode \(name)")
     }
 }

@@ -85,6 +85,8 @@ seeds = [msg("/hapticsynth/play", "heartbeat"), msg("/hapticsynth/cue", "beat_hi
     msg("/hapticsynth/transient", (0.8,), (0.5,)), msg("/hapticsynth/loop/start", "slider", "heartbeat", (0.6,)),
     msg("/hapticsynth/loop/curve", "slider", "intensity", (0.0,), (1.0,), (0.5,), (0.2,)),
     msg("/hapticsynth/loop/stop", "slider"), msg("/hapticsynth/stop"), msg("/hapticsynth/status"),
+    msg("/hapticsynth/follow/gain", (-6.0,)), msg("/hapticsynth/follow/mode", "lowpass"),
+    msg("/hapticsynth/follow/mute", (1.0,)), msg("/hapticsynth/follow/ducking", (-12.0,)),
     msg("/*?*?*?*?x"), bundle(msg("/hapticsynth/transient", (1.0,), (0.0,)), msg("/hapticsynth/play", "thud"))]
 for i, seed in enumerate(seeds):
     with open(os.path.join(sys.argv[1], "seed-%02d" % i), "wb") as f: f.write(seed)

@@ -69,6 +69,8 @@ public struct ClickTrack: Sendable {
         public var playerUnderruns: Int
         /// The drive's loudest envelope value.
         public var peak: Double
+        /// Of `bursts`, those after the track (from `measure`'s `afterTrack`).
+        public var burstsAfterTrack = 0
     }
 
     /// A failure of the measurement itself (a recording or the player), not of the follower.
@@ -76,10 +78,14 @@ public struct ClickTrack: Sendable {
         public var description: String
     }
 
-    /// Records `sourceMonitor` (mono) and `hapticMonitor` (`hapticChannels`, channel 0 read),
-    /// plays the track into `player` (mono) at a real-time priority, waits until a second past
-    /// its end is recorded on both, and matches the haptic's bursts to the hits.
-    public func measure(player: String, sourceMonitor: String, hapticMonitor: String, hapticChannels: Int = 2) throws(Failure) -> Outcome {
+    /// Records `sourceMonitor` (mono) and `hapticMonitor` (`hapticChannels`, channel
+    /// `hapticChannel` read), plays the track into `player` (mono) at a real-time priority, waits
+    /// until a second past its end is recorded on both, and matches the haptic's bursts to the
+    /// hits. `afterTrack`, when given, is called then (to play something else on the haptic's
+    /// output: `serve --follow`'s OSC patterns), and the recording goes on 1.5 s longer; the
+    /// bursts in that time are counted apart, judged by the loudest of the track's part.
+    public func measure(player: String, sourceMonitor: String, hapticMonitor: String, hapticChannels: Int = 2,
+                        hapticChannel: Int = 0, afterTrack: (() -> Void)? = nil) throws(Failure) -> Outcome {
         let seconds = (hits.last ?? 0) + 3
         let source = ALSACaptureDevice(name: sourceMonitor, channels: 1, sampleRate: Self.sampleRate, periodFrames: 256,
                                        bufferFrames: 8192, seconds: seconds + 10)
@@ -104,11 +110,17 @@ public struct ClickTrack: Sendable {
         }
         // Both recordings until a second past the track's end (the follower's output lags it).
         let heardAt = source.framesRecorded, hapticAt = haptic.framesRecorded
-        let complete = source.waitForFrames(heardAt + Self.sampleRate, timeout: 30)
+        var complete = source.waitForFrames(heardAt + Self.sampleRate, timeout: 30)
             && haptic.waitForFrames(hapticAt + Self.sampleRate, timeout: 30)
+        let afterFrom = haptic.framesRecorded
+        if let afterTrack, complete {
+            afterTrack()
+            complete = haptic.waitForFrames(afterFrom + 3 * Self.sampleRate / 2, timeout: 30)
+        }
         let a = source.stop(), b = haptic.stop()
         guard complete else { throw Failure(description: "the recordings stopped short of the track's end") }
-        return match(source: a, haptic: b, playerUnderruns: underruns)
+        return match(source: a, haptic: b, channel: hapticChannel, afterFrom: afterTrack == nil ? b.frames : afterFrom,
+                     playerUnderruns: underruns)
     }
 
     /// Plays the track period by period; returns the player's underruns. A loaded machine may
@@ -152,12 +164,12 @@ public struct ClickTrack: Sendable {
     }
 
     /// Finds the hits on the first recording and the bursts on the second, and pairs them.
-    private func match(source a: ALSARecording, haptic b: ALSARecording, playerUnderruns: Int) -> Outcome {
+    private func match(source a: ALSARecording, haptic b: ALSARecording, channel: Int, afterFrom: Int, playerUnderruns: Int) -> Outcome {
         // The hits as heard on the first monitor: the tone stays below 0.2, a hit rises above it.
         let heard = Self.onsets({ abs(a.floatSamples[$0]) }, frames: a.frames, threshold: 0.3, quiet: 4800)
-        let drive = (0..<b.frames).map { b.floatSamples[$0 * b.channels] }
+        let drive = (0..<b.frames).map { b.floatSamples[$0 * b.channels + min(max(channel, 0), b.channels - 1)] }
         let envelope = hilbertEnvelope(drive)
-        let peak = envelope.max() ?? 0
+        let peak = envelope[..<min(max(afterFrom, 0), envelope.count)].max() ?? 0
         var outcome = Outcome(heard: heard.count, bursts: 0, missed: [], latencies: [], firstSampleLatencies: [],
                               overruns: a.overruns + b.overruns, playerUnderruns: playerUnderruns, peak: peak)
         guard peak > 0.01 else {
@@ -167,6 +179,7 @@ public struct ClickTrack: Sendable {
         // Bursts of drive: above a fifth of the loudest, apart by at least 100 ms of less.
         let bursts = Self.onsets({ Float(envelope[$0]) }, frames: envelope.count, threshold: Float(0.2 * peak), quiet: 4800)
         outcome.bursts = bursts.count
+        outcome.burstsAfterTrack = bursts.filter { $0 >= afterFrom }.count
         for (k, onset) in heard.enumerated() {
             guard let t0 = a.monotonicNanos(ofFrame: onset) else { outcome.missed.append(k); continue }
             // The burst for this hit: the first to start within 200 ms after the onset.

@@ -24,6 +24,12 @@ public struct Serve: AsyncParsableCommand {
             the haptic on LFE where there is one); a haptic the device or its sound server would \
             drop is reported in one line with the fix, and the status says where each channel went.
 
+            --follow CAPTURE follows live sound as the follow verb does (--input-channels, \
+            --follow-gain, --follow-mode), as one more voice under the patterns: its drive is \
+            ducked by --follow-ducking while a pattern sounds, and OSC sets its gain, mode, \
+            mute and ducking (/hapticsynth/follow/...). A lost capture is reopened while the \
+            output keeps running; a lost device or capture prints a line when lost and when back.
+
             Bad datagrams, unknown addresses and unknown names are counted and logged (at most \
             a few lines per 10 s); nothing a client sends stops the server. SIGHUP reloads the \
             pattern library and the cue sheet without stopping the stream; SIGINT or SIGTERM \
@@ -36,6 +42,7 @@ public struct Serve: AsyncParsableCommand {
               hapticsynth serve -D hw:1,0 --profile voice-coil --period 128 --osc-port 9001
               hapticsynth serve --layout FL,FR,RL=H:bass-shaker,RR=H:voice-coil
               hapticsynth serve -D speakers --haptic-device shaker --listen 192.168.1.20
+              hapticsynth serve -D shaker --follow monitor --input-channels 4 --follow-gain -6
             """
     )
 
@@ -62,6 +69,7 @@ public struct Serve: AsyncParsableCommand {
 
     @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var live: LiveOutputOptions
+    @OptionGroup public var follow: ServeFollowOptions
 
     public init() {}
 
@@ -107,10 +115,19 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: \(error)")
             return 1
         }
-        let config = managerConfiguration(haptics: folders.haptics, assets: folders.assets)
+        var config = managerConfiguration(haptics: folders.haptics, assets: folders.assets)
+        let outages = OutageReport(verb: "serve", device: hapticDevice ?? live.device)
+        config.eventHandler = Self.reportEvents(outages)
         let manager = HapticManager(configuration: config)
         guard manager.engineAvailable else {
             out.printError("serve: no playback device: \(manager.status)")
+            return 1
+        }
+        let following = follow.request
+        do { try following?.start(on: manager) } catch {
+            manager.shutDown()
+            await manager.stopFollowing()
+            out.printError("serve: \(error)")
             return 1
         }
         live.reportChannels(verb: "serve", note: manager.layoutNote, routing: manager.channelRouting, into: &out)
@@ -164,11 +181,14 @@ public struct Serve: AsyncParsableCommand {
                 try? await Task.sleep(for: .milliseconds(500))
                 let current = remote.withLock { $0 }
                 guard current.manager.hasGivenUp, !finished.isDone, !Task.isCancelled else { continue }
+                // The capture is let go of first (a hardware capture opens only once).
+                await current.manager.stopFollowing()
                 let fresh = HapticManager(configuration: config)
                 guard fresh.engineAvailable else {
                     fresh.shutDown()
                     continue
                 }
+                do { try following?.start(on: fresh) } catch { logger.warning("serve: \(error)") }
                 fresh.preloadPatterns()
                 let control = HapticRemoteControl(manager: fresh)
                 // The clients' loops go on where they were (their ids, patterns and intensities).
@@ -185,7 +205,9 @@ public struct Serve: AsyncParsableCommand {
         let last = remote.withLock { $0 }
         // Read while the engine still runs (its latency is 0 once closed).
         let engineReport = last.manager.currentEngine.map(EngineReport.init)
+        let followed = follow.summary(last.manager.followStatistics)
         last.stopAll()
+        await last.manager.stopFollowing()
         last.manager.shutDown()
         if manager !== last.manager { manager.shutDown() }
         let c = server.counters.snapshot
@@ -193,7 +215,7 @@ public struct Serve: AsyncParsableCommand {
             if let engineReport { live.report(engineReport, into: &out) }
             live.reportMemoryLock(into: &out)
         }
-        out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)")
+        out.print("stopped; served \(c.executed) commands (\(c.datagrams) datagrams: \(c.malformed) malformed, \(c.oversized) oversized, \(c.unknownAddress) unknown addresses, \(c.badArguments) bad arguments, \(c.dropped) dropped; \(last.manager.statistics.unknownNames) unknown names)\(followed)")
         return 0
     }
 
@@ -204,6 +226,26 @@ public struct Serve: AsyncParsableCommand {
     var stopDeadlineSeconds: Double {
         let bufferSeconds = Double(live.period * live.bufferPeriods) / 48_000  // serve renders at the engines' 48 kHz
         return 1 + Double(hapticDevice == nil ? 1 : 2) * 2 * bufferSeconds
+    }
+
+    /// The manager's events as lines: a lost device or capture when lost and when back (as
+    /// `play` and `follow` print them).
+    static func reportEvents(_ outages: OutageReport) -> @Sendable (HapticManager.EngineEvent) -> Void {
+        { event in
+            switch event {
+            case .lost(_, _, let reason):
+                switch reason {
+                case .deviceLost(let why), .recoveryFailed(let why): _ = outages.lost(why)
+                case .deviceTimeout: _ = outages.lost("no progress within the bounded wait")
+                }
+            case .reconnected(_, _, let info):
+                outages.back(outageSeconds: info.outageSeconds, gapSeconds: info.gapSeconds, droppedOnsets: info.droppedOnsets)
+            case .rebuilt, .gaveUp: break  // the manager logs them; the supervisor replaces a manager that gave up
+            case .captureLost(let name): OutageReport.printLine("serve: capture \(name) lost; reopening")
+            case .captureBack(let name, let seconds):
+                OutageReport.printLine("serve: capture \(name) is back after \(String(format: "%.2f", seconds)) s")
+            }
+        }
     }
 
     func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {

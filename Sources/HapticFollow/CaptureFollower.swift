@@ -27,6 +27,9 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     public let periodFrames: Int
     /// Output time without a captured frame after which the capture counts as lost.
     public let stallSeconds: Double
+    /// Gain, mute, mode and ducking, changeable from any thread while the follower runs
+    /// (read once per render call). Start from `settings`.
+    public let controls: FollowControls
 
     // MARK: any thread
     private let framesFollowed = Atomic<Int>(0)
@@ -67,6 +70,18 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// Output frames rendered since the capture last gave a frame, and the bound on them.
     private var framesWithoutCapture = 0
     private let stallFrames: Int
+    /// Runtime controls, render side: the level per sample, the mode in use and the one faded
+    /// out after a switch (`modes` is `FollowMode.allCases`, read without allocating).
+    private var level: FollowLevel
+    private var levels: UnsafeMutablePointer<Float>? = nil
+    private var fadeWeights: UnsafeMutablePointer<Float>? = nil
+    private var fadeOut: UnsafeMutablePointer<Float>? = nil
+    private let modes: UnsafeMutablePointer<FollowMode>
+    private let modeCount: Int
+    private var modeIndex: Int
+    private var fadingModeIndex = 0
+    private var fadeLeft = 0
+    private let fadeFrames: Int
 
     /// - Parameters: `sampleRate`, `periodFrames`: the engine's (the capture must run at its rate).
     public init(input: any InputDevice, settings: FollowSettings, sampleRate: Int, periodFrames: Int, stallSeconds: Double = 0.5) {
@@ -77,6 +92,14 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         self.stallSeconds = stallSeconds
         stallFrames = max(1, Int(min(max(stallSeconds, 0), 3600) * Double(max(1, sampleRate))))
         selected = .allocate(capacity: max(1, settings.inputChannels.count))
+        controls = FollowControls(checkedElsewhere: settings)
+        level = FollowLevel(sampleRate: sampleRate, startingGain: controls.snapshot().gain)
+        let all = FollowMode.allCases
+        modeCount = all.count
+        modes = .allocate(capacity: all.count)
+        modes.initialize(from: Array(all), count: all.count)
+        modeIndex = controls.snapshot().modeIndex
+        fadeFrames = max(1, sampleRate / 200)  // 5 ms
     }
 
     deinit {
@@ -84,6 +107,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         freeCaptureBuffers()
         freeRenderBuffers()
         selected.deallocate()
+        modes.deinitialize(count: modeCount)
+        modes.deallocate()
     }
 
     /// The capture's format (nil before `open`).
@@ -140,6 +165,9 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4), correctsDrift: true)
         block = .allocate(capacity: blockFrames)
         work = .allocate(capacity: blockFrames)
+        levels = .allocate(capacity: blockFrames)
+        fadeWeights = .allocate(capacity: blockFrames)
+        fadeOut = .allocate(capacity: blockFrames)
         filterCount = max(1, actuators.count)
         filters = .allocate(capacity: filterCount)
         for k in 0..<filterCount {
@@ -151,14 +179,18 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     // MARK: render side
 
     public func render(into bus: MixBus) {
-        guard let block, let work, let filters, queue != nil else { return }
+        guard let block, let work, let levels, let fadeWeights, let fadeOut, queue != nil else { return }
         pull(frames: bus.frames)
+        let controls = controls.snapshot()
+        switchMode(to: controls.modeIndex)
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
             let given = queue!.take(into: block, n)
             framesFollowed.add(given, ordering: .relaxed)
-            let gain = settings.gain
+            level.fill(levels, n, voicesIn: bus, at: done, controls: controls)
+            let fading = fadeLeft > 0
+            if fading { fillFadeWeights(fadeWeights, n) }
             for k in 0..<min(bus.hapticBusCount, filterCount) {
                 let target = bus.hapticBus(k) + done
                 let source: UnsafeMutablePointer<Float>
@@ -168,15 +200,62 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
                     work.update(from: block, count: n)
                     source = work
                 }
-                filters[k].process(source, n)
-                for i in 0..<n { target[i] += gain * source[i] }
+                if fading {
+                    // After a mode switch the old mode's drive fades out as the new one's fades in.
+                    fadeOut.update(from: source, count: n)
+                    shape(modes[fadingModeIndex], actuator: k, fadeOut, n)
+                    shape(modes[modeIndex], actuator: k, source, n)
+                    for i in 0..<n { target[i] += levels[i] * (source[i] + fadeWeights[i] * (fadeOut[i] - source[i])) }
+                } else {
+                    shape(modes[modeIndex], actuator: k, source, n)
+                    for i in 0..<n { target[i] += levels[i] * source[i] }
+                }
             }
+            if fading { fadeLeft = max(0, fadeLeft - n) }
             done += n
         }
         underruns.store(underrunsBefore + queue!.underruns, ordering: .relaxed)
         trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
         correctionPPB.store(Int((queue!.learntRateDifference * 1e9).rounded()), ordering: .relaxed)
         queued.store(queue!.count, ordering: .relaxed)
+    }
+
+    /// Runs mode `mode`'s processing for actuator `k` on `n` samples in place: the one place
+    /// a mode's processor is called. Render thread.
+    @inline(__always)
+    private func shape(_ mode: FollowMode, actuator k: Int, _ samples: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch mode {
+        case .lowpass: filters![k].process(samples, n)
+        }
+    }
+
+    /// Makes `mode` the mode in use, its processing started from silence. Render thread.
+    private func activate(_ mode: FollowMode) {
+        switch mode {
+        case .lowpass: for k in 0..<filterCount { filters![k].reset() }
+        }
+    }
+
+    /// A mode asked for that is not the one in use: the old one fades out over `fadeFrames`
+    /// while the new one, started afresh, fades in (a switch during a fade starts a new fade
+    /// from the mode heard most). Render thread.
+    private func switchMode(to index: Int) {
+        guard index != modeIndex, index >= 0, index < modeCount else { return }
+        let heard = fadeLeft > fadeFrames / 2 ? fadingModeIndex : modeIndex
+        modeIndex = index
+        if heard == index {
+            fadeLeft = 0  // back to the mode mostly heard during a fade: its processing goes on
+            return
+        }
+        fadingModeIndex = heard
+        fadeLeft = fadeFrames
+        activate(modes[index])
+    }
+
+    /// The old mode's weight for the next `n` samples of the fade (1 → 0, then 0).
+    private func fillFadeWeights(_ weights: UnsafeMutablePointer<Float>, _ n: Int) {
+        let step = 1 / Float(fadeFrames)
+        for i in 0..<n { weights[i] = max(0, Float(fadeLeft - i) * step) }
     }
 
     /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
@@ -286,6 +365,12 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         block = nil
         work?.deallocate()
         work = nil
+        levels?.deallocate()
+        fadeWeights?.deallocate()
+        fadeOut?.deallocate()
+        levels = nil
+        fadeWeights = nil
+        fadeOut = nil
         if let filters {
             filters.deinitialize(count: filterCount)
             filters.deallocate()

@@ -22,3 +22,13 @@ struct CrossoverFilter {
         second.process(x, count)
     }
 }
+
+extension CrossoverFilter {
+    /// Forgets the past: a mode switched back to starts from silence, not from stale state.
+    mutating func reset() {
+        first.s1 = 0
+        first.s2 = 0
+        second.s1 = 0
+        second.s2 = 0
+    }
+}

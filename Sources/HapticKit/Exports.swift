@@ -19,5 +19,7 @@
 @_exported import enum HapticFollow.FollowMode
 @_exported import struct HapticFollow.FollowSettings
 @_exported import struct HapticFollow.FollowStatistics
+@_exported import class HapticFollow.FollowControls
+@_exported import enum HapticFollow.FollowControlError
 @_exported import struct HapticEngine.CaptureTimestamp
 @_exported import struct HapticEngine.DeviceFormat

@@ -54,6 +54,9 @@ extension HapticManager {
         case .device(let factory)?: makeDevice = factory
         case nil: preconditionFailure("no audio output configured")
         }
+        if role == .haptic && config.liveInput == nil {
+            config.liveInput = following.slot  // what `startFollowing` follows, when it does
+        }
         let engine = HapticEngine(configuration: config, makeDevice: makeDevice)
         register(engine, role, id: id)
         return engine
@@ -198,6 +201,8 @@ extension HapticManager {
         }
         // Stops the engines' own background retries: this manager has given up (seeds).
         for engine in engines { engine.stop() }
+        // And lets go of a capture it follows (a new manager may follow it).
+        if role == .haptic && !engines.isEmpty { following.stopSoon() }
         if !engines.isEmpty { configuration.eventHandler?(.gaveUp(role, reason: why)) }
     }
 

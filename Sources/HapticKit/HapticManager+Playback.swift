@@ -144,6 +144,7 @@ extension HapticManager {
             return [s.audio?.retire("shut down"), haptic].compactMap { $0 }
         }
         for engine in engines { engine.stop() }
+        following.stopSoon()  // `await stopFollowing()` first to know the capture is closed
     }
 
     // MARK: - internals

@@ -58,6 +58,11 @@ extension HapticManager {
         case rebuilt(EngineRole, engine: Int)
         /// The role is unavailable for good (`reason`).
         case gaveUp(EngineRole, reason: String)
+        /// The capture followed (``HapticManager/startFollowing(_:settings:duckingDecibels:)``)
+        /// was lost; it is reopened by itself while the output keeps running.
+        case captureLost(String)
+        /// The capture followed is back after `seconds`.
+        case captureBack(String, seconds: Double)
     }
 
     /// Counters of what the manager did (taken under its lock, so a snapshot is consistent).

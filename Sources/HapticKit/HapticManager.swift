@@ -85,6 +85,8 @@ public final class HapticManager: Sendable {
     public let soundEffectNames: [String]
     let sounds: SoundLibrary
     let state: Mutex<State>
+    /// The capture followed on the haptic engine, if any (HapticManager+Follow.swift).
+    let following = Following()
     var logger: Logger { configuration.logger }
 
     // MARK: - init

@@ -2,7 +2,6 @@ import HapticALSA
 import HapticEngine
 import HapticFollow
 import HapticRender
-import Synchronization
 
 /// Follows live sound with haptics on an engine it assembles (what the `follow` verb does): a
 /// capture stream (a sound card's input, a sound server's monitor) is read on the engine's
@@ -61,43 +60,18 @@ public final class LiveFollower: Sendable {
     /// The follower's configuration.
     public let configuration: Configuration
     let engine: HapticEngine
-    let follower: CaptureFollower
-    private let done = StopFlag()
-    /// The task that reopens a lost capture (awaited by `stop`, so no reopen outlives it).
-    private let supervision = Mutex<Task<Void, Never>?>(nil)
+    private let capture: SupervisedCapture
+    var follower: CaptureFollower { capture.follower }
 
     /// Opens the capture, then the output, and starts following; `events` hears what happens
     /// from then on. Throws, in one line, when either cannot be opened.
     public init(configuration: Configuration, events: @escaping @Sendable (Event) -> Void) throws(LivePlayerError) {
         self.configuration = configuration
         let engineConfiguration = configuration.output.engine
-        let input: any InputDevice
-        switch configuration.capture {
-        case .alsa(let name):
-            var options = ALSACaptureInput.Options()
-            // A device narrower than asked (a mono input) is taken as it is, if it has the channels followed.
-            let highest = (configuration.follow.inputChannels.max() ?? 0) + 1
-            options.fallbackChannelCounts = Array(Set([highest, 2, 1])).filter { $0 >= highest }.sorted(by: >)
-            input = ALSACaptureInput(name: name, options: options)
-        case .device(let make):
-            input = make()
-        }
-        let follower = CaptureFollower(
-            input: input, settings: configuration.follow, sampleRate: engineConfiguration.sampleRate,
-            periodFrames: engineConfiguration.periodFrames)
-        self.follower = follower
-        // The sound server plugin's I/O thread, started by the open, runs just below the render
-        // thread (as the output's does).
-        let ioPriority = engineConfiguration.realtimePriority.map { max(1, $0 - 1) }
-        do {
-            try HapticEngine.withInheritedRealtimeScheduling(priority: ioPriority) { () throws(DeviceOpenError) in
-                try follower.open()
-            }
-        } catch {
-            throw LivePlayerError(description: "capture \(error)")
-        }
+        let capture = try SupervisedCapture(configuration.capture, settings: configuration.follow, engine: engineConfiguration)
+        self.capture = capture
         var withInput = engineConfiguration
-        withInput.liveInput = follower
+        withInput.liveInput = capture.follower
         let output = configuration.output.output
         engine = HapticEngine(configuration: withInput) {
             switch output {
@@ -114,43 +88,18 @@ public final class LiveFollower: Sendable {
         }
         engine.reconnectedHandler = { info in events(.outputBack(outageSeconds: info.outageSeconds, gapSeconds: info.gapSeconds)) }
         do { try engine.start() } catch {
-            follower.input.close()
+            capture.follower.input.close()
             throw LivePlayerError(description: "\(error)")
         }
-        let done = self.done
-        let task = Task.detached {
-            await Self.supervise(follower, ioPriority: ioPriority, while: { !done.isSet }, events: events)
+        capture.supervise { event in
+            switch event {
+            case .lost: events(.captureLost)
+            case .back(let seconds): events(.captureBack(seconds: seconds))
+            }
         }
-        supervision.withLock { $0 = task }
     }
 
     deinit { engine.stop() }
-
-    /// Reopens a lost capture, trying every 250 ms, while `running` holds. Each reopen runs
-    /// at `ioPriority` as the first open did: the sound server plugin's I/O thread, started by
-    /// the open, inherits it (opened from this task's pool thread at normal priority, a loaded
-    /// machine starved it after a server restart: the capture came in late bursts, hits 35–100
-    /// ms late and one missed).
-    private static func supervise(
-        _ follower: CaptureFollower, ioPriority: Int32?, while running: @escaping @Sendable () -> Bool,
-        events: @escaping @Sendable (Event) -> Void
-    ) async {
-        var lostAt: Double? = nil
-        while running() {
-            try? await Task.sleep(for: .milliseconds(lostAt == nil ? 50 : 250))
-            guard running(), follower.isLost else { continue }
-            let now = HapticEngine.currentMonotonicTime
-            if lostAt == nil {
-                lostAt = now
-                events(.captureLost)
-            }
-            let reopened = HapticEngine.withInheritedRealtimeScheduling(priority: ioPriority) { follower.reopenIfLost() }
-            if reopened, let since = lostAt {
-                events(.captureBack(seconds: HapticEngine.currentMonotonicTime - since))
-                lostAt = nil
-            }
-        }
-    }
 
     /// Where the channels went when the output opened; nil before it opened.
     public var channelRouting: ChannelRouting? { engine.channelRouting }
@@ -166,11 +115,12 @@ public final class LiveFollower: Sendable {
 
     /// Fades out, closes the output and the capture, and returns when they are closed.
     public func stop() async {
-        done.set()
-        await supervision.withLock { $0 }?.value
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             engine.stop { _ in continuation.resume() }
         }
-        follower.input.close()
+        await capture.stop()
     }
+
+    /// Gain, mute and mode, changeable while the follower runs.
+    public var controls: FollowControls { capture.follower.controls }
 }

@@ -25,6 +25,15 @@ public enum OSCCommand: Sendable, Equatable {
     case status
     /// `/hapticsynth/clock`: the server's monotonic and wall clocks, replied to the sender.
     case clock
+    /// `/hapticsynth/follow/gain ,n`: the follower's gain in dB (-60…+40), at once (`serve --follow`).
+    case followGain(decibels: Double)
+    /// `/hapticsynth/follow/mute ,n`: non-zero mutes the follower, 0 unmutes it.
+    case followMute(Bool)
+    /// `/hapticsynth/follow/mode ,s`: the follower's mode by name, one of the decoder's
+    /// `followModes` (`FollowMode`'s raw values in the server).
+    case followMode(String)
+    /// `/hapticsynth/follow/ducking ,n`: how far the follower is ducked while a pattern sounds, dB (-60…0).
+    case followDucking(decibels: Double)
 
     /// One point of a loop's parameter curve.
     public struct CurvePoint: Sendable, Equatable {

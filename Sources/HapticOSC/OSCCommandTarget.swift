@@ -54,6 +54,11 @@ public final class ManagerCommandTarget: OSCCommandTarget {
         case .stopAll(let time): remote.stopAll(atTime: time)
         case .clock: return .clock()
         case .status: return status(counters)
+        // Nothing when the server follows no capture (`serve` without --follow).
+        case .followGain(let decibels): _ = try? manager.setFollowGain(decibels: Float(decibels))
+        case .followMute(let muted): manager.setFollowMuted(muted)
+        case .followMode(let name): if let mode = FollowMode(rawValue: name) { manager.setFollowMode(mode) }
+        case .followDucking(let decibels): try? manager.followControls?.setDucking(decibels: Float(decibels))
         }
         return nil
     }

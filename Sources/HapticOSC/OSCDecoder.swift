@@ -61,6 +61,10 @@ final class OSCDecoder: @unchecked Sendable {
         "/hapticsynth/stop": .lists(["", "n"]),
         "/hapticsynth/status": .lists([""]),
         "/hapticsynth/clock": .lists([""]),
+        "/hapticsynth/follow/gain": .lists(["n"]),
+        "/hapticsynth/follow/mute": .lists(["n"]),
+        "/hapticsynth/follow/mode": .lists(["s"]),
+        "/hapticsynth/follow/ducking": .lists(["n"]),
     ]
 
     /// The characters OSC reserves for patterns (and liblo treats as such); none is in an address we serve.
@@ -94,8 +98,12 @@ final class OSCDecoder: @unchecked Sendable {
         return offset
     }
     private var now = 0.0
+    /// The follower's mode names `/hapticsynth/follow/mode` accepts (the server gives
+    /// `FollowMode`'s; the decoder itself depends on nothing of the engine, for the fuzzer).
+    let followModes: [String]
 
-    init() throws(OSCSocketError) {
+    init(followModes: [String] = []) throws(OSCSocketError) {
+        self.followModes = followModes
         var template = Array("/tmp/hapticsynth-osc.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw OSCSocketError("mkdtemp: \(String(cString: strerror(errno)))") }
         let folder = String(cString: made)
@@ -149,6 +157,15 @@ final class OSCDecoder: @unchecked Sendable {
             return nil
         }
         return max(t, 0)
+    }
+
+    /// A level in dB within `range` (NaN and infinities refused).
+    private func checkedLevel(_ decibels: Double, _ range: ClosedRange<Double>, _ address: String) -> Double? {
+        guard decibels.isFinite, range.contains(decibels) else {
+            problems.append(.badArgument("\(address): \(decibels) dB (expected \(Int(range.lowerBound))...\(Int(range.upperBound)) dB)"))
+            return nil
+        }
+        return decibels
     }
 
     private func checkedName(_ name: String, _ address: String) -> String? {
@@ -238,6 +255,22 @@ final class OSCDecoder: @unchecked Sendable {
             return timeArgument(0).map { .stopAll(time: $0) }
         case "/hapticsynth/status": return .status
         case "/hapticsynth/clock": return .clock
+        case "/hapticsynth/follow/gain":
+            return checkedLevel(number(0), -60...40, address).map { .followGain(decibels: $0) }
+        case "/hapticsynth/follow/ducking":
+            return checkedLevel(number(0), -60...0, address).map { .followDucking(decibels: $0) }
+        case "/hapticsynth/follow/mute":
+            guard !number(0).isNaN else {
+                problems.append(.badArgument("\(address): NaN (expected 0 to unmute, anything else to mute)"))
+                return nil
+            }
+            return .followMute(number(0) != 0)
+        case "/hapticsynth/follow/mode":
+            guard followModes.contains(string(0)) else {
+                problems.append(.badArgument("\(address): mode \"\(string(0).prefix(40))\" (expected \(followModes.joined(separator: " or ")))"))
+                return nil
+            }
+            return .followMode(string(0))
         default:
             unknown(address, "")
             return nil

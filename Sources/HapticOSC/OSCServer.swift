@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticKit
 import Logging
 import Synchronization
 
@@ -67,7 +68,7 @@ public final class OSCServer: Sendable {
         self.configuration = configuration
         self.socket = socket
         socket.prepareForServing()
-        decoder = try OSCDecoder()
+        decoder = try OSCDecoder(followModes: FollowMode.allCases.map(\.rawValue))
         self.target = Mutex(target)
         queue = CommandQueue(capacity: configuration.queueCapacity)
         log = RateLimitedLog(logger: configuration.logger)

@@ -99,6 +99,8 @@ final class CallbackRelay: Sendable {
                                    Int32(clamping: info.droppedOnsets))
         case .rebuilt(let role, let engine):
             callbacks.reset?(callbacks.user, role.code, Int32(clamping: engine))
+        case .captureLost, .captureBack:
+            break  // the C API does not follow captures
         }
     }
 }

@@ -24,3 +24,31 @@ struct FollowCommandTests {
         #expect(!run.stderr.contains("follow: ready"))
     }
 }
+
+/// `serve --follow`'s bad input: one line naming what and where, a non-zero exit, no ready line
+/// (the output is ALSA's `null` PCM: no sound server needed).
+@Suite("serve --follow: bad input")
+struct ServeFollowCommandTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let base = ["serve", "-D", "null", "--osc-port", "0", "--haptics", repo + "/Haptics", "--assets", repo + "/Assets"]
+
+    @Test("one line and a non-zero exit", arguments: [
+        (["--follow", "hs_no_such_capture"], "serve: capture hs_no_such_capture: snd_pcm_open (capture) failed", Int32(1)),
+        (["--follow", "x", "--follow-gain", "nan"], "--follow-gain nan: expected -60...40 dB", 64),
+        (["--follow", "x", "--follow-gain", "-1e308"], "expected -60...40 dB", 64),
+        (["--follow", "x", "--follow-ducking", "3"], "expected -60...0 dB", 64),
+        (["--follow", "x", "--follow-ducking", "inf"], "expected -60...0 dB", 64),
+        (["--follow", "x", "--follow-mode", "loud"], "'loud' is invalid for '--follow-mode <mode>'", 64),
+        (["--follow", "x", "--input-channels", "0"], "--input-channels 0: \"0\" is not a channel number 1...64", 64),
+        (["--follow-gain", "-6"], "need --follow CAPTURE", 64),
+        (["--input-channels", "4"], "need --follow CAPTURE", 64),
+    ])
+    func badInput(arguments: [String], message: String, status: Int32) throws {
+        let run = try LiveProcess(Self.base + arguments)
+        let exit = run.waitForExit(timeout: 60)
+        #expect(exit == status, "\(arguments): exit \(String(describing: exit)): \(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.contains("serve: ready"))
+    }
+}

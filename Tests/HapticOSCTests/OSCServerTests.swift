@@ -1,5 +1,6 @@
 import Foundation
 import HapticEngine
+import HapticKit
 import HapticPattern
 import Testing
 
@@ -42,6 +43,40 @@ struct OSCServerTests {
             .loopStart(id: "s2", pattern: "thud", intensity: 0.5, time: t),
         ])
         #expect(server.counters.snapshot.executed == 12)
+    }
+
+    @Test("the follower's addresses (serve --follow) decode to their commands; hostile values are bad arguments, never a command")
+    func followAddresses() throws {
+        let (server, target, client) = try makeServer()
+        defer { server.stop() }
+        client.send("/hapticsynth/follow/gain", [.float(-6)])
+        client.send("/hapticsynth/follow/gain", [.int32(40)])
+        client.send("/hapticsynth/follow/mute", [.int32(1)])
+        client.send("/hapticsynth/follow/mute", [.float(0)])
+        for mode in FollowMode.allCases { client.send("/hapticsynth/follow/mode", [.string(mode.rawValue)]) }
+        client.send("/hapticsynth/follow/ducking", [.double(-20)])
+        // Refused and counted: NaN, infinities and out-of-range levels, an unknown mode, a NaN mute.
+        client.send("/hapticsynth/follow/gain", [.float(.nan)])
+        client.send("/hapticsynth/follow/gain", [.double(.infinity)])
+        client.send("/hapticsynth/follow/gain", [.double(40.5)])
+        client.send("/hapticsynth/follow/gain", [.double(-1e308)])
+        client.send("/hapticsynth/follow/ducking", [.float(3)])
+        client.send("/hapticsynth/follow/mode", [.string("loud\u{7}")])
+        client.send("/hapticsynth/follow/mode", [.string("")])
+        client.send("/hapticsynth/follow/mute", [.double(.nan)])
+        // Wrong types or counts: unknown as any other address's.
+        client.send("/hapticsynth/follow/gain", [.string("-6")])
+        client.send("/hapticsynth/follow/mode", [.float(1)])
+        client.send("/hapticsynth/follow/mute")
+        client.send("/hapticsynth/follow/gain", [.float(-3)])
+        let expected: [OSCCommand] = [.followGain(decibels: -6), .followGain(decibels: 40), .followMute(true), .followMute(false)]
+            + FollowMode.allCases.map { .followMode($0.rawValue) } + [.followDucking(decibels: -20), .followGain(decibels: -3)]
+        let got = target.wait(for: expected.count)
+        #expect(got == expected)
+        let c = server.counters.snapshot
+        #expect(c.badArguments == 8)
+        #expect(c.unknownAddress == 3)
+        #expect(c.executed == expected.count)
     }
 
     @Test("a bundle's timetag (wall clock) becomes the monotonic time it means")
