@@ -37,8 +37,22 @@ public struct ConversionSettings: Sendable, Equatable {
 
 /// The ducking dip under a transient: down in `duckAttack`, held, back up in `duckRelease`.
 /// The point at the hit itself is not lowered (a transient takes the intensity control's
-/// value at its onset, in Core Haptics as in our renderer).
-let duckAttack = 0.001, duckHold = 0.015, duckRelease = 0.025
+/// value at its onset, in Core Haptics as in our renderer). Computed (no lazy global
+/// initialisation): the live follower ducks on the render thread.
+package var duckAttack: Double { @_noLocks @inline(__always) get { 0.001 } }
+package var duckHold: Double { @_noLocks @inline(__always) get { 0.015 } }
+package var duckRelease: Double { @_noLocks @inline(__always) get { 0.025 } }
+
+/// The depth of the ducking dip `tau` seconds after a transient, for a ducking of `ducking`
+/// (0…1): 0 before it and after it, `ducking` while held. `convert`'s curves and the live
+/// follower's continuous layer give way by the same shape.
+@_noLocks @inline(__always)
+package func duckingDepth(_ tau: Double, ducking d: Double) -> Double {
+    if tau <= 0 || tau > duckAttack + duckHold + duckRelease { return 0 }
+    if tau < duckAttack { return d * tau / duckAttack }
+    if tau <= duckAttack + duckHold { return d }
+    return d * (1 - (tau - duckAttack - duckHold) / duckRelease)
+}
 
 struct ConversionBuilder {
     let settings: ConversionSettings
@@ -186,15 +200,7 @@ struct ConversionBuilder {
             let tau = time - t
             if tau > duckAttack + duckHold + duckRelease { break }
             if tau <= 0 { continue }
-            let depth: Double
-            if tau < duckAttack {
-                depth = d * tau / duckAttack
-            } else if tau <= duckAttack + duckHold {
-                depth = d
-            } else {
-                depth = d * (1 - (tau - duckAttack - duckHold) / duckRelease)
-            }
-            gain = min(gain, 1 - depth)
+            gain = min(gain, 1 - duckingDepth(tau, ducking: d))
         }
         return gain
     }
