@@ -5,8 +5,9 @@ import Synchronization
 /// Haptics from live sound: reads a capture stream (``InputDevice``) on the render thread
 /// every period, without waiting, and adds drive made from it into the engine's haptic buses
 /// (``LiveInput``), before the protection chain. The captured channels chosen are mixed to
-/// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and shaped for
-/// each actuator of the layout by the mode's processor (`lowpass`: ``CrossoverFilter``).
+/// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and made into
+/// drive for each actuator of the layout by the mode's processor (`analysis`: ``AnalysisVoice``;
+/// `lowpass`: ``CrossoverFilter``).
 ///
 /// Overruns are recovered in place and counted. A capture that is gone (its server restarted:
 /// an error, or no frame at all for `stallSeconds` of output, which is how a sound server's
@@ -35,6 +36,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private let trimmed = Atomic<Int>(0)
     private let losses = Atomic<Int>(0)
     private let reopens = Atomic<Int>(0)
+    private let transients = Atomic<Int>(0)
     private let stampFrames = Atomic<Int64>(-1)
     private let stampNanos = Atomic<Int64>(0)
     private let stampTrigger = Atomic<Int64>(0)
@@ -54,6 +56,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private var blockFrames = 0
     private var filters: UnsafeMutablePointer<CrossoverFilter>? = nil
     private var filterCount = 0
+    /// The analysis mode's processor (nil before `prepare`, or if its settings were refused).
+    private var voice: AnalysisVoice? = nil
     private var selected: UnsafeMutablePointer<Int>
     private var selectedCount = 0
     private var seenGeneration = 0
@@ -61,6 +65,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// reopens its output), so that the totals do not start over.
     private var underrunsBefore = 0
     private var droppedBefore = 0
+    private var transientsBefore = 0
+    /// The queue's dropped frames (trimmed and overflowed) after the last block (the analysis
+    /// mode hears a cut where they grew).
+    private var droppedSeen = 0
     /// Output frames rendered since the capture last gave a frame, and the bound on them.
     private var framesWithoutCapture = 0
     private let stallFrames: Int
@@ -135,6 +143,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         freeRenderBuffers()
         blockFrames = max(1, periodFrames)
         queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4))
+        droppedSeen = 0
         block = .allocate(capacity: blockFrames)
         work = .allocate(capacity: blockFrames)
         filterCount = max(1, actuators.count)
@@ -143,6 +152,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             let profile = actuators.isEmpty ? ActuatorProfile(name: "default") : actuators[k]
             (filters! + k).initialize(to: CrossoverFilter(profile: profile, sampleRate: Double(sampleRate)))
         }
+        voice = try? AnalysisVoice(
+            analysis: settings.analysisSettings(sampleRate: Double(sampleRate)), maxBlock: blockFrames, actuators: actuators)
     }
 
     // MARK: render side
@@ -153,9 +164,21 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
+            let droppedAtTake = queue!.trimmedFrames + queue!.overflowFrames
             let given = queue!.take(into: block, n)
             framesFollowed.add(given, ordering: .relaxed)
             let gain = settings.gain
+            if settings.mode == .analysis {
+                // Only the captured frames: the silence a starved queue fills in is no sound,
+                // and the sound's return after it would be taken for a hit. Frames the queue
+                // dropped since the last block (or in this one) cut the stream there.
+                let dropped = queue!.trimmedFrames + queue!.overflowFrames
+                if droppedAtTake != droppedSeen || dropped != droppedAtTake { voice?.noteSplice(within: given) }
+                droppedSeen = dropped
+                voice?.render(block, count: given, into: bus, at: done, gain: gain)
+                done += n
+                continue
+            }
             for k in 0..<min(bus.hapticBusCount, filterCount) {
                 let target = bus.hapticBus(k) + done
                 let source: UnsafeMutablePointer<Float>
@@ -172,6 +195,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         }
         underruns.store(underrunsBefore + queue!.underruns, ordering: .relaxed)
         trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
+        if let voice { transients.store(transientsBefore + voice.transientsStarted, ordering: .relaxed) }
     }
 
     /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
@@ -256,6 +280,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             framesFollowed: framesFollowed.load(ordering: .relaxed), overruns: overruns.load(ordering: .relaxed),
             underruns: underruns.load(ordering: .relaxed), trimmedFrames: trimmed.load(ordering: .relaxed),
             captureLosses: losses.load(ordering: .relaxed), captureReopens: reopens.load(ordering: .relaxed),
+            transients: transients.load(ordering: .relaxed),
             lastTimestamp: frames < 0 ? nil : CaptureTimestamp(
                 framesCaptured: frames, monotonicNanos: stampNanos.load(ordering: .relaxed),
                 triggerNanos: stampTrigger.load(ordering: .relaxed)))
@@ -275,6 +300,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         }
         queue?.deallocate()
         queue = nil
+        if let voice { transientsBefore += voice.transientsStarted }
+        voice = nil
         block?.deallocate()
         block = nil
         work?.deallocate()

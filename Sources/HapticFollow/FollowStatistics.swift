@@ -13,6 +13,8 @@ public struct FollowStatistics: Sendable, Equatable {
     /// Times the capture was lost (its device or sound server gone), and reopened.
     public var captureLosses: Int
     public var captureReopens: Int
+    /// Transients played for hits (the analysis mode).
+    public var transients: Int = 0
     /// The capture's latest stamp (for drift against the output), nil before the first.
     public var lastTimestamp: CaptureTimestamp?
 }
