@@ -11,7 +11,9 @@ import Testing
 /// track (kick-like hits over a steady tone above the actuator's band) is played into the mono
 /// sink, `follow` captures that sink's monitor and plays on the stereo sink B, and both
 /// monitors are recorded. Every hit must come out on B (none missed), nothing else may (none
-/// invented: the tone and the silence between hits stay below the threshold), and each hit's
+/// invented: the tone and the silence between hits stay below the threshold; in the analysis
+/// mode the tone drives a steady vibration of its own, its loudness, and the threshold stands
+/// that much higher; `follow` counts one transient per hit), and each hit's
 /// latency — from its onset on the first monitor to the haptic's half-envelope on the second —
 /// is printed (the figure against the issue's bound belongs to the benchmark).
 @Suite("follow: live sound to haptics", .serialized, .enabled(if: Rig.isRunning, "needs scripts/rig.sh"))
@@ -30,12 +32,19 @@ struct FollowRigTests {
         return times
     }()
 
-    /// The track: a 0.15-amplitude 800 Hz tone throughout (music without bass), and at each
-    /// hit a kick: 55 Hz at 0.6 decaying over about 40 ms, with a 3 ms 2 kHz click on top.
-    static func track(_ hits: [Double]) -> [Float] {
+    /// The track: a 0.15-amplitude 800 Hz tone throughout (music without bass; faded in and
+    /// out over 300 ms: its start is no hit), and at each hit a kick: 55 Hz at 0.6 decaying over
+    /// about 40 ms, with a 3 ms 2 kHz click on top.
+    /// (`tone` false: the kicks alone, for a latency undisturbed by the analysis mode's steady
+    /// vibration, which beats with each transient and moves its envelope's peak.)
+    static func track(_ hits: [Double], tone: Bool = true) -> [Float] {
         let length = Int((hits.last! + 0.8) * Double(rate))
         var x = [Float](repeating: 0, count: length)
-        for i in 0..<length { x[i] = 0.15 * Float(sin(2 * Double.pi * 800 * Double(i) / Double(rate))) }
+        let fade = 0.3 * Double(rate)
+        for i in 0..<length where tone {
+            let edge = min(1, Double(min(i, length - i)) / fade)
+            x[i] = Float(0.15 * edge * sin(2 * Double.pi * 800 * Double(i) / Double(rate)))
+        }
         for hit in hits {
             let start = Int(hit * Double(rate))
             for k in 0..<Int(0.2 * Double(rate)) where start + k < length {
@@ -74,7 +83,7 @@ struct FollowRigTests {
 
     /// Records both monitors, plays the click track of `hits` into the mono sink, waits until a
     /// second past its end is recorded on both, and matches the haptic's bursts to the hits.
-    static func playAndFollow(_ hits: [Double], label: String, period: Int, buffer: String) throws -> Outcome {
+    static func playAndFollow(_ hits: [Double], tone: Bool = true, label: String, period: Int, buffer: String) throws -> Outcome {
         let seconds = hits.last! + 3
         let source = ALSACaptureDevice(name: Rig.inputMono, channels: 1, sampleRate: 48_000, periodFrames: 256,
                                        bufferFrames: 8192, seconds: seconds + 10)
@@ -95,7 +104,7 @@ struct FollowRigTests {
         var options = ALSAOutputDevice.Options()
         options.waitTimeoutMilliseconds = 2000
         let player = ALSAOutputDevice(name: Rig.outMono, options: options)
-        let track = Self.track(hits)
+        let track = Self.track(hits, tone: tone)
         var written = 0
         var underruns = 0
         try withRealtimePriority(60) {
@@ -127,8 +136,12 @@ struct FollowRigTests {
         let envelope = hilbertEnvelope(drive)
         let peak = envelope.max() ?? 0
         try #require(peak > 0.1, "\(label): follow played the hits: peak \(peak)")
-        // Bursts of drive: above a fifth of the loudest, apart by at least 100 ms of less.
-        let bursts = Self.onsets({ Float(envelope[$0]) }, frames: envelope.count, threshold: Float(0.2 * peak), quiet: 4800)
+        // Bursts of drive: above the steady level (the median: silence in the lowpass mode, the
+        // tone's vibration in the analysis mode) by a fifth of the loudest's rise over it,
+        // apart by at least 100 ms of less.
+        let steady = envelope.sorted()[envelope.count / 2]
+        let bursts = Self.onsets(
+            { Float(envelope[$0]) }, frames: envelope.count, threshold: Float(steady + 0.2 * (peak - steady)), quiet: 4800)
         var outcome = Outcome(heard: heard.count, bursts: bursts.count, missed: [], latencies: [], overruns: a.overruns + b.overruns)
         for (k, onset) in heard.enumerated() {
             guard let t0 = a.monotonicNanos(ofFrame: onset) else { outcome.missed.append(k); continue }
@@ -138,8 +151,14 @@ struct FollowRigTests {
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
             }
             guard let start = match else { outcome.missed.append(k); continue }
+            // Its half-envelope: half way from the level before it (the steady vibration, or
+            // silence) to its peak.
             let windowStart = max(0, start - 2400), windowEnd = min(envelope.count, start + 9600)
-            let (half, _) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
+            let before = envelope[max(0, windowStart - 2400)..<windowStart]
+            let level = before.isEmpty ? 0 : before.reduce(0, +) / Double(before.count)
+            let (_, top) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
+            let halfWay = level + 0.5 * (envelope[windowStart + top] - level)
+            let half = (windowStart..<windowEnd).first { envelope[$0] >= halfWay }.map { $0 - windowStart } ?? top
             guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
         }
@@ -160,9 +179,10 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
-    /// `follow` from the mono sink's monitor to sink B at `period`, its output buffer its default.
-    static func startFollow(period: Int) throws -> ToolProcess {
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)])
+    /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
+    /// analysis), its output buffer its default.
+    static func startFollow(period: Int, mode: String? = nil) throws -> ToolProcess {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)] + (mode.map { ["--mode", $0] } ?? []))
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         return follow
     }
@@ -173,18 +193,25 @@ struct FollowRigTests {
         return String(follow.stdout[range])
     }
 
-    @Test("every hit of a click track is followed, none invented; latency per hit printed", arguments: [256, 128])
-    func clickTrack(period: Int) throws {
-        let follow = try Self.startFollow(period: period)
+    @Test("every hit of a click track is followed, none invented; latency per hit printed",
+          arguments: [(256, "analysis", true), (128, "analysis", true), (256, "analysis", false), (128, "analysis", false),
+                      (256, "lowpass", true), (128, "lowpass", true)])
+    func clickTrack(period: Int, mode: String, tone: Bool) throws {
+        let follow = try Self.startFollow(period: period, mode: mode)
         defer { follow.kill() }
-        let outcome = try Self.playAndFollow(
-            Self.hits, label: "click track, period \(period)", period: period, buffer: Self.bufferNote(follow))
+        let label = "click track\(tone ? "" : " (kicks alone)"), \(mode), period \(period)"
+        let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
         #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
-        print("follow rig: \(follow.stdout.split(separator: "\n").last ?? "")")
-        Self.expectFollowed(outcome, "click track, period \(period)")
+        let summary = follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        print("follow rig: \(summary)")
+        Self.expectFollowed(outcome, label)
+        if mode == "analysis" {
+            // One transient per hit, and none for the tone or the silences (the whole run).
+            #expect(summary.contains("(transients \(outcome.heard),"), "\(label): \(summary)")
+        }
     }
 
     @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")
