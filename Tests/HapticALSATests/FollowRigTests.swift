@@ -150,7 +150,13 @@ struct FollowRigTests {
                 guard let t = b.monotonicNanos(ofFrame: frame) else { return false }
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
             }
-            guard let start = match else { outcome.missed.append(k); continue }
+            guard let start = match else {
+                // Where the nearest burst was, for the failure's message.
+                let nearest = bursts.compactMap { b.monotonicNanos(ofFrame: $0) }.min { abs($0 - t0) < abs($1 - t0) }
+                print("follow rig (\(label)): hit \(k) unmatched; the nearest burst \(nearest.map { String(format: "%.1f ms", Double($0 - t0) / 1e6) } ?? "none") from its onset")
+                outcome.missed.append(k)
+                continue
+            }
             // Its half-envelope: half way from the level before it (the steady vibration, or
             // silence) to its peak.
             let windowStart = max(0, start - 2400), windowEnd = min(envelope.count, start + 9600)
@@ -161,6 +167,14 @@ struct FollowRigTests {
             let half = (windowStart..<windowEnd).first { envelope[$0] >= halfWay }.map { $0 - windowStart } ?? top
             guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
+        }
+        // Bursts no hit claimed (an invented one), and where they lie from the nearest hit.
+        let onsetTimes = heard.compactMap { a.monotonicNanos(ofFrame: $0) }
+        for frame in bursts {
+            guard let t = b.monotonicNanos(ofFrame: frame) else { continue }
+            guard !onsetTimes.contains(where: { t >= $0 - 5_000_000 && t <= $0 + 200_000_000 }) else { continue }
+            let nearest = onsetTimes.min { abs($0 - t) < abs($1 - t) }
+            print("follow rig (\(label)): a burst of drive at frame \(frame) of \(b.frames), \(nearest.map { String(format: "%.1f ms", Double(t - $0) / 1e6) } ?? "-") from the nearest hit's onset, envelope \(String(format: "%.3f", envelope[frame])) (steady \(String(format: "%.3f", steady)), peak \(String(format: "%.3f", peak)))")
         }
         print("follow rig (\(label)): \(heard.count) hits, \(bursts.count) bursts of drive, latency onset → half-envelope per hit (ms): "
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
