@@ -87,10 +87,10 @@ let package = Package(
         // (HapticKit gives it an ALSA capture).
         .target(
             name: "HapticFollow",
-            dependencies: ["HapticEngine", "HapticRender", "HapticDSP"],
+            dependencies: ["HapticEngine", "HapticRender", "HapticDSP", "HapticAnalysis"],
             swiftSettings: strict
         ),
-        .testTarget(name: "HapticFollowTests", dependencies: ["HapticFollow", "HapticEngine", "HapticEngineTesting", "HapticRender", "CAllocationCounter"]),
+        .testTarget(name: "HapticFollowTests", dependencies: ["HapticFollow", "HapticEngine", "HapticEngineTesting", "HapticRender", "HapticAnalysis", "CAllocationCounter"]),
 
         // OSC over UDP through liblo: the `serve` verb's server and the `send` verb's client.
         .target(

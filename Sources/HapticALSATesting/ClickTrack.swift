@@ -14,8 +14,15 @@ public struct ClickTrack: Sendable {
     public static let sampleRate = 48_000
     /// Hit times (s from the track's start).
     public var hits: [Double]
+    /// Whether the steady tone sounds under the kicks (false: the kicks alone, for a latency
+    /// undisturbed by the analysis mode's steady vibration, which beats with each transient and
+    /// moves its envelope's peak).
+    public var tone: Bool
 
-    public init(hits: [Double]) { self.hits = hits }
+    public init(hits: [Double], tone: Bool = true) {
+        self.hits = hits
+        self.tone = tone
+    }
 
     /// `count` hits 250–450 ms apart (a fixed pseudo-random sequence), the first at 0.6 s.
     public static func irregular(count: Int, seed: UInt32 = 12345) -> ClickTrack {
@@ -31,15 +38,20 @@ public struct ClickTrack: Sendable {
     }
 
     /// The first `count` hits.
-    public func prefix(_ count: Int) -> ClickTrack { ClickTrack(hits: Array(hits.prefix(count))) }
+    public func prefix(_ count: Int) -> ClickTrack { ClickTrack(hits: Array(hits.prefix(count)), tone: tone) }
 
-    /// The samples: a 0.15-amplitude 800 Hz tone throughout, and at each hit a kick: 55 Hz at
-    /// 0.6 decaying over about 40 ms, with a 3 ms 2 kHz click on top.
+    /// The samples: a 0.15-amplitude 800 Hz tone throughout (faded in and out over 300 ms: its
+    /// start is no hit), and at each hit a kick: 55 Hz at 0.6 decaying over about 40 ms, with a
+    /// 3 ms 2 kHz click on top.
     public var samples: [Float] {
         let rate = Double(Self.sampleRate)
         let length = Int(((hits.last ?? 0) + 0.8) * rate)
         var x = [Float](repeating: 0, count: length)
-        for i in 0..<length { x[i] = 0.15 * Float(sin(2 * Double.pi * 800 * Double(i) / rate)) }
+        let fade = 0.3 * rate
+        for i in 0..<length where tone {
+            let edge = min(1, Double(min(i, length - i)) / fade)
+            x[i] = Float(0.15 * edge * sin(2 * Double.pi * 800 * Double(i) / rate))
+        }
         for hit in hits {
             let start = Int(hit * rate)
             for k in 0..<Int(0.2 * rate) where start + k < length {
@@ -69,6 +81,9 @@ public struct ClickTrack: Sendable {
         public var playerUnderruns: Int
         /// The drive's loudest envelope value.
         public var peak: Double
+        /// Where each hit no burst matched, and each burst no hit claimed (invented), lay: for a
+        /// failure's message.
+        public var notes: [String] = []
         /// Of `bursts`, those after the track (from `measure`'s `afterTrack`).
         public var burstsAfterTrack = 0
     }
@@ -176,8 +191,12 @@ public struct ClickTrack: Sendable {
             outcome.missed = Array(heard.indices)
             return outcome
         }
-        // Bursts of drive: above a fifth of the loudest, apart by at least 100 ms of less.
-        let bursts = Self.onsets({ Float(envelope[$0]) }, frames: envelope.count, threshold: Float(0.2 * peak), quiet: 4800)
+        // Bursts of drive: above the steady level (the median: silence in the lowpass mode, the
+        // tone's vibration in the analysis mode) by a fifth of the loudest's rise over it, apart
+        // by at least 100 ms of less.
+        let steady = envelope.sorted()[envelope.count / 2]
+        let bursts = Self.onsets(
+            { Float(envelope[$0]) }, frames: envelope.count, threshold: Float(steady + 0.2 * (peak - steady)), quiet: 4800)
         outcome.bursts = bursts.count
         outcome.burstsAfterTrack = bursts.filter { $0 >= afterFrom }.count
         for (k, onset) in heard.enumerated() {
@@ -187,16 +206,38 @@ public struct ClickTrack: Sendable {
                 guard let t = b.monotonicNanos(ofFrame: frame) else { return false }
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
             }
-            guard let start = match else { outcome.missed.append(k); continue }
+            guard let start = match else {
+                let nearest = bursts.compactMap { b.monotonicNanos(ofFrame: $0) }.min { abs($0 - t0) < abs($1 - t0) }
+                outcome.notes.append("hit \(k) unmatched; the nearest burst \(nearest.map { Self.ms($0 - t0) } ?? "none") from its onset")
+                outcome.missed.append(k)
+                continue
+            }
+            // Its half-envelope: half way from the level before it (the steady vibration, or
+            // silence) to its peak; its first sample: a twentieth of the way.
             let windowStart = max(0, start - 2400), windowEnd = min(envelope.count, start + 9600)
-            let (half, _) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
-            guard let t1 = b.monotonicNanos(ofFrame: windowStart + half) else { outcome.missed.append(k); continue }
+            let before = envelope[max(0, windowStart - 2400)..<windowStart]
+            let level = before.isEmpty ? 0 : before.reduce(0, +) / Double(before.count)
+            let (_, top) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
+            let rise = envelope[windowStart + top] - level
+            let half = (windowStart..<windowEnd).first { envelope[$0] >= level + 0.5 * rise } ?? windowStart + top
+            let first = (windowStart..<windowEnd).first { envelope[$0] >= level + 0.05 * rise } ?? start
+            guard let t1 = b.monotonicNanos(ofFrame: half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
-            let firstFrame = (windowStart..<windowEnd).first { abs(drive[$0]) > Float(peak / 20) } ?? start
-            if let t2 = b.monotonicNanos(ofFrame: firstFrame) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }
+            if let t2 = b.monotonicNanos(ofFrame: first) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }
+        }
+        // Bursts no hit claimed (invented), and where they lie from the nearest hit.
+        let onsetTimes = heard.compactMap { a.monotonicNanos(ofFrame: $0) }
+        for frame in bursts where frame < afterFrom {
+            guard let t = b.monotonicNanos(ofFrame: frame) else { continue }
+            guard !onsetTimes.contains(where: { t >= $0 - 5_000_000 && t <= $0 + 200_000_000 }) else { continue }
+            let nearest = onsetTimes.min { abs($0 - t) < abs($1 - t) }
+            outcome.notes.append("a burst of drive at frame \(frame) of \(b.frames), \(nearest.map { Self.ms(t - $0) } ?? "-") from the nearest hit's onset, envelope \(Self.rounded(envelope[frame])) (steady \(Self.rounded(steady)), peak \(Self.rounded(peak)))")
         }
         return outcome
     }
+
+    private static func ms(_ nanos: Int64) -> String { "\((Double(nanos) / 1e5).rounded() / 10) ms" }
+    private static func rounded(_ x: Double) -> String { "\((x * 1000).rounded() / 1000)" }
 
     /// Frames where `level` first rises above `threshold` after at least `quiet` frames below it.
     public static func onsets(_ level: (Int) -> Float, frames: Int, threshold: Float, quiet: Int) -> [Int] {

@@ -46,6 +46,8 @@ public struct AnalysisSettings: Sendable, Equatable {
     public var sensitivity: Double = 0.5
     /// The shortest time between two hits (s).
     public var minimumGap: Double = 0.05
+    /// When a hit is decided (see ``HitDecision``); `convert` waits for the onset's peak.
+    public var hitDecision: HitDecision = .afterPeak
 
     /// The longest block `StreamingAnalyzer.process` takes in one call (frames); sizes its
     /// output buffers. Longer input is consumed in parts (the result says how much).
@@ -93,6 +95,20 @@ public struct AnalysisSettings: Sendable, Equatable {
         }
         return self
     }
+}
+
+/// When the analyser decides that an onset is a hit.
+public enum HitDecision: String, Sendable, Equatable {
+    /// One hop after the onset function's local maximum over the threshold: the strongest
+    /// evidence (the offline converter's choice). At 48 kHz that is 2 to 4 hops (5–11 ms)
+    /// after the onset.
+    case afterPeak
+    /// At the first hop of the onset function's rise over the threshold that passes the
+    /// other checks (level risen by 3 dB, clear of the gate, the minimum gap), at most once
+    /// per rise: usually the first hop whose window reaches the onset, a hop or two earlier
+    /// than `afterPeak`. For the live follower, where every millisecond is felt; the
+    /// intensity is then taken from the sound up to that hop.
+    case onRise
 }
 
 /// Powers of two and the sizes derived from the sample rate, computed once per analyser.

@@ -40,7 +40,21 @@ public struct ConversionSettings: Sendable, Equatable {
 /// value at its onset, in Core Haptics as in our renderer). 26 ms in all, about a transient's
 /// body: a longer dip (41 ms before) chopped the continuous layer of busy sounds and moved it
 /// away from the tools' envelopes (Meta's analyser ducks only the emphasised breakpoint).
-let duckAttack = 0.001, duckHold = 0.010, duckRelease = 0.015
+/// Computed (no lazy global initialisation): the live follower ducks on the render thread.
+package var duckAttack: Double { @_noLocks @inline(__always) get { 0.001 } }
+package var duckHold: Double { @_noLocks @inline(__always) get { 0.010 } }
+package var duckRelease: Double { @_noLocks @inline(__always) get { 0.015 } }
+
+/// The depth of the ducking dip `tau` seconds after a transient, for a ducking of `ducking`
+/// (0…1): 0 before it and after it, `ducking` while held. `convert`'s curves and the live
+/// follower's continuous layer give way by the same shape.
+@_noLocks @inline(__always)
+package func duckingDepth(_ tau: Double, ducking d: Double) -> Double {
+    if tau <= 0 || tau > duckAttack + duckHold + duckRelease { return 0 }
+    if tau < duckAttack { return d * tau / duckAttack }
+    if tau <= duckAttack + duckHold { return d }
+    return d * (1 - (tau - duckAttack - duckHold) / duckRelease)
+}
 
 struct ConversionBuilder {
     let settings: ConversionSettings
@@ -188,15 +202,7 @@ struct ConversionBuilder {
             let tau = time - t
             if tau > duckAttack + duckHold + duckRelease { break }
             if tau <= 0 { continue }
-            let depth: Double
-            if tau < duckAttack {
-                depth = d * tau / duckAttack
-            } else if tau <= duckAttack + duckHold {
-                depth = d
-            } else {
-                depth = d * (1 - (tau - duckAttack - duckHold) / duckRelease)
-            }
-            gain = min(gain, 1 - depth)
+            gain = min(gain, 1 - duckingDepth(tau, ducking: d))
         }
         return gain
     }

@@ -48,12 +48,16 @@ public struct Hit: Sendable, Equatable {
     public var sharpness: Float
     /// How far the onset function rose over its threshold (1: just at it).
     public var strength: Float
+    /// Index one past the last sample the analyser had taken when it decided the hit: the
+    /// earliest sample a live transient for it can start on.
+    public var decidedAt: Int64
 
     @_noLocks
-    public init(sampleIndex: Int64, intensity: Float, sharpness: Float, strength: Float) {
+    public init(sampleIndex: Int64, intensity: Float, sharpness: Float, strength: Float, decidedAt: Int64) {
         self.sampleIndex = sampleIndex
         self.intensity = intensity
         self.sharpness = sharpness
         self.strength = strength
+        self.decidedAt = decidedAt
     }
 }

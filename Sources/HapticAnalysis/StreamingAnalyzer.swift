@@ -11,7 +11,8 @@
 //    window (spectral flux, each band counting the same), compared with an adaptive threshold (a running mean plus a
 //    multiple of the running mean deviation over 0.3 s, the multiple set by the sensitivity);
 //  - a hit: a local maximum of the onset function over the threshold (decided one hop
-//    later), with the level risen by at least 3 dB over the last 30 ms and above 4× the gate,
+//    later; with `HitDecision.onRise`, the live follower's, at the first hop of its rise over
+//    the threshold that passes the other checks), with the level risen by at least 3 dB over the last 30 ms and above 4× the gate,
 //    at least `minimumGap` after the previous hit; its position is the loudest sample of the
 //    last five hops (sample-exact), its intensity from its peak sample, its sharpness from the
 //    frequencies where the spectrum rose;
@@ -110,6 +111,10 @@ public final class StreamingAnalyzer {
     private let thresholdFactor: Float
     private let thresholdFloor: Float
     private let hitsEnabled: Bool
+    /// `HitDecision.onRise`, and whether the current rise of the onset function may still
+    /// give a hit (it gave none yet).
+    private let decidesOnRise: Bool
+    private var riseArmed = true
     private let minimumGapSamples: Int64
     /// Hops looked back for the envelope's level before a hit (30 ms).
     private let riseLookBack: Int64
@@ -197,6 +202,7 @@ public final class StreamingAnalyzer {
         thresholdFactor = 1.5 + 10 * insensitivity * insensitivity
         thresholdFloor = 0.02 + 0.3 * insensitivity * insensitivity
         hitsEnabled = s.sensitivity > 0
+        decidesOnRise = s.hitDecision == .onRise
         minimumGapSamples = Int64(roundFast(s.minimumGap * s.sampleRate))
         riseLookBack = Int64(0.03 * s.sampleRate) / Int64(g.hop) + 2
     }
@@ -329,6 +335,7 @@ public final class StreamingAnalyzer {
         onsetDeviation = 0
         sharpness = 0
         lastHitIndex = -1 << 40
+        riseArmed = true
         frameCount = 0
         hitCount = 0
         nonFiniteSamples = 0
@@ -361,7 +368,11 @@ public final class StreamingAnalyzer {
         }
         // (Nested conditions: `&&` takes its right side as a closure, which retains self.)
         if hitsEnabled {
-            if hopIndex >= 1 { decideHit() }
+            if decidesOnRise {
+                decideHitOnRise()
+            } else if hopIndex >= 1 {
+                decideHit()
+            }
         }
         hopIndex += 1
         hopPeak = 0
@@ -439,6 +450,34 @@ public final class StreamingAnalyzer {
         // (Before the first hop there was silence: its onset function was 0.)
         let previous = hopIndex >= 2 ? onsetHistory[before] : 0
         guard o > threshold, o >= previous, o > onsetHistory[now] else { return }
+        _ = confirmHit(candidate: candidate, onset: o, threshold: threshold)
+    }
+
+    /// `HitDecision.onRise`: whether this hop, rising over its threshold, holds a hit; tried
+    /// at each hop of a rise until one passes the checks, then not again until the onset
+    /// function stops rising over its threshold.
+    @_noLocks
+    private func decideHitOnRise() {
+        let length = Int64(analysisHistoryLength)
+        let now = Int(hopIndex % length)
+        let o = onsetHistory[now]
+        let threshold = thresholdHistory[now]
+        let previous = hopIndex >= 1 ? onsetHistory[Int((hopIndex + length - 1) % length)] : 0
+        guard o > threshold, o >= previous else {
+            riseArmed = true
+            return
+        }
+        if riseArmed {
+            if confirmHit(candidate: now, onset: o, threshold: threshold) { riseArmed = false }
+        }
+    }
+
+    /// The checks a candidate hop (history slot `candidate`, its onset function and threshold)
+    /// must pass besides the onset function's (the level risen, clear of the gate, the gap),
+    /// made with the hops up to the current one; writes the hit and returns true when it passes.
+    @_noLocks
+    private func confirmHit(candidate: Int, onset o: Float, threshold: Float) -> Bool {
+        let length = Int64(analysisHistoryLength)
         // The level must have risen: the largest sample of the last four hops (the onset function
         // peaks one or two hops after the onset's hop) against the quietest 4-hop peak (10.7 ms at
         // 48 kHz, half a cycle of 47 Hz) of the 30 ms before them, by 3 dB; and the envelope must
@@ -452,7 +491,7 @@ public final class StreamingAnalyzer {
             if absolutePeakHistory[k] > peak { peak = absolutePeakHistory[k] }
             if envelopeHistory[k] > envelopePeak { envelopePeak = envelopeHistory[k] }
         }
-        guard envelopePeak >= gate * 4 else { return }
+        guard envelopePeak >= gate * 4 else { return false }
         // Before the stream's first sample there was silence: a sound that starts with a hit
         // has risen from nothing.
         var base = hopIndex < 8 ? 0 : peak
@@ -467,7 +506,7 @@ public final class StreamingAnalyzer {
             if window < base { base = window }
             h -= 1
         }
-        guard peak >= base * 1.4125 else { return }  // +3 dB
+        guard peak >= base * 1.4125 else { return false }  // +3 dB
         // The loudest sample of the last five hops (the candidate's window reaches four hops back).
         let span = Int64(geometry.hop * 5)
         var best: Int64 = position - 1
@@ -484,7 +523,7 @@ public final class StreamingAnalyzer {
             }
             p += 1
         }
-        guard best - lastHitIndex >= minimumGapSamples else { return }
+        guard best - lastHitIndex >= minimumGapSamples else { return false }
         lastHitIndex = best
         // The rise's mean log2 frequency: 80 Hz → 0, 10 kHz → 1 (log2 80 = 6.32, log2(10000/80) = 6.97).
         var s = (riseFrequencyHistory[candidate] - 6.3219281) / 6.9657843
@@ -492,8 +531,9 @@ public final class StreamingAnalyzer {
         if hitCount < outputCapacity {
             hitOutput[hitCount] = Hit(
                 sampleIndex: best, intensity: squareRootFast(peak < 1 ? peak : 1), sharpness: s,
-                strength: threshold > 0 ? o / threshold : o)
+                strength: threshold > 0 ? o / threshold : o, decidedAt: position)
             hitCount += 1
         }
+        return true
     }
 }

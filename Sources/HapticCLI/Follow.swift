@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HapticKit
 
-/// `hapticsynth follow -C CAPTURE [-D DEVICE] [--mode lowpass] [--input-channels LIST] ...`
+/// `hapticsynth follow -C CAPTURE [-D DEVICE] [--mode analysis|lowpass] [--input-channels LIST] ...`
 public struct Follow: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "Drive the actuator from live sound: a capture device or a sound server's monitor.",
@@ -11,8 +11,13 @@ public struct Follow: AsyncParsableCommand {
             a sound server is playing: a PCM of type pulse whose device is the sink's monitor \
             source, SINK.monitor, defined in ~/.asoundrc) and plays \
             haptics made from it on -D, live, through the same actuator profile, protection \
-            chain and channel layout as play. --mode lowpass is a plain crossover: the sound \
-            itself, low-passed to the top of the profile's band (fourth-order, minimum delay). \
+            chain and channel layout as play. --mode analysis (the default) analyses the \
+            sound as convert does, as it arrives: its loudness drives a vibration in the \
+            actuator's band whose frequency follows the sound's sharpness, and each hit \
+            (found with --sensitivity, as convert's) plays as a transient, decided on the \
+            onset's rise; sound below --gate drives nothing. --mode lowpass is a plain \
+            crossover: the sound itself, low-passed to the top of the profile's band \
+            (fourth-order, minimum delay). \
             The captured channels --input-channels names (1-based; default all) are followed \
             as their mean: --input-channels 4 follows the LFE of a 5.1 stream alone. The \
             capture must run at the output's 48000 Hz.
@@ -27,6 +32,8 @@ public struct Follow: AsyncParsableCommand {
             Examples:
               hapticsynth follow -C hw:1,0 -D hw:2,0
               hapticsynth follow -C monitor -D shaker --input-channels 4 --gain -6
+              hapticsynth follow -C monitor -D shaker --sensitivity 70 --gate -45
+              hapticsynth follow -C monitor -D shaker --mode lowpass
               hapticsynth follow -C hw:Loopback,1 -D hw:1,0 --layout H@LFE --profile voice-coil --period 128
             """
     )
@@ -34,8 +41,8 @@ public struct Follow: AsyncParsableCommand {
     @Option(name: .customShort("C"), help: ArgumentHelp("ALSA capture device (PCM name) to follow.", valueName: "capture"))
     public var capture: String
 
-    @Option(name: .long, help: ArgumentHelp("How the sound becomes drive: lowpass (a crossover at the top of the profile's band).", valueName: "mode"))
-    public var mode: FollowMode = .lowpass
+    @Option(name: .long, help: ArgumentHelp("How the sound becomes drive: analysis (loudness, hits and sharpness, synthesized in the actuator's band) or lowpass (a crossover at the top of the profile's band).", valueName: "mode"))
+    public var mode: FollowMode = .analysis
 
     @Option(name: .customLong("input-channels"), help: ArgumentHelp("Captured channels to follow, 1-based, comma-separated (default: all).", valueName: "list"))
     public var inputChannels: String?
@@ -43,6 +50,12 @@ public struct Follow: AsyncParsableCommand {
     // `.unconditional`: "-6" is this option's value, not an unknown flag.
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gain on the followed sound, -60 to 40 dB.", valueName: "dB"))
     public var gain = 0.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Analysis: how readily hits become transients, 0-100 % (0: none), as convert's.", valueName: "percent"))
+    public var sensitivity = 50.0
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Analysis: noise gate, -120 to 0 dBFS: quieter sound drives nothing (a hit must rise 12 dB above it).", valueName: "dBFS"))
+    public var gate = -60.0
 
     @Option(
         name: .long,
@@ -68,6 +81,10 @@ public struct Follow: AsyncParsableCommand {
 
     public func validate() throws {
         guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--gain \(gain): expected -60...40 dB") }
+        guard sensitivity.isFinite, (0...100).contains(sensitivity) else {
+            throw ValidationError("--sensitivity \(sensitivity): expected 0...100 %")
+        }
+        guard gate.isFinite, (-120...0).contains(gate) else { throw ValidationError("--gate \(gate): expected -120...0 dBFS") }
         _ = try Self.channels(inputChannels)
     }
 
@@ -111,7 +128,9 @@ public struct Follow: AsyncParsableCommand {
         let device = live.device
         let outputConfiguration = live.playerConfiguration(
             layout: layout, profile: resolvedProfile, rate: Self.sampleRate, defaultBufferPeriods: Self.defaultBufferPeriods)
-        let settings = FollowSettings(mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: followed)
+        let settings = FollowSettings(
+            mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: followed, sensitivity: sensitivity / 100,
+            gate: pow(10, gate / 20))
         let outages = OutageReport(verb: "follow", device: device)
         let capture = self.capture
         let follower: LiveFollower
@@ -146,8 +165,8 @@ public struct Follow: AsyncParsableCommand {
         }
         await follower.stop()
         out.print(String(
-            format: "stopped; followed %.1f s of sound (overruns %d, underruns %d, frames trimmed %d, capture lost %d times, reopened %d; capture clock corrected by %+.0f ppm)",
-            Double(statistics.framesFollowed) / Double(Self.sampleRate), statistics.overruns, statistics.underruns,
+            format: "stopped; followed %.1f s of sound (transients %d, overruns %d, underruns %d, frames trimmed %d, capture lost %d times, reopened %d; capture clock corrected by %+.0f ppm)",
+            Double(statistics.framesFollowed) / Double(Self.sampleRate), statistics.transients, statistics.overruns, statistics.underruns,
             statistics.trimmedFrames, statistics.captureLosses, statistics.captureReopens, statistics.captureRateCorrectionPPM))
         if case .failed(let message) = outcome {
             out.printError(message)

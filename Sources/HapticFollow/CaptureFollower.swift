@@ -5,8 +5,9 @@ import Synchronization
 /// Haptics from live sound: reads a capture stream (``InputDevice``) on the render thread
 /// every period, without waiting, and adds drive made from it into the engine's haptic buses
 /// (``LiveInput``), before the protection chain. The captured channels chosen are mixed to
-/// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and shaped for
-/// each actuator of the layout by the mode's processor (`lowpass`: ``CrossoverFilter``).
+/// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and made into
+/// drive for each actuator of the layout by the mode's processor (`analysis`: ``AnalysisVoice``;
+/// `lowpass`: ``CrossoverFilter``).
 ///
 /// Overruns are recovered in place and counted. A capture that is gone (its server restarted:
 /// an error, or no frame at all for `stallSeconds` of output, which is how a sound server's
@@ -41,6 +42,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private let correctionPPB = Atomic<Int>(0)
     private let queued = Atomic<Int>(0)
     private let reopens = Atomic<Int>(0)
+    private let transients = Atomic<Int>(0)
     private let stampFrames = Atomic<Int64>(-1)
     private let stampNanos = Atomic<Int64>(0)
     private let stampTrigger = Atomic<Int64>(0)
@@ -60,6 +62,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private var blockFrames = 0
     private var filters: UnsafeMutablePointer<CrossoverFilter>? = nil
     private var filterCount = 0
+    /// The analysis mode's processor (nil before `prepare`, or if its settings were refused).
+    private var voice: AnalysisVoice? = nil
+    /// The analysis mode's drive for the current block, one row of `blockFrames` per actuator.
+    private var analysisOut: UnsafeMutablePointer<Float>? = nil
     private var selected: UnsafeMutablePointer<Int>
     private var selectedCount = 0
     private var seenGeneration = 0
@@ -67,6 +73,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// reopens its output), so that the totals do not start over.
     private var underrunsBefore = 0
     private var droppedBefore = 0
+    private var transientsBefore = 0
+    /// The queue's dropped frames (trimmed and overflowed) after the last block (the analysis
+    /// mode hears a cut where they grew).
+    private var droppedSeen = 0
     /// Output frames rendered since the capture last gave a frame, and the bound on them.
     private var framesWithoutCapture = 0
     private let stallFrames: Int
@@ -163,6 +173,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         freeRenderBuffers()
         blockFrames = max(1, periodFrames)
         queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4), correctsDrift: true)
+        droppedSeen = 0
         block = .allocate(capacity: blockFrames)
         work = .allocate(capacity: blockFrames)
         levels = .allocate(capacity: blockFrames)
@@ -174,6 +185,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             let profile = actuators.isEmpty ? ActuatorProfile(name: "default") : actuators[k]
             (filters! + k).initialize(to: CrossoverFilter(profile: profile, sampleRate: Double(sampleRate)))
         }
+        analysisOut = .allocate(capacity: filterCount * blockFrames)
+        analysisOut!.initialize(repeating: 0, count: filterCount * blockFrames)
+        voice = try? AnalysisVoice(
+            analysis: settings.analysisSettings(sampleRate: Double(sampleRate)), maxBlock: blockFrames, actuators: actuators)
     }
 
     // MARK: render side
@@ -186,11 +201,19 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
+            let droppedAtTake = queue!.trimmedFrames + queue!.overflowFrames
             let given = queue!.take(into: block, n)
             framesFollowed.add(given, ordering: .relaxed)
             level.fill(levels, n, voicesIn: bus, at: done, controls: controls)
             let fading = fadeLeft > 0
             if fading { fillFadeWeights(fadeWeights, n) }
+            // Frames the queue dropped since the last block (or in this one) cut the stream.
+            let dropped = queue!.trimmedFrames + queue!.overflowFrames
+            let spliced = droppedAtTake != droppedSeen || dropped != droppedAtTake
+            droppedSeen = dropped
+            if modes[modeIndex] == .analysis || (fading && modes[fadingModeIndex] == .analysis) {
+                analyse(given, spliced: spliced)
+            }
             for k in 0..<min(bus.hapticBusCount, filterCount) {
                 let target = bus.hapticBus(k) + done
                 let source: UnsafeMutablePointer<Float>
@@ -218,6 +241,20 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
         correctionPPB.store(Int((queue!.learntRateDifference * 1e9).rounded()), ordering: .relaxed)
         queued.store(queue!.count, ordering: .relaxed)
+        if let voice { transients.store(transientsBefore + voice.transientsStarted, ordering: .relaxed) }
+    }
+
+    /// The analysis mode's drive for this block, every actuator's, into `analysisOut` (the
+    /// voice sees only the `given` frames captured: the silence a starved queue fills in is no
+    /// sound, and the sound's return after it would be taken for a hit). Render thread.
+    private func analyse(_ given: Int, spliced: Bool) {
+        guard let voice, let analysisOut else { return }
+        analysisOut.update(repeating: 0, count: filterCount * blockFrames)
+        if spliced { voice.noteSplice(within: given) }
+        var drive = MixBus(haptic: analysisOut, audioLeft: analysisOut, audioRight: analysisOut, frames: blockFrames)
+        drive.hapticBusCount = filterCount
+        drive.hapticStride = blockFrames
+        voice.render(block!, count: given, into: drive, at: 0, gain: 1)
     }
 
     /// Runs mode `mode`'s processing for actuator `k` on `n` samples in place: the one place
@@ -226,6 +263,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private func shape(_ mode: FollowMode, actuator k: Int, _ samples: UnsafeMutablePointer<Float>, _ n: Int) {
         switch mode {
         case .lowpass: filters![k].process(samples, n)
+        case .analysis:
+            if let analysisOut { samples.update(from: analysisOut + k * blockFrames, count: n) } else { samples.update(repeating: 0, count: n) }
         }
     }
 
@@ -233,6 +272,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private func activate(_ mode: FollowMode) {
         switch mode {
         case .lowpass: for k in 0..<filterCount { filters![k].reset() }
+        case .analysis: voice?.reset()
         }
     }
 
@@ -342,6 +382,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             captureLosses: losses.load(ordering: .relaxed), captureReopens: reopens.load(ordering: .relaxed),
             captureRateCorrectionPPM: Double(correctionPPB.load(ordering: .relaxed)) / 1000,
             queuedFrames: queued.load(ordering: .relaxed),
+            transients: transients.load(ordering: .relaxed),
             lastTimestamp: frames < 0 ? nil : CaptureTimestamp(
                 framesCaptured: frames, monotonicNanos: stampNanos.load(ordering: .relaxed),
                 triggerNanos: stampTrigger.load(ordering: .relaxed)))
@@ -361,6 +402,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         }
         queue?.deallocate()
         queue = nil
+        if let voice { transientsBefore += voice.transientsStarted }
+        voice = nil
         block?.deallocate()
         block = nil
         work?.deallocate()
@@ -368,6 +411,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         levels?.deallocate()
         fadeWeights?.deallocate()
         fadeOut?.deallocate()
+        analysisOut?.deallocate()
+        analysisOut = nil
         levels = nil
         fadeWeights = nil
         fadeOut = nil

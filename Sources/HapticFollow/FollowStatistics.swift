@@ -19,6 +19,8 @@ public struct FollowStatistics: Sendable, Equatable {
     /// Captured frames waiting in the jitter queue after the last period (the follower's own
     /// share of the latency).
     public var queuedFrames: Int = 0
+    /// Transients played for hits (the analysis mode).
+    public var transients: Int = 0
     /// The capture's latest stamp (for drift against the output), nil before the first.
     public var lastTimestamp: CaptureTimestamp?
 }

@@ -60,7 +60,7 @@ enum TransientGrains {
 extension ActuatorProfile {
     /// A transient's rule at `sampleRate`: length (`cycles` periods when > 0, else
     /// `fixedSamples` samples), rise and decay.
-    func transientRule(sampleRate: Double) -> TransientRule {
+    package func transientRule(sampleRate: Double) -> TransientRule {
         TransientRule(
             cycles: transient.cycles ?? 0,
             fixedSamples: transient.cycles == nil ? (transient.milliseconds ?? 10) / 1000 * sampleRate : 0,

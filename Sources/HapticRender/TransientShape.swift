@@ -31,8 +31,8 @@ extension FlatPattern {
 /// starts at phase 0, so the first sample is small but non-zero: the onset is on its sample.
 /// Each lane depends on its k only, so the precomputed grains and the bursts computed as
 /// they play are the same numbers.
-@_noLocks @inline(__always)
-func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSample: Float, _ decayRate: Float) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSample: Float, _ decayRate: Float) -> SIMD8<Float> {
     let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
     let k = (SIMD8<Double>(repeating: Double(k0)) + lanes) + 0.5
     let xf = SIMD8<Float>(k)
@@ -58,8 +58,8 @@ func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSam
 /// 2^(-y) for y >= 0 on 8 lanes (relative error below 2e-6; 0 beyond 2^-126): the whole part
 /// goes into the exponent bits, the fraction through a degree-6 polynomial. Plain arithmetic
 /// and bit operations, the same in every build.
-@_noLocks @inline(__always)
-func exp2NegativeVector(_ y: SIMD8<Float>) -> SIMD8<Float> {
+@_noLocks @inline(__always) @inlinable
+package func exp2NegativeVector(_ y: SIMD8<Float>) -> SIMD8<Float> {
     var v = -y
     v.replace(with: -126, where: v .< -126)
     let nearest = (v + 12_582_912) - 12_582_912
@@ -80,8 +80,8 @@ func exp2NegativeVector(_ y: SIMD8<Float>) -> SIMD8<Float> {
 
 /// A sharpness (0...1) → Hz through the prepared table (`renderTableSize + 1` entries,
 /// log-frequency over the profile's band), linearly interpolated.
-@_noLocks @inline(__always)
-func frequencyForSharpness(_ sharpness: Double, _ table: UnsafePointer<Double>) -> Double {
+@_noLocks @inline(__always) @inlinable
+package func frequencyForSharpness(_ sharpness: Double, _ table: UnsafePointer<Double>) -> Double {
     let n = Double(renderTableSize)
     let x = Swift.min(1, Swift.max(0, sharpness)) * n
     let i = Swift.min(renderTableSize - 1, Int(x))
@@ -91,19 +91,19 @@ func frequencyForSharpness(_ sharpness: Double, _ table: UnsafePointer<Double>) 
 
 /// A transient's oscillator increment, burst length and envelope rates for its (controlled)
 /// sharpness: one computation for the voice and for the grains precomputed at preparation.
-struct TransientGeometry {
+package struct TransientGeometry {
     /// Cycles per sample.
-    var inc: Double
+    package var inc: Double
     /// Burst length in samples (>= 1).
-    var length: Int64
+    package var length: Int64
     /// 1 / (4 · attack samples): the rise's quarter period per sample.
-    var quarterPerSample: Float
+    package var quarterPerSample: Float
     /// log2(e) / (decay time constant in samples).
-    var decayRate: Float
+    package var decayRate: Float
 
     /// `rule.cycles` > 0: the burst lasts that many periods; else `rule.fixedSamples`.
-    @_noLocks @inline(__always)
-    init(sharpness: Double, frequencyTable: UnsafePointer<Double>, sampleRate: Double, rule: TransientRule) {
+    @_noLocks @inline(__always) @inlinable
+    package init(sharpness: Double, frequencyTable: UnsafePointer<Double>, sampleRate: Double, rule: TransientRule) {
         let f = frequencyForSharpness(sharpness, frequencyTable)
         inc = f / sampleRate
         let samples = rule.cycles > 0 ? rule.cycles / f * sampleRate : rule.fixedSamples
@@ -114,12 +114,12 @@ struct TransientGeometry {
 }
 
 /// A profile's transient rule at one sample rate (plain numbers for the render path).
-struct TransientRule {
+package struct TransientRule {
     /// Burst length in periods (0: `fixedSamples` instead).
-    var cycles: Double
-    var fixedSamples: Double
+    package var cycles: Double
+    package var fixedSamples: Double
     /// The rise, in samples.
-    var attackSamples: Double
+    package var attackSamples: Double
     /// The decay's time constant, in periods of the burst's frequency.
-    var decayCycles: Double
+    package var decayCycles: Double
 }

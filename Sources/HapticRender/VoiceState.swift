@@ -21,7 +21,7 @@ var voiceChunk: Int { @_noLocks @inline(__always) get { 512 } }
 /// counted from its cases). Read only where the tables are made and copied, off the render thread.
 var voiceControlCount: Int { DynamicParameterID.count }
 /// Entries - 1 of the sharpness→frequency, pitch→frequency and intensity→amplitude tables.
-var renderTableSize: Int { @_noLocks @inline(__always) get { 1024 } }
+@inlinable package var renderTableSize: Int { @_noLocks @inline(__always) get { 1024 } }
 
 
 /// Runs the voice's vector kernels once per process on scratch memory (a global's one-time

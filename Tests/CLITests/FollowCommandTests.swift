@@ -12,7 +12,15 @@ struct FollowCommandTests {
         (["follow", "-C", "x", "--gain", "nan"], "--gain nan: expected -60...40 dB", 64),
         (["follow", "-C", "x", "--gain", "1e308"], "expected -60...40 dB", 64),
         (["follow", "-C", "x", "--profile", "nosuch"], "follow: --profile nosuch: no such built-in profile", 1),
-        (["follow", "-C", "x", "--mode", "analysis"], "'analysis' is invalid for '--mode <mode>'", 64),
+        (["follow", "-C", "x", "--mode", "spectral"], "'spectral' is invalid for '--mode <mode>'", 64),
+        (["follow", "-C", "x", "--sensitivity", "nan"], "--sensitivity nan: expected 0...100 %", 64),
+        (["follow", "-C", "x", "--sensitivity", "1e308"], "--sensitivity 1e+308: expected 0...100 %", 64),
+        (["follow", "-C", "x", "--sensitivity", "-5"], "--sensitivity -5.0: expected 0...100 %", 64),
+        (["follow", "-C", "x", "--gate", "nan"], "--gate nan: expected -120...0 dBFS", 64),
+        (["follow", "-C", "x", "--gate", "-1e308"], "--gate -1e+308: expected -120...0 dBFS", 64),
+        (["follow", "-C", "x", "--gate", "6"], "--gate 6.0: expected -120...0 dBFS", 64),
+        // -0 is a value in range (no gate above 0 dBFS, no hits): the capture is what fails.
+        (["follow", "-C", "hs_no_such_capture", "--sensitivity", "-0", "--gate", "-0"], "capture hs_no_such_capture: snd_pcm_open (capture) failed", 1),
         (["follow"], "Missing expected argument '-C <capture>'", 64),
     ])
     func badInput(arguments: [String], message: String, status: Int32) throws {

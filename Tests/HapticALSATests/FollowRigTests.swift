@@ -26,15 +26,16 @@ struct FollowRigTests {
     /// second past its end is recorded on both, and matches the haptic's bursts to the hits
     /// (``ClickTrack``, shared with follow-bench); prints the latencies.
     /// `hapticChannel`, `afterTrack`: see ``ClickTrack/measure(player:sourceMonitor:hapticMonitor:hapticChannels:hapticChannel:afterTrack:)``.
-    static func playAndFollow(_ hits: [Double], label: String, period: Int, buffer: String, hapticChannel: Int = 0,
+    static func playAndFollow(_ hits: [Double], tone: Bool = true, label: String, period: Int, buffer: String, hapticChannel: Int = 0,
                               afterTrack: (() -> Void)? = nil) throws -> Outcome {
-        let outcome = try ClickTrack(hits: hits).measure(
+        let outcome = try ClickTrack(hits: hits, tone: tone).measure(
             player: Rig.outMono, sourceMonitor: Rig.inputMono, hapticMonitor: Rig.inputB, hapticChannel: hapticChannel, afterTrack: afterTrack)
         if outcome.playerUnderruns > 0 {
             print("follow rig (\(label)): the track's player underran \(outcome.playerUnderruns) times (a loaded machine)")
         }
         try #require(outcome.heard == hits.count, "\(label): the source monitor heard \(outcome.heard) of \(hits.count) hits")
         try #require(outcome.peak > 0.1, "\(label): follow played the hits: peak \(outcome.peak)")
+        for note in outcome.notes { print("follow rig (\(label)): \(note)") }
         print("follow rig (\(label)): \(outcome.heard) hits, \(outcome.bursts) bursts of drive, latency onset → half-envelope per hit (ms): "
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
         if !outcome.latencies.isEmpty {
@@ -53,9 +54,10 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
-    /// `follow` from the mono sink's monitor to sink B at `period`, its output buffer its default.
-    static func startFollow(period: Int) throws -> ToolProcess {
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)])
+    /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
+    /// analysis), its output buffer its default.
+    static func startFollow(period: Int, mode: String? = nil) throws -> ToolProcess {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)] + (mode.map { ["--mode", $0] } ?? []))
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         return follow
     }
@@ -66,18 +68,25 @@ struct FollowRigTests {
         return String(follow.stdout[range])
     }
 
-    @Test("every hit of a click track is followed, none invented; latency per hit printed", arguments: [256, 128])
-    func clickTrack(period: Int) throws {
-        let follow = try Self.startFollow(period: period)
+    @Test("every hit of a click track is followed, none invented; latency per hit printed",
+          arguments: [(256, "analysis", true), (128, "analysis", true), (256, "analysis", false), (128, "analysis", false),
+                      (256, "lowpass", true), (128, "lowpass", true)])
+    func clickTrack(period: Int, mode: String, tone: Bool) throws {
+        let follow = try Self.startFollow(period: period, mode: mode)
         defer { follow.kill() }
-        let outcome = try Self.playAndFollow(
-            Self.hits, label: "click track, period \(period)", period: period, buffer: Self.bufferNote(follow))
+        let label = "click track\(tone ? "" : " (kicks alone)"), \(mode), period \(period)"
+        let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
         #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
         #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
-        print("follow rig: \(follow.stdout.split(separator: "\n").last ?? "")")
-        Self.expectFollowed(outcome, "click track, period \(period)")
+        let summary = follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        print("follow rig: \(summary)")
+        Self.expectFollowed(outcome, label)
+        if mode == "analysis" {
+            // One transient per hit, and none for the tone or the silences (the whole run).
+            #expect(summary.contains("(transients \(outcome.heard),"), "\(label): \(summary)")
+        }
     }
 
     @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")

@@ -121,8 +121,8 @@ struct FollowControlsTests {
 
     @Test("the follower alone: a gain set between two render calls acts from the next call's first samples, ramped")
     func gainAtNextCall() throws {
-        let input = ScriptedInput(channels: 1, sample: { _, _ in 0.5 })  // DC: once through the crossover, the drive is the level
-        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+        let input = ScriptedInput(channels: 1, sample: { _, _ in 0.5 })  // DC: once through the crossover (lowpass), the drive is the level
+        let follower = CaptureFollower(input: input, settings: FollowSettings(mode: .lowpass), sampleRate: Self.rate, periodFrames: Self.period)
         try follower.open()
         follower.prepare(sampleRate: Self.rate, periodFrames: Self.period, actuators: [.bassShaker])
         let out = Self.renderAlone(follower, input, calls: 70) { call in
@@ -141,7 +141,7 @@ struct FollowControlsTests {
     @Test("the follower alone: the ducking comes down and goes back up without a step (attack, hold, release)")
     func duckingShape() throws {
         let input = ScriptedInput(channels: 1, sample: { _, _ in 0.5 })
-        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+        let follower = CaptureFollower(input: input, settings: FollowSettings(mode: .lowpass), sampleRate: Self.rate, periodFrames: Self.period)
         try follower.open()
         follower.prepare(sampleRate: Self.rate, periodFrames: Self.period, actuators: [.bassShaker])
         try follower.controls.setDucking(decibels: -12)

@@ -9,7 +9,7 @@ import Testing
 /// The follower on an engine in pull drive: captured sound in (a scripted input, arriving in
 /// fragments that do not match the engine's periods), the engine's output out, through the
 /// profile's protection chain.
-@Suite("Follower (lowpass) on the engine")
+@Suite("Follower on the engine")
 struct FollowerTests {
     static let rate = 48_000
     static let period = 256
@@ -62,7 +62,7 @@ struct FollowerTests {
           arguments: [1.0005, 0.9995])
     func drift(captureRate: Double) throws {
         let input = ScriptedInput(channels: 1, sample: Self.sine(40, 0.3))
-        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+        let follower = CaptureFollower(input: input, settings: FollowSettings(mode: .lowpass), sampleRate: Self.rate, periodFrames: Self.period)
         try follower.open()
         let engine = try Self.engine(follower)
         // Per second of output: the mean fill of the queue after each period (the follower's
@@ -102,12 +102,13 @@ struct FollowerTests {
         #expect(abs(Self.rms(out[(60 * Self.rate)...]) - 0.150) < 0.02)
     }
 
-    @Test("a 40 Hz tone in the band comes out at the profile's level; 1 kHz is filtered away")
+    @Test("lowpass: a 40 Hz tone in the band comes out at the profile's level; 1 kHz is filtered away")
     func band() throws {
         var levels: [Float] = []
         for hz in [40.0, 1000.0] {
             let input = ScriptedInput(channels: 2, sample: Self.sine(hz, 0.3))
-            let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+            let follower = CaptureFollower(
+                input: input, settings: FollowSettings(mode: .lowpass), sampleRate: Self.rate, periodFrames: Self.period)
             try follower.open()
             let engine = try Self.engine(follower)
             let out = Self.follow(input, engine, seconds: 2, fragment: 480)
@@ -203,10 +204,41 @@ struct FollowerTests {
         #expect(Self.rms(out[24_000...]) > 0.1, "following again after the reopen")
     }
 
-    @Test("the follower's render allocates nothing (capture read, queue, filters, mix)")
-    func allocationFree() throws {
-        let input = ScriptedInput(channels: 2, sample: Self.sine(40, 0.3))
-        let follower = CaptureFollower(input: input, settings: FollowSettings(inputChannels: [0, 1]), sampleRate: Self.rate, periodFrames: Self.period)
+    /// Kicks every 0.3 s (55 Hz decaying, a 2 kHz click) over a steady 800 Hz tone at 0.15.
+    static let clicks: @Sendable (Int, Int) -> Float = { frame, _ in
+        let hit = frame % 14_400
+        let t = Double(hit) / Double(rate)
+        var v = 0.15 * sin(2 * Double.pi * 800 * Double(frame) / Double(rate))
+        if hit < 9600 { v += 0.6 * exp(-t / 0.04) * sin(2 * Double.pi * 55 * t) }
+        if hit < 144 { v += 0.3 * sin(2 * Double.pi * 2000 * t) }
+        return Float(v)
+    }
+
+    @Test("analysis: clicks over a steady tone through the engine, fragments not matching the periods: one transient per click")
+    func analysisClicks() throws {
+        let input = ScriptedInput(channels: 2, sample: Self.clicks)
+        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: Self.rate, periodFrames: Self.period)
+        try follower.open()
+        let engine = try Self.engine(follower)
+        defer { engine.stop() }
+        // The tone starts with the stream, with the first kick (at frame 0): a hit.
+        let out = Self.follow(input, engine, seconds: 6.1, fragment: 480)
+        let stats = follower.statistics
+        // The frames taken from the stream (followed, or dropped by the queue: a few at its
+        // start); the clicks that start at least 20 ms before their end were decided.
+        let analysed = stats.framesFollowed + stats.trimmedFrames
+        let clicks = (0..<100).filter { $0 * 14_400 + 960 <= analysed }.count
+        print("follower (analysis) on the engine: \(stats.transients) transients for \(clicks) clicks; \(stats)")
+        #expect(stats.transients == clicks, "\(stats)")
+        #expect(stats.underruns == 0, "\(stats)")
+        #expect(Self.rms(out[48_000...]) > 0.1, "drive made")
+    }
+
+    @Test("the follower's render allocates nothing (capture read, queue, analysis or filters, mix)", arguments: FollowMode.allCases)
+    func allocationFree(mode: FollowMode) throws {
+        let input = ScriptedInput(channels: 2, sample: Self.clicks)
+        let follower = CaptureFollower(
+            input: input, settings: FollowSettings(mode: mode, inputChannels: [0, 1]), sampleRate: Self.rate, periodFrames: Self.period)
         try follower.open()
         follower.prepare(sampleRate: Self.rate, periodFrames: Self.period, actuators: [.bassShaker, .voiceCoil])
         let frames = Self.period
@@ -230,6 +262,7 @@ struct FollowerTests {
         // 416,000 frames arrived; what the queue trimmed (its start, the standing excess) is not followed.
         let stats = follower.statistics
         #expect(stats.framesFollowed + stats.trimmedFrames > 410_000 && stats.framesFollowed > 380_000, "\(stats)")
+        if mode == .analysis { #expect(stats.transients >= 26, "the clicks played as transients: \(stats)") }
     }
 }
 

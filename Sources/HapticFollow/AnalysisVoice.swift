@@ -1,0 +1,395 @@
+import HapticAnalysis
+import HapticDSP
+import HapticRender
+
+/// At most this many transients sound at once on one actuator of an ``AnalysisVoice`` (hits are
+/// at least the analysis's minimum gap apart; one more replaces the oldest). Computed globals:
+/// no lazy initialisation on the render path.
+private var burstCapacity: Int { @_noLocks @inline(__always) get { 4 } }
+/// Hits an ``AnalysisVoice`` remembers for the ducking (the dip lasts 41 ms).
+private var duckCapacity: Int { @_noLocks @inline(__always) get { 4 } }
+
+/// The `analysis` mode's processor: the captured sound analysed as it arrives (HapticAnalysis's
+/// ``StreamingAnalyzer``: a loudness follower, hits, sharpness from the spectrum) and made into
+/// drive in each actuator's band with the renderer's own kernels, as `convert` would make a
+/// pattern of it and `play` render that, sample by sample:
+///
+/// - a continuous layer: the loudness as the intensity (through the profile's intensity law),
+///   ramped over a hop from one feature frame to the next; the sharpness as the frequency (the
+///   profile's sharpness → Hz); silent where the sound is below the gate. Its oscillator is
+///   the continuous events' (`addOscillator`), its phase anchored on absolute sample indices
+///   and re-anchored when the frequency changes, so an hour of it does not drift;
+/// - every hit a transient: the renderer's burst for its intensity and sharpness
+///   (`TransientGeometry`, `transientLanes`), from the sample on which the hit was decided.
+///   Decided on the onset's rise (``HitDecision/onRise``), a hit may not have reached its peak:
+///   for four hops (the span the analyser's own peak would look at) the burst's amplitude grows
+///   with the sound's peak, slewed by at most full scale per millisecond;
+/// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`).
+///
+/// Output sample n depends on the captured samples up to n only (a frame or a hit takes effect
+/// on the sample after the last one it saw), so how the sound is cut into blocks changes nothing.
+///
+/// Everything is allocated in `init`. `render` allocates nothing, takes no lock and runs in
+/// steps bounded by its block (and by the few bursts an actuator holds at once). Render thread.
+final class AnalysisVoice {
+    /// One actuator's synthesis: its tables and its oscillator's and bursts' state.
+    struct Band {
+        /// Sharpness → Hz (`renderTableSize + 1` entries, the profile's band on a log scale).
+        let frequencyTable: UnsafeMutablePointer<Double>
+        /// Intensity → amplitude by the profile's law (`renderTableSize + 1` entries).
+        let amplitudeTable: UnsafeMutablePointer<Float>
+        let rule: TransientRule
+        /// The continuous oscillator: phase = phaseAnchor + (n - anchorSample) · inc.
+        var phaseAnchor = 0.0
+        var anchorSample: Int64 = 0
+        var inc = -1.0
+        /// The transients sounding.
+        let bursts: UnsafeMutablePointer<Burst>
+        var burstCount = 0
+    }
+
+    /// A sounding transient.
+    struct Burst {
+        var start: Int64
+        var shape: TransientGeometry
+        /// Its amplitude now, and the amplitude the sound's peak so far asks for.
+        var amplitude: Float
+        var target: Float
+        /// The largest captured sample since the hit (linear), watched until `growUntil`.
+        var peak: Float
+        var growUntil: Int64
+    }
+
+    let analyzer: StreamingAnalyzer
+    /// The same analyser, reached on the render thread without reference counting (`analyzer`
+    /// keeps it alive as long as the voice).
+    private unowned(unsafe) let analyzing: StreamingAnalyzer
+    let sampleRate: Double
+    let hop: Int
+    /// How far the continuous layer gives way under a transient (`convert`'s default).
+    let ducking: Double
+    private let bands: UnsafeMutablePointer<Band>
+    let bandCount: Int
+    private let maxBlock: Int
+    /// Per block: the continuous intensity and the ducking gain per sample, one actuator's
+    /// amplitude row, and where the sharpness changes (offsets and values).
+    private let intensityRow: UnsafeMutablePointer<Float>
+    private let duckRow: UnsafeMutablePointer<Float>
+    private let amplitudeRow: UnsafeMutablePointer<Float>
+    private let segmentStart: UnsafeMutablePointer<Int>
+    private let segmentSharpness: UnsafeMutablePointer<Double>
+    private let segmentCapacity: Int
+    /// Start samples of the latest hits (a ring).
+    private let duckStarts: UnsafeMutablePointer<Int64>
+    private var duckNext = 0
+    private let duckSamples: Int64
+    /// A burst's amplitude grows by at most this much per sample.
+    private let growthPerSample: Float
+
+    /// Absolute index of the next captured sample.
+    private(set) var position: Int64 = 0
+    /// The continuous intensity now, and its ramp to the latest frame's.
+    private var level: Float = 0
+    private var target: Float = 0
+    private var step: Float = 0
+    private var rampLeft = 0
+    private var sharpness = 0.0
+    /// Transients started since `init`.
+    private(set) var transientsStarted = 0
+    /// Until this sample, a hit must be louder than `spliceLevel` × 1.41 to be played (`noteSplice`).
+    private var spliceUntil: Int64 = 0
+    private var spliceLevel: Float = 0
+    private let spliceLookBack: Int64
+
+    /// - Parameters: `analysis`: the analysis settings (their rate the engine's); `maxBlock`:
+    ///   the most frames one `render` is given; `actuators`: one band per profile, in bus order.
+    init(analysis: AnalysisSettings, maxBlock: Int, actuators: [ActuatorProfile], ducking: Double = ConversionSettings().ducking) throws(AnalysisSettings.Invalid) {
+        var settings = analysis
+        self.maxBlock = max(1, maxBlock)
+        settings.maxBlockFrames = max(64, self.maxBlock)
+        analyzer = try StreamingAnalyzer(settings: settings)
+        analyzing = analyzer
+        sampleRate = settings.sampleRate
+        hop = analyzer.hopFrames
+        self.ducking = min(1, max(0, ducking.isFinite ? ducking : 0))
+        let profiles = actuators.isEmpty ? [ActuatorProfile.bassShaker] : actuators
+        bandCount = profiles.count
+        bands = .allocate(capacity: bandCount)
+        let tableCount = renderTableSize + 1
+        for (k, profile) in profiles.enumerated() {
+            let frequency = UnsafeMutablePointer<Double>.allocate(capacity: tableCount)
+            let amplitude = UnsafeMutablePointer<Float>.allocate(capacity: tableCount)
+            for i in 0..<tableCount {
+                let x = Double(i) / Double(renderTableSize)
+                frequency[i] = profile.frequency(forSharpness: x)
+                amplitude[i] = Float(profile.amplitude(forIntensity: x))
+            }
+            let bursts = UnsafeMutablePointer<Burst>.allocate(capacity: burstCapacity)
+            (bands + k).initialize(to: Band(
+                frequencyTable: frequency, amplitudeTable: amplitude,
+                rule: profile.transientRule(sampleRate: sampleRate), bursts: bursts))
+        }
+        intensityRow = .allocate(capacity: self.maxBlock)
+        duckRow = .allocate(capacity: self.maxBlock)
+        amplitudeRow = .allocate(capacity: self.maxBlock)
+        segmentCapacity = analyzer.outputCapacity + 1
+        segmentStart = .allocate(capacity: segmentCapacity)
+        segmentSharpness = .allocate(capacity: segmentCapacity)
+        duckStarts = .allocate(capacity: duckCapacity)
+        duckStarts.initialize(repeating: -1 << 40, count: duckCapacity)
+        duckSamples = Int64((duckAttack + duckHold + duckRelease) * sampleRate) + 1
+        growthPerSample = Float(1000 / sampleRate)
+        spliceLookBack = Int64(0.03 * sampleRate)
+    }
+
+    deinit {
+        for k in 0..<bandCount {
+            bands[k].frequencyTable.deallocate()
+            bands[k].amplitudeTable.deallocate()
+            bands[k].bursts.deallocate()
+        }
+        bands.deinitialize(count: bandCount)
+        bands.deallocate()
+        intensityRow.deallocate()
+        duckRow.deallocate()
+        amplitudeRow.deallocate()
+        segmentStart.deallocate()
+        segmentSharpness.deallocate()
+        duckStarts.deallocate()
+    }
+
+    /// Analyses `n` (at most `maxBlock`) captured samples and adds `gain` × the drive made from
+    /// them into each actuator's haptic bus of `bus`, from frame `offset` on.
+    // Not @_noLocks itself: the compiler counts the call on the analyser's reference as
+    // possible locking (a retain in unoptimised builds). The analyser's `process` and
+    // `synthesize` are checked; the allocation-counting tests cover the whole path.
+    func render(_ samples: UnsafePointer<Float>, count: Int, into bus: MixBus, at offset: Int, gain: Float) {
+        let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
+        if n == 0 { return }
+        _ = analyzing.process(samples, count: n)
+        synthesize(samples, count: n, frames: analyzing.frames, hits: analyzing.hits, into: bus, at: offset, gain: gain)
+    }
+
+    /// The stream is cut within the next `count` samples' reach (the capture queue dropped
+    /// frames between them and the last ones: latency trimmed, a backlog at priming). A cut is
+    /// a broadband step, and in a quiet or swelling sound the analysis may take it for an onset:
+    /// while the analyser's decision can still see it (its 4-hop onset window and the 30 ms it
+    /// looks back for the level's rise), a hit is played only if its intensity is 1.41 × (+6 dB
+    /// in level over) the loudness before the cut, as a kick over music is.
+    @_noLocks
+    func noteSplice(within count: Int) {
+        spliceUntil = position + Int64(max(0, count) + 5 * hop) + spliceLookBack
+        spliceLevel = level > target ? level : target
+    }
+
+    /// Starts over from silence (the mode switched to while running): the analyser forgets the
+    /// past and the next sample is its first; no burst, ramp or dip goes on.
+    func reset() {
+        analyzing.reset()
+        position = 0
+        level = 0
+        target = 0
+        step = 0
+        rampLeft = 0
+        sharpness = 0
+        spliceUntil = 0
+        spliceLevel = 0
+        duckStarts.update(repeating: -1 << 40, count: duckCapacity)
+        duckNext = 0
+        for k in 0..<bandCount {
+            bands[k].burstCount = 0
+            bands[k].phaseAnchor = 0
+            bands[k].anchorSample = 0
+            bands[k].inc = -1
+        }
+    }
+
+    /// The drive for the `n` samples just analysed, which gave `frames` and `hits`.
+    @_noLocks
+    private func synthesize(
+        _ samples: UnsafePointer<Float>, count n: Int, frames: UnsafeBufferPointer<FeatureFrame>, hits: UnsafeBufferPointer<Hit>, into bus: MixBus,
+        at offset: Int, gain: Float
+    ) {
+        let blockStart = position
+
+        // The hits: a burst on every actuator from the sample the hit was decided on.
+        for h in 0..<hits.count {
+            let hit = hits[h]
+            if hit.decidedAt < spliceUntil {
+                if hit.intensity < 1.41 * spliceLevel { continue }
+            }
+            let start = hit.decidedAt > blockStart ? hit.decidedAt : blockStart
+            duckStarts[duckNext] = start
+            duckNext = duckNext + 1 == duckCapacity ? 0 : duckNext + 1
+            transientsStarted &+= 1
+            for k in 0..<bandCount { startBurst(bands + k, at: start, intensity: hit.intensity, sharpness: Double(hit.sharpness)) }
+        }
+
+        // The rows all actuators share: intensity (ramped per frame), ducking, sharpness segments.
+        segmentStart[0] = 0
+        segmentSharpness[0] = sharpness
+        var segments = 1
+        var f = 0
+        var loudest: Float = 0
+        for i in 0..<n {
+            let p = blockStart + Int64(i)
+            while f < frames.count {
+                if frames[f].end > p { break }
+                take(frames[f])
+                f += 1
+                if segmentSharpness[segments - 1] != sharpness {
+                    if segmentStart[segments - 1] == i {
+                        segmentSharpness[segments - 1] = sharpness
+                    } else if segments < segmentCapacity {
+                        segmentStart[segments] = i
+                        segmentSharpness[segments] = sharpness
+                        segments += 1
+                    }
+                }
+            }
+            if rampLeft > 0 {
+                rampLeft -= 1
+                level = rampLeft == 0 ? target : level + step
+            }
+            intensityRow[i] = level
+            if level > loudest { loudest = level }
+            duckRow[i] = duckGain(at: p)
+        }
+        // Frames that end with the block take effect on the next block's first sample.
+        while f < frames.count {
+            take(frames[f])
+            f += 1
+        }
+
+        let actuators = bus.hapticBusCount < bandCount ? bus.hapticBusCount : bandCount
+        for k in 0..<actuators {
+            let out = bus.hapticBus(k) + offset
+            let band = bands + k
+            let table = band.pointee.amplitudeTable
+            if loudest > 0 { for i in 0..<n { amplitudeRow[i] = gain * amplitude(intensityRow[i], table) * duckRow[i] } }
+            for s in 0..<segments {
+                let from = segmentStart[s]
+                let to = s + 1 < segments ? segmentStart[s + 1] : n
+                // Re-anchored in silence too: the anchors fall on the frames' ends whatever the blocks.
+                let inc = frequencyForSharpness(segmentSharpness[s], band.pointee.frequencyTable) / sampleRate
+                reanchor(band, blockStart + Int64(from), inc)
+                if loudest > 0 {
+                    addOscillator(out, amplitudeRow, blockStart, from, to, band.pointee.phaseAnchor, band.pointee.anchorSample, inc)
+                }
+            }
+            renderBursts(band, samples, into: out, blockStart: blockStart, count: n, gain: gain)
+        }
+        position = blockStart + Int64(n)
+    }
+
+    /// A feature frame takes effect: the intensity ramps to its own over a hop (to 0 below
+    /// the gate), the sharpness is its own.
+    @_noLocks @inline(__always)
+    private func take(_ frame: FeatureFrame) {
+        target = frame.sounding ? frame.intensity : 0
+        step = (target - level) / Float(hop)
+        rampLeft = hop
+        sharpness = Double(frame.sharpness)
+    }
+
+    /// The continuous layer's gain at sample `p`: the deepest dip of the latest hits.
+    @_noLocks @inline(__always)
+    private func duckGain(at p: Int64) -> Float {
+        var gain = 1.0
+        for k in 0..<duckCapacity {
+            let since = p - duckStarts[k]
+            if since > 0 ? since <= duckSamples : false {
+                let g = 1 - duckingDepth(Double(since) / sampleRate, ducking: ducking)
+                if g < gain { gain = g }
+            }
+        }
+        return Float(gain)
+    }
+
+    /// Intensity 0…1 → amplitude by the profile's law (its table, linearly interpolated).
+    @_noLocks @inline(__always)
+    private func amplitude(_ intensity: Float, _ table: UnsafeMutablePointer<Float>) -> Float {
+        let i = intensity < 0 ? 0 : (intensity > 1 ? 1 : intensity)
+        let x = i * Float(renderTableSize)
+        let k = Swift.min(renderTableSize - 1, Int(x))
+        return table[k] + (table[k + 1] - table[k]) * (x - Float(k))
+    }
+
+    /// A new frequency from sample `n` on: the phase carried over exactly (in double precision
+    /// from the anchor), as the renderer's continuous events do.
+    @_noLocks @inline(__always)
+    private func reanchor(_ band: UnsafeMutablePointer<Band>, _ n: Int64, _ inc: Double) {
+        guard inc != band.pointee.inc else { return }
+        if band.pointee.inc >= 0 {
+            band.pointee.phaseAnchor = fractionalPart(
+                band.pointee.phaseAnchor + Double(n &- band.pointee.anchorSample) * band.pointee.inc)
+        }
+        band.pointee.anchorSample = n
+        band.pointee.inc = inc
+    }
+
+    @_noLocks
+    private func startBurst(_ band: UnsafeMutablePointer<Band>, at start: Int64, intensity: Float, sharpness: Double) {
+        let shape = TransientGeometry(
+            sharpness: sharpness, frequencyTable: band.pointee.frequencyTable, sampleRate: sampleRate, rule: band.pointee.rule)
+        let a = amplitude(intensity, band.pointee.amplitudeTable)
+        let burst = Burst(
+            start: start, shape: shape, amplitude: a, target: a, peak: intensity * intensity,
+            growUntil: start + Int64(4 * hop))
+        if band.pointee.burstCount < burstCapacity {
+            band.pointee.bursts[band.pointee.burstCount] = burst
+            band.pointee.burstCount += 1
+            return
+        }
+        var oldest = 0
+        for b in 1..<burstCapacity where band.pointee.bursts[b].start < band.pointee.bursts[oldest].start { oldest = b }
+        band.pointee.bursts[oldest] = burst
+    }
+
+    /// Adds the sounding bursts' samples of this block (`samples`: the captured ones, whose
+    /// peak a young burst's amplitude follows); forgets those that ended.
+    @_noLocks
+    private func renderBursts(
+        _ band: UnsafeMutablePointer<Band>, _ samples: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+        blockStart: Int64, count n: Int, gain: Float
+    ) {
+        let table = band.pointee.amplitudeTable
+        var b = 0
+        while b < band.pointee.burstCount {
+            var burst = band.pointee.bursts[b]
+            let shape = burst.shape
+            let end = burst.start &+ shape.length
+            let from = burst.start > blockStart ? Int(burst.start - blockStart) : 0
+            let to = end < blockStart + Int64(n) ? Int(end - blockStart) : n
+            var j = from
+            while j < to {
+                let v = transientLanes(blockStart + Int64(j) - burst.start, shape.length, shape.inc, shape.quarterPerSample, shape.decayRate)
+                let lanes = to - j < 8 ? to - j : 8
+                for l in 0..<lanes {
+                    // Per sample, so that the blocks do not matter.
+                    if blockStart + Int64(j + l) < burst.growUntil {
+                        let x = samples[j + l]
+                        let magnitude = x < 0 ? -x : x
+                        if magnitude > burst.peak {
+                            burst.peak = magnitude
+                            burst.target = amplitude(squareRootFast(magnitude < 1 ? magnitude : 1), table)
+                        }
+                    }
+                    if burst.amplitude < burst.target {
+                        let grown = burst.amplitude + growthPerSample
+                        burst.amplitude = grown < burst.target ? grown : burst.target
+                    }
+                    out[j + l] += gain * burst.amplitude * v[l]
+                }
+                j += 8
+            }
+            band.pointee.bursts[b] = burst
+            if end <= blockStart + Int64(n) {
+                band.pointee.burstCount -= 1
+                band.pointee.bursts[b] = band.pointee.bursts[band.pointee.burstCount]
+            } else {
+                b += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import HapticAnalysis
+import HapticRender
+import Testing
+
+@testable import HapticFollow
+
+/// The analysis mode's processor alone: captured samples in, blocks as the engine's, the drive it
+/// adds to a haptic bus out (before the protection chain, which every mode shares).
+@Suite("Follower (analysis): the streaming analysis made into drive")
+struct AnalysisVoiceTests {
+    static let rate = 48_000
+
+    /// Kick-like hits (55 Hz at 0.6 decaying over about 40 ms, a 3 ms 2 kHz click on top, as
+    /// FollowRigTests' track) at irregular gaps of 250–450 ms from `first` s, `count` of them.
+    static func hitTimes(first: Double, count: Int) -> [Double] {
+        var t = first
+        var times: [Double] = []
+        var seed: UInt32 = 4242
+        for _ in 0..<count {
+            times.append(t)
+            seed = seed &* 1_103_515_245 &+ 12345
+            t += 0.25 + Double((seed >> 16) % 1000) / 1000 * 0.2
+        }
+        return times
+    }
+
+    static func addKicks(_ x: inout [Float], at times: [Double]) {
+        for hit in times {
+            let start = Int(hit * Double(rate))
+            for k in 0..<Int(0.2 * Double(rate)) where start + k < x.count {
+                let t = Double(k) / Double(rate)
+                var v = 0.6 * exp(-t / 0.04) * sin(2 * Double.pi * 55 * t)
+                if t < 0.003 { v += 0.3 * sin(2 * Double.pi * 2000 * t) }
+                x[start + k] += Float(v)
+            }
+        }
+    }
+
+    /// A steady 800 Hz tone at 0.15 (music without bass) from `from` to `to` s, faded in and
+    /// out over 300 ms (no onset of its own).
+    static func addTone(_ x: inout [Float], from: Double, to: Double) {
+        let a = Int(from * Double(rate)), b = min(x.count, Int(to * Double(rate)))
+        let fade = 0.3 * Double(rate)
+        for i in a..<b {
+            let edge = min(Double(i - a), Double(b - i)) / fade
+            x[i] += Float(0.15 * min(1, edge) * sin(2 * Double.pi * 800 * Double(i) / Double(rate)))
+        }
+    }
+
+    /// Runs `voice` over `input` in blocks (sizes taken in turn from `blocks`); returns the
+    /// drive and the samples each transient started on.
+    static func run(_ voice: AnalysisVoice, _ input: [Float], blocks: [Int] = [256]) -> (drive: [Float], starts: [Int64]) {
+        var drive = [Float](repeating: 0, count: input.count)
+        var starts: [Int64] = []
+        var done = 0
+        var b = 0
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        defer { scratch.deallocate() }
+        input.withUnsafeBufferPointer { source in
+            drive.withUnsafeMutableBufferPointer { out in
+                while done < input.count {
+                    let n = min(blocks[b % blocks.count], input.count - done)
+                    b += 1
+                    var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
+                    bus.hapticBusCount = 1
+                    voice.render(source.baseAddress! + done, count: n, into: bus, at: done, gain: 1)
+                    for hit in voice.analyzer.hits { starts.append(hit.decidedAt) }
+                    done += n
+                }
+            }
+        }
+        return (drive, starts)
+    }
+
+    static func voice(_ decision: HitDecision = .onRise, maxBlock: Int = 256, profile: ActuatorProfile = .bassShaker) throws -> AnalysisVoice {
+        var analysis = FollowSettings().analysisSettings(sampleRate: Double(rate))
+        analysis.hitDecision = decision
+        return try AnalysisVoice(analysis: analysis, maxBlock: maxBlock, actuators: [profile])
+    }
+
+    static func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
+
+    @Test("a click track over a steady tone: one transient per click, near it; none in the tone or the silence")
+    func clickTrack() throws {
+        // 0–1 s silence, the tone from 1 s to 9 s, the clicks from 2 s to about 7.5 s, silence after 9 s.
+        var x = [Float](repeating: 0, count: 10 * Self.rate)
+        Self.addTone(&x, from: 1, to: 9)
+        let times = Self.hitTimes(first: 2, count: 16)
+        Self.addKicks(&x, at: times)
+        let voice = try Self.voice()
+        let (drive, starts) = Self.run(voice, x)
+        let onsets = times.map { Int64($0 * Double(Self.rate)) }
+        var delays: [Double] = []
+        for onset in onsets {
+            let near = starts.filter { $0 >= onset && $0 <= onset + 960 }  // within 20 ms after it
+            #expect(near.count == 1, "click at \(onset): transients at \(near)")
+            if let s = near.first { delays.append(Double(s - onset) * 1000 / Double(Self.rate)) }
+        }
+        #expect(starts.count == onsets.count, "transients \(starts) for \(onsets.count) clicks: none invented")
+        #expect(voice.transientsStarted == onsets.count)
+        print("analysis voice: \(starts.count) transients for \(onsets.count) clicks; onset → transient start (ms): "
+              + delays.map { String(format: "%.2f", $0) }.joined(separator: " "))
+        // The tone alone drives a steady vibration (its loudness), the silences nothing.
+        let second = Self.rate
+        #expect(drive[0..<second].allSatisfy { $0 == 0 }, "silence drives nothing")
+        #expect(drive[(9 * second + second / 4)...].allSatisfy { abs($0) < 1e-6 }, "silence after the tone drives nothing")
+        let toneAlone = drive[(1 * second + second / 2)..<(2 * second - 2400)]
+        let toneLevel = toneAlone.map { abs($0) }.max() ?? 0
+        #expect(toneLevel > 0.2 && toneLevel < 0.5, "the tone (0.15: intensity 0.39) drives a steady layer: peak \(toneLevel)")
+    }
+
+    @Test("latency: onset → transient start and → the drive's half-envelope, decided on the rise vs after the peak; lowpass for comparison")
+    func latency() throws {
+        var x = [Float](repeating: 0, count: 8 * Self.rate)
+        let times = Self.hitTimes(first: 0.5, count: 20)
+        Self.addKicks(&x, at: times)
+        let onsets = times.map { Int($0 * Double(Self.rate)) }
+
+        func halfEnvelopeDelays(_ drive: [Float]) -> [Double] {
+            onsets.map { onset in
+                let window = Array(drive[onset..<min(drive.count, onset + 9600)])
+                let (half, _) = envelopeOnsets(hilbertEnvelope(window))
+                return Double(half) * 1000 / Double(Self.rate)
+            }
+        }
+        var medians: [String: (start: Double, half: Double)] = [:]
+        for decision in [HitDecision.onRise, .afterPeak] {
+            let (drive, starts) = Self.run(try Self.voice(decision), x)
+            try #require(starts.count == onsets.count, "\(decision): \(starts.count) transients for \(onsets.count) kicks")
+            let startDelays = zip(starts, onsets).map { Double(Int($0) - $1) * 1000 / Double(Self.rate) }
+            let half = halfEnvelopeDelays(drive)
+            medians[decision.rawValue] = (Self.median(startDelays), Self.median(half))
+            // The burst's amplitude grows with the kick's peak: no hit is felt late because
+            // its transient started small and the continuous layer's swell outgrew it.
+            #expect(half.max()! < 8, "\(decision): onset → half-envelope per kick \(half)")
+            print(String(
+                format: "analysis voice (%@): onset → transient start median %.2f ms (max %.2f), → half-envelope median %.2f ms (max %.2f)",
+                decision.rawValue, Self.median(startDelays), startDelays.max()!, Self.median(half), half.max()!))
+        }
+        // The lowpass mode's crossover on the same kicks (its drive's own shape).
+        var filter = CrossoverFilter(profile: .bassShaker, sampleRate: Double(Self.rate))
+        var low = x
+        low.withUnsafeMutableBufferPointer { filter.process($0.baseAddress!, $0.count) }
+        let lowHalf = halfEnvelopeDelays(low)
+        print(String(format: "lowpass crossover: onset → half-envelope median %.2f ms (max %.2f)", Self.median(lowHalf), lowHalf.max()!))
+        let rise = try #require(medians["onRise"]), peak = try #require(medians["afterPeak"])
+        #expect(rise.start < peak.start, "deciding on the rise is earlier: \(rise.start) vs \(peak.start) ms")
+        // A hop is 2.7 ms: the hit is decided at the end of the first hop whose window holds
+        // the kick's rise, or the next.
+        #expect(rise.start <= 5.4, "onset → transient start on the rise: \(rise.start) ms")
+        #expect(rise.half < Self.median(lowHalf), "analysis felt sooner than the crossover: \(rise.half) vs \(Self.median(lowHalf)) ms")
+    }
+
+    @Test("a tone burst's envelope is followed (a hit only where a swell leaves silence)")
+    func toneBurst() throws {
+        // A 150 Hz tone swelling over 400 ms, held, falling over 600 ms, twice.
+        let seconds = 4.0
+        var x = [Float](repeating: 0, count: Int(seconds * Double(Self.rate)))
+        var envelope = [Double](repeating: 0, count: x.count)
+        for (start, peak) in [(0.3, 0.5), (2.0, 0.2)] {
+            for i in x.indices {
+                let t = Double(i) / Double(Self.rate) - start
+                let e: Double
+                if t < 0 { e = 0 } else if t < 0.4 { e = t / 0.4 } else if t < 0.8 { e = 1 } else if t < 1.4 { e = 1 - (t - 0.8) / 0.6 } else { e = 0 }
+                envelope[i] += peak * e
+            }
+        }
+        for i in x.indices { x[i] = Float(envelope[i] * sin(2 * Double.pi * 150 * Double(i) / Double(Self.rate))) }
+        let voice = try Self.voice()
+        let (drive, starts) = Self.run(voice, x)
+        // A sound that leaves silence may be a hit; nothing later in a swell is.
+        let swellStarts = [0.3, 2.0].map { Int64($0 * Double(Self.rate)) }
+        #expect(starts.allSatisfy { s in swellStarts.contains { s >= $0 && s <= $0 + 2400 } }, "transients at \(starts)")
+        // 10 ms steps: the drive's Hilbert envelope against the intensity the burst's level maps to.
+        let driveEnvelope = hilbertEnvelope(drive)
+        let step = Self.rate / 100
+        let expected = stride(from: 0, to: x.count, by: step).map { envelope[$0].squareRoot() }
+        let followed = stride(from: 0, to: x.count, by: step).map { driveEnvelope[$0] }
+        let correlation = try #require(pearsonCorrelation(expected, followed))
+        print(String(format: "analysis voice: tone-burst envelope correlation %.4f", correlation))
+        #expect(correlation > 0.97, "the drive's envelope follows the burst's: \(correlation)")
+    }
+
+    @Test("the drive does not depend on how the sound is cut into blocks")
+    func blockSizes() throws {
+        var x = [Float](repeating: 0, count: 3 * Self.rate)
+        Self.addTone(&x, from: 0.2, to: 2.8)
+        Self.addKicks(&x, at: Self.hitTimes(first: 0.5, count: 6))
+        let whole = Self.run(try Self.voice(maxBlock: 256), x, blocks: [256])
+        let cut = Self.run(try Self.voice(maxBlock: 512), x, blocks: [37, 512, 1, 128, 300, 64])
+        #expect(whole.starts == cut.starts)
+        var largest: Float = 0
+        for i in x.indices { largest = max(largest, abs(whole.drive[i] - cut.drive[i])) }
+        #expect(largest == 0, "largest difference \(largest)")
+    }
+}
