@@ -6,7 +6,9 @@
 /// `reserve` and the largest recent arrival (`noteArrival`: a sound server's fragments may be
 /// larger than a period and come in bursts), so that the arrivals' jitter does not tear every
 /// period. An underrun (fewer frames than a period) is counted and grows the reserve by a
-/// quarter period (to at most four periods). Latency is kept from creeping: when over a whole
+/// quarter period (to at most four periods); after `calmWindows` windows without one it shrinks
+/// again by a sixteenth of a period every `calmStepWindows` (to its first size): a loaded spell
+/// would otherwise leave its latency for good (an hour's run in the rig grew 19 → 27 ms). Latency is kept from creeping: when over a whole
 /// `window` the queue never fell below the reserve plus an eighth of a period after a period
 /// was taken, the excess is dropped and counted (an eighth, not more: what stands above the
 /// reserve is latency the jitter did not need), as is what lies beyond the priming threshold
@@ -35,6 +37,13 @@ struct CaptureQueue {
     private let period: Int
     /// Frames kept after a period is taken (the jitter's margin; underruns grow it).
     private(set) var reserve: Int
+    /// The reserve's first size, to which calm spells bring it back.
+    private let minimumReserve: Int
+    /// Windows since the last underrun; the reserve shrinks after `calmWindows` (30 s for the
+    /// follower's quarter-second windows), then a step every `calmStepWindows` (10 s).
+    private var windowsWithoutUnderrun = 0
+    static let calmWindows = 120
+    static let calmStepWindows = 40
     /// The largest arrival of the last whole window, and of this one so far (a backlog at the
     /// start is forgotten after two windows).
     private var largestArrival = 0
@@ -79,6 +88,7 @@ struct CaptureQueue {
         storage = .allocate(capacity: capacity)
         storage.initialize(repeating: 0, count: capacity)
         reserve = self.period / 4
+        minimumReserve = reserve
         maximumReserve = 4 * self.period
         self.window = max(self.period, window)
         self.correctsDrift = correctsDrift
@@ -149,6 +159,7 @@ struct CaptureQueue {
             primed = false
             phase = 0
             reserve = min(maximumReserve, reserve + max(1, period / 4))
+            windowsWithoutUnderrun = 0
             return given
         }
         if ratio == 1 && phase == 0 {
@@ -184,6 +195,11 @@ struct CaptureQueue {
         if windowFrames >= window {
             if correctsDrift { steer(lowest) }
             if lowest > reserve + trimSlack { drop(lowest - reserve) }
+            windowsWithoutUnderrun += 1
+            if windowsWithoutUnderrun >= Self.calmWindows && reserve > minimumReserve {
+                reserve = max(minimumReserve, reserve - max(1, period / 16))
+                windowsWithoutUnderrun = Self.calmWindows - Self.calmStepWindows
+            }
             largestArrival = windowLargestArrival
             windowLargestArrival = 0
             lowest = Int.max

@@ -382,6 +382,39 @@ struct CaptureQueueTests {
         #expect(worst < 30, "no rate learnt from jitter or the backlog: \(learnt) ppm")
     }
 
+    @Test("the reserve an underrun grew shrinks back after a calm spell, and the latency with it")
+    func reserveShrinksWhenCalm() {
+        let period = 256, fragment = 64
+        var queue = CaptureQueue(period: period, window: 12_000, correctsDrift: true)
+        defer { queue.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 48_000)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+        defer { input.deallocate(); out.deallocate() }
+        input.initialize(repeating: 0.5, count: 48_000)
+        let first = queue.reserve
+        var arrived = 0
+        var grown = 0
+        var fillAfterStalls = 0, fillAtEnd = 0
+        let periods = 150 * 48_000 / period
+        for k in 0..<periods {
+            // Three stalls of 20 ms in the first 10 s (a loaded spell), then 140 s of calm.
+            let stalled = k % 600 < 4 && k < 1875 && k > 100
+            let due = (((k + 1) * period) / fragment) * fragment
+            if !stalled && arrived < due {
+                queue.append(input, due - arrived)
+                queue.noteArrival(due - arrived)
+                arrived = due
+            }
+            _ = queue.take(into: out, period)
+            if k == 2000 { grown = queue.reserve; fillAfterStalls = queue.count }
+            fillAtEnd = queue.count
+        }
+        print("queue reserve: \(first) → \(grown) after \(queue.underruns) underruns → \(queue.reserve) after the calm; fill \(fillAfterStalls) → \(fillAtEnd)")
+        #expect(queue.underruns >= 2 && grown > first, "the stalls grew the reserve: \(grown)")
+        #expect(queue.reserve == first, "back to its first size: \(queue.reserve)")
+        #expect(fillAtEnd < fillAfterStalls - 64, "the latency came down with it: \(fillAfterStalls) → \(fillAtEnd)")
+    }
+
     @Test("a burst larger than its room pushes the oldest frames out, not the newest")
     func overflow() {
         var queue = CaptureQueue(period: 256, capacityPeriods: 4, window: 4096)

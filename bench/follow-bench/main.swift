@@ -99,7 +99,7 @@ final class Subject: @unchecked Sendable {  // `lines` is guarded by `lock`
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         func field(_ name: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return -1 }
-            return Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+            return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
         }
         return (field("VmRSS") / 1024, Int(field("Threads")))
     }
