@@ -220,7 +220,9 @@ public struct ClickTrack: Sendable {
             let (_, top) = envelopeOnsets(Array(envelope[windowStart..<windowEnd]))
             let rise = envelope[windowStart + top] - level
             let half = (windowStart..<windowEnd).first { envelope[$0] >= level + 0.5 * rise } ?? windowStart + top
-            let first = (windowStart..<windowEnd).first { envelope[$0] >= level + 0.05 * rise } ?? start
+            // (The first sample on the drive itself: the Hilbert envelope, computed over the
+            // whole recording, rises a little before the drive does.)
+            let first = (windowStart..<windowEnd).first { Double(abs(drive[$0])) >= level + 0.05 * rise } ?? start
             guard let t1 = b.monotonicNanos(ofFrame: half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
             if let t2 = b.monotonicNanos(ofFrame: first) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }

@@ -9,7 +9,8 @@
  * Butterworth, two RBJ biquads; -l 0: none) and written to every output channel as soon as
  * they are read. Both PCMs are opened at SCHED_FIFO 60 (if allowed) so that a sound server
  * plugin's threads inherit it. Prints "passthrough: ready" once both run; ends on SIGINT or
- * SIGTERM. An xrun on either side restarts both empty (so the capture's backlog does not stay as
+ * SIGTERM. A capture backlog beyond two fragments is read away (counted as trimmed), so that a
+ * start-up or a stall does not stay as latency. An xrun on either side restarts both empty (so the capture's backlog does not stay as
  * latency) and is counted; the count is printed at the end.
  * Build: cc -O2 -o passthrough passthrough.c -lasound -lm */
 #define _GNU_SOURCE
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
 	float *obuf = calloc((chunk > period ? chunk : period) * out_channels, sizeof(float));
 	struct biquad f1 = lowpass(cutoff > 0 ? cutoff : 1000, 0.5411961001461970, rate);
 	struct biquad f2 = lowpass(cutoff > 0 ? cutoff : 1000, 1.3065629648763766, rate);
-	long xruns = 0;
+	long xruns = 0, trimmed = 0;
 	int primed = 0;
 	snd_pcm_start(in);
 	printf("passthrough: ready (capture period %lu, output period %lu, low-pass %.0f Hz)\n",
@@ -152,6 +153,16 @@ int main(int argc, char **argv)
 			if (cutoff > 0) x = run(&f2, run(&f1, x));
 			for (unsigned c = 0; c < out_channels; c++) obuf[i * out_channels + c] = x;
 		}
+		/* Latency control, as a loop that means to stay minimal must have: a capture backlog
+		 * beyond two fragments is read away, and a fragment that would stand behind more than a
+		 * period and a fragment in the output is dropped (neither happens in a steady state). */
+		snd_pcm_sframes_t waiting = snd_pcm_avail(in);
+		while (waiting > (snd_pcm_sframes_t)(2 * chunk)) {
+			snd_pcm_sframes_t skipped = snd_pcm_readi(in, ibuf, chunk);
+			if (skipped <= 0) break;
+			trimmed += skipped;
+			waiting -= skipped;
+		}
 		snd_pcm_sframes_t put = snd_pcm_writei(out, obuf, (snd_pcm_uframes_t)got);
 		if (put < 0) {
 			if (stop) break;
@@ -160,7 +171,7 @@ int main(int argc, char **argv)
 			primed = 0;
 		}
 	}
-	printf("passthrough: stopped (xruns %ld)\n", xruns);
+	printf("passthrough: stopped (xruns %ld, frames trimmed %ld)\n", xruns, trimmed);
 	snd_pcm_close(in);
 	snd_pcm_close(out);
 	free(ibuf);
