@@ -44,3 +44,10 @@ scripts/rig.sh .build/release/rhythm-bench --period 1024 --loads 51
 
 echo "== reconnection: server restarted -> sound again, 20 restarts under play --loop, through PulseAudio"
 scripts/rig.sh .build/release/reconnect-bench --restarts 20
+
+echo "== follow: live sound to haptics next to a plain ALSA low-pass loop (periods 256, 128; both modes)"
+for p in 256 128; do
+    for m in analysis lowpass; do
+        scripts/rig.sh .build/release/follow-bench --period "$p" --hits 120 --mode "$m"
+    done
+done
