@@ -37,9 +37,6 @@ public struct ClickTrack: Sendable {
         return ClickTrack(hits: times)
     }
 
-    /// The first `count` hits.
-    public func prefix(_ count: Int) -> ClickTrack { ClickTrack(hits: Array(hits.prefix(count)), tone: tone) }
-
     /// The samples: a 0.15-amplitude 800 Hz tone throughout (faded in and out over 300 ms: its
     /// start is no hit), and at each hit a kick: 55 Hz at 0.6 decaying over about 40 ms, with a
     /// 3 ms 2 kHz click on top.

@@ -158,16 +158,16 @@ final class AnalysisVoice {
         duckStarts.deallocate()
     }
 
-    /// Analyses `n` (at most `maxBlock`) captured samples and adds `gain` × the drive made from
+    /// Analyses `n` (at most `maxBlock`) captured samples and adds the drive made from
     /// them into each actuator's haptic bus of `bus`, from frame `offset` on.
     // Not @_noLocks itself: the compiler counts the call on the analyser's reference as
     // possible locking (a retain in unoptimised builds). The analyser's `process` and
     // `synthesize` are checked; the allocation-counting tests cover the whole path.
-    func render(_ samples: UnsafePointer<Float>, count: Int, into bus: MixBus, at offset: Int, gain: Float) {
+    func render(_ samples: UnsafePointer<Float>, count: Int, into bus: MixBus, at offset: Int) {
         let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
         if n == 0 { return }
         _ = analyzing.process(samples, count: n)
-        synthesize(samples, count: n, frames: analyzing.frames, hits: analyzing.hits, into: bus, at: offset, gain: gain)
+        synthesize(samples, count: n, frames: analyzing.frames, hits: analyzing.hits, into: bus, at: offset)
     }
 
     /// The stream is cut within the next `count` samples' reach (the capture queue dropped
@@ -208,7 +208,7 @@ final class AnalysisVoice {
     @_noLocks
     private func synthesize(
         _ samples: UnsafePointer<Float>, count n: Int, frames: UnsafeBufferPointer<FeatureFrame>, hits: UnsafeBufferPointer<Hit>, into bus: MixBus,
-        at offset: Int, gain: Float
+        at offset: Int
     ) {
         let blockStart = position
 
@@ -266,7 +266,7 @@ final class AnalysisVoice {
             let out = bus.hapticBus(k) + offset
             let band = bands + k
             let table = band.pointee.amplitudeTable
-            if loudest > 0 { for i in 0..<n { amplitudeRow[i] = gain * amplitude(intensityRow[i], table) * duckRow[i] } }
+            if loudest > 0 { for i in 0..<n { amplitudeRow[i] = amplitude(intensityRow[i], table) * duckRow[i] } }
             for s in 0..<segments {
                 let from = segmentStart[s]
                 let to = s + 1 < segments ? segmentStart[s + 1] : n
@@ -277,7 +277,7 @@ final class AnalysisVoice {
                     addOscillator(out, amplitudeRow, blockStart, from, to, band.pointee.phaseAnchor, band.pointee.anchorSample, inc)
                 }
             }
-            renderBursts(band, samples, into: out, blockStart: blockStart, count: n, gain: gain)
+            renderBursts(band, samples, into: out, blockStart: blockStart, count: n)
         }
         position = blockStart + Int64(n)
     }
@@ -351,7 +351,7 @@ final class AnalysisVoice {
     @_noLocks
     private func renderBursts(
         _ band: UnsafeMutablePointer<Band>, _ samples: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
-        blockStart: Int64, count n: Int, gain: Float
+        blockStart: Int64, count n: Int
     ) {
         let table = band.pointee.amplitudeTable
         var b = 0
@@ -379,7 +379,7 @@ final class AnalysisVoice {
                         let grown = burst.amplitude + growthPerSample
                         burst.amplitude = grown < burst.target ? grown : burst.target
                     }
-                    out[j + l] += gain * burst.amplitude * v[l]
+                    out[j + l] += burst.amplitude * v[l]
                 }
                 j += 8
             }

@@ -201,14 +201,14 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
-            let droppedAtTake = queue!.trimmedFrames + queue!.overflowFrames
+            let droppedAtTake = queue!.droppedFrames
             let given = queue!.take(into: block, n)
             framesFollowed.add(given, ordering: .relaxed)
             level.fill(levels, n, voicesIn: bus, at: done, controls: controls)
             let fading = fadeLeft > 0
             if fading { fillFadeWeights(fadeWeights, n) }
             // Frames the queue dropped since the last block (or in this one) cut the stream.
-            let dropped = queue!.trimmedFrames + queue!.overflowFrames
+            let dropped = queue!.droppedFrames
             let spliced = droppedAtTake != droppedSeen || dropped != droppedAtTake
             droppedSeen = dropped
             if modes[modeIndex] == .analysis || (fading && modes[fadingModeIndex] == .analysis) {
@@ -238,7 +238,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             done += n
         }
         underruns.store(underrunsBefore + queue!.underruns, ordering: .relaxed)
-        trimmed.store(droppedBefore + queue!.trimmedFrames + queue!.overflowFrames, ordering: .relaxed)
+        trimmed.store(droppedBefore + queue!.droppedFrames, ordering: .relaxed)
         correctionPPB.store(Int((queue!.learntRateDifference * 1e9).rounded()), ordering: .relaxed)
         queued.store(queue!.count, ordering: .relaxed)
         if let voice { transients.store(transientsBefore + voice.transientsStarted, ordering: .relaxed) }
@@ -254,7 +254,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         var drive = MixBus(haptic: analysisOut, audioLeft: analysisOut, audioRight: analysisOut, frames: blockFrames)
         drive.hapticBusCount = filterCount
         drive.hapticStride = blockFrames
-        voice.render(block!, count: given, into: drive, at: 0, gain: 1)
+        voice.render(block!, count: given, into: drive, at: 0)
     }
 
     /// Runs mode `mode`'s processing for actuator `k` on `n` samples in place: the one place
@@ -398,7 +398,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private func freeRenderBuffers() {
         if let queue {
             underrunsBefore += queue.underruns
-            droppedBefore += queue.trimmedFrames + queue.overflowFrames
+            droppedBefore += queue.droppedFrames
         }
         queue?.deallocate()
         queue = nil

@@ -60,6 +60,8 @@ struct CaptureQueue {
     /// Frames dropped to keep the latency down, and frames that found the queue full.
     private(set) var trimmedFrames = 0
     private(set) var overflowFrames = 0
+    /// Every frame the queue dropped, trimmed or overflowed (where the followed stream was cut).
+    var droppedFrames: Int { trimmedFrames + overflowFrames }
     /// Whether the read ratio follows the fill (drift correction).
     let correctsDrift: Bool
     /// Captured frames taken per output frame (1 without drift correction).

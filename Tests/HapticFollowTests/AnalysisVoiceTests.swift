@@ -64,7 +64,7 @@ struct AnalysisVoiceTests {
                     b += 1
                     var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
                     bus.hapticBusCount = 1
-                    voice.render(source.baseAddress! + done, count: n, into: bus, at: done, gain: 1)
+                    voice.render(source.baseAddress! + done, count: n, into: bus, at: done)
                     for hit in voice.analyzer.hits { starts.append(hit.decidedAt) }
                     done += n
                 }

@@ -60,9 +60,8 @@ static snd_pcm_t *open_pcm(const char *name, snd_pcm_stream_t stream, unsigned c
 
 /* After an xrun on either side both restart empty: what the capture held meanwhile would be
  * latency for good (the loop has no other control of it). */
-static void restart(snd_pcm_t *in, snd_pcm_t *out, const char *capture, const char *playback, int err)
+static void restart(snd_pcm_t *in, snd_pcm_t *out, const char *capture, const char *playback)
 {
-	(void)err;
 	int e;
 	snd_pcm_drop(in);
 	snd_pcm_drop(out);
@@ -142,7 +141,7 @@ int main(int argc, char **argv)
 		if (got < 0) {
 			if (stop) break;
 			xruns++;
-			restart(in, out, capture, playback, (int)got);
+			restart(in, out, capture, playback);
 			primed = 0;
 			continue;
 		}
@@ -167,7 +166,7 @@ int main(int argc, char **argv)
 		if (put < 0) {
 			if (stop) break;
 			xruns++;
-			restart(in, out, capture, playback, (int)put);
+			restart(in, out, capture, playback);
 			primed = 0;
 		}
 	}
