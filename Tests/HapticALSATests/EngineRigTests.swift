@@ -136,30 +136,26 @@ struct EngineRigTests {
     @Test("scheduled onsets Δ apart are round(Δ·fs) frames apart; absolute times within the monitor's bias",
           arguments: [256, 480, 1024])
     func scheduledSpacingIsExact(period: Int) throws {
-        let engine = makeEngine(period: period) { $0.appliedCommandTraceCapacity = 64 }
-        let pattern = try engine.prepare(Self.transient)
-        let reference = offline(pattern, profile: engine.configuration.profile)
-        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
-        let capture = try recorder(seconds: 60)
-        try engine.start()
-        // Schedule once the grid has settled (before, it follows the timestamp filter, whose
-        // first pulse stamps are ~50 ms off).
-        try waitUntilSettled(engine)
-        let correctionsBefore = engine.scheduleCorrectionCount
-        let base = engine.currentTime + 0.9
-        let delta = 0.25
-        let count = 8
-        for k in 0..<count { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
-        let rec = finish(engine, capture)
+        // A run in which the server logged an underrun of a stream is measured again (up to
+        // three times): the server then played silence the engine never wrote, and the monitor
+        // heard everything after it that much later (3 failures in ~25 suite runs, e.g. one
+        // spacing 12157 frames where the engine applied 11902, its grid corrections following the
+        // delay; rerun with the server's log read, the same mismatch, 12079 against 11824, came
+        // with a logged underrun). That is the server's doing, told apart by its own log
+        // (RigServerLog), so the comparison below stays exact.
+        var attempt = 0
+        var run: SpacingRun
+        repeat {
+            attempt += 1
+            run = try measureSpacing(period: period)
+            if run.serverUnderruns > 0 {
+                print("engine rig period \(period): attempt \(attempt): the server logged \(run.serverUnderruns) underruns during it (spacing \(run.spacing), applied \(run.appliedSpacing)); measured again")
+            }
+        } while run.serverUnderruns > 0 && attempt < 3
+        try #require(run.serverUnderruns == 0, "the server underran in each of \(attempt) attempts: too loaded to compare frames")
+        let (engine, rec, found, spacing, applied, appliedSpacing, corrections, base, delta) =
+            (run.engine, run.recording, run.found, run.spacing, run.applied, run.appliedSpacing, run.corrections, run.base, run.delta)
         #expect(rec.overruns == 0 && rec.errors.isEmpty)
-        let found = onsets(rec.int16Samples).map { $0 - refFirst }
-        try #require(found.count == count, "onsets found: \(found)")
-        let spacing = zip(found, found.dropFirst()).map { $1 - $0 }
-        let applied = engine.appliedStarts().map(\.frame).sorted()
-        try #require(applied.count == count, "applied starts: \(applied)")
-        let appliedSpacing = zip(applied, applied.dropFirst()).map { Int($1 - $0) }
-        let corrections = engine.scheduleCorrectionCount - correctionsBefore
-        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(engine.xrunCount), grid corrections meanwhile \(corrections)")
         // What the server received is what the render side applied, to the frame.
         #expect(spacing == appliedSpacing, "recorded spacing \(spacing), applied \(appliedSpacing)")
         // Applied: exactly round(Δ·fs) apart, except across a counted grid correction (a loaded
@@ -198,6 +194,53 @@ struct EngineRigTests {
                 "absolute errors (ms) \(errors), period \(periodMs) ms")
         #expect(engine.xrunCount == 0)
         #expect(engine.lateCommandCount == 0)
+    }
+
+    /// One run of `scheduledSpacingIsExact`: eight transients scheduled Δ apart, recorded.
+    struct SpacingRun {
+        var engine: HapticEngine
+        var recording: ALSARecording
+        var found: [Int]
+        var spacing: [Int]
+        var applied: [Int64]
+        var appliedSpacing: [Int]
+        var corrections: Int
+        var base: Double
+        var delta: Double
+        var serverUnderruns: Int
+    }
+
+    func measureSpacing(period: Int) throws -> SpacingRun {
+        let engine = makeEngine(period: period) { $0.appliedCommandTraceCapacity = 64 }
+        let pattern = try engine.prepare(Self.transient)
+        let reference = offline(pattern, profile: engine.configuration.profile)
+        let refFirst = try #require(reference.firstIndex { ($0 * 32768).rounded() != 0 })
+        let capture = try recorder(seconds: 60)
+        try engine.start()
+        // Schedule once the grid has settled (before, it follows the timestamp filter, whose
+        // first pulse stamps are ~50 ms off).
+        try waitUntilSettled(engine)
+        let underrunsBefore = try #require(RigServerLog.underrunCount(), "the rig's server log")
+        let correctionsBefore = engine.scheduleCorrectionCount
+        let base = engine.currentTime + 0.9
+        let delta = 0.25
+        let count = 8
+        for k in 0..<count { try engine.makePlayer(with: pattern).start(atTime: base + Double(k) * delta) }
+        // The server's count is taken while the stream still runs (its end is no underrun).
+        #expect(wait(seconds: 60) { engine.activeVoiceCount == 0 }, "the players finished")
+        let underruns = (RigServerLog.underrunCount() ?? underrunsBefore) - underrunsBefore
+        let rec = finish(engine, capture)
+        let found = onsets(rec.int16Samples).map { $0 - refFirst }
+        try #require(found.count == count, "onsets found: \(found)")
+        let spacing = zip(found, found.dropFirst()).map { $1 - $0 }
+        let applied = engine.appliedStarts().map(\.frame).sorted()
+        try #require(applied.count == count, "applied starts: \(applied)")
+        let appliedSpacing = zip(applied, applied.dropFirst()).map { Int($1 - $0) }
+        let corrections = engine.scheduleCorrectionCount - correctionsBefore
+        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(engine.xrunCount), grid corrections meanwhile \(corrections), server underruns \(max(0, underruns))")
+        return SpacingRun(engine: engine, recording: rec, found: found, spacing: spacing, applied: applied,
+                          appliedSpacing: appliedSpacing, corrections: corrections, base: base, delta: delta,
+                          serverUnderruns: max(0, underruns))
     }
 
     // MARK: - many players

@@ -72,17 +72,25 @@ struct HapticManagerRigTests {
         let hb = OfflineRenderer.render(m.state.withLock { $0.caches.patterns["heartbeat"]! }, layout: layout)
         let sfx = OfflineRenderer.render(m.state.withLock { $0.caches.sounds["sfx_shield_impact"]! }, layout: layout)
         let refL2 = RecordingAlignment.s16(RecordingAlignment.channel(sfx.samples, channels: 3, 0)), refH2 = RecordingAlignment.s16(RecordingAlignment.channel(hb.samples, channels: 3, 2))
-        let fitL2 = RecordingAlignment.bestLag(l, refL2, guess: fitL.lag + 72_000, radius: 64), fitH2 = RecordingAlignment.bestLag(h, refH2, guess: fitH.lag + 72_000, radius: 64)
-        print("rig lockstep beat 2: SFX at frame \(fitL2.lag), heartbeat at frame \(fitH2.lag)")
-        #expect(fitL2.lag == fitH2.lag, "skew \(fitL2.lag - fitH2.lag) samples")
         // Spacing of two separately scheduled beats is the engine's frame/time mapping (its DLL
         // through the pulse plugin): each time is converted when it falls due, on the schedule
         // grid of that moment, and the grid may be re-anchored between the two (it follows the
-        // device clock within `scheduleDriftToleranceSeconds`). So the bound is that tolerance;
-        // the figure is reported. (Two clean-clone runs on a busy machine saw 64 frames short.)
-        // Beats that must keep exact spacing go through frames (`start(atFrame:)`, the rhythm
-        // session), which the engine tests check to the frame.
-        let tolerance = Int(m.configuration.engine.scheduleDriftToleranceSeconds * 48_000)
+        // device clock within `scheduleDriftToleranceSeconds`, and its filter moves up to 0.5 %
+        // of a period before a correction is noticed, as EngineRigTests bounds it). So the bound
+        // is that tolerance; the figure is reported. (Two clean-clone runs on a busy machine saw
+        // 64 frames short.) Beats that must keep exact spacing go through frames
+        // (`start(atFrame:)`, the rhythm session), which the engine tests check to the frame.
+        let period = m.configuration.engine.periodFrames
+        let tolerance = Int(m.configuration.engine.scheduleDriftToleranceSeconds * 48_000 + 0.005 * Double(period)) + 1
+        // Beat 2 is searched for over more than the tolerance: a search narrower than the bound
+        // (it was ±64) ends on its edges when the grid moved further (seen once: the SFX fitted
+        // at +64 and the heartbeat at −64, a false 128-frame skew), and a fit on an edge is no fit.
+        let radius = tolerance + 64
+        let fitL2 = RecordingAlignment.bestLag(l, refL2, guess: fitL.lag + 72_000, radius: radius), fitH2 = RecordingAlignment.bestLag(h, refH2, guess: fitH.lag + 72_000, radius: radius)
+        print("rig lockstep beat 2: SFX at frame \(fitL2.lag) (residual/energy \(String(format: "%.2e", fitL2.residual / fitL2.energy))), heartbeat at frame \(fitH2.lag) (\(String(format: "%.2e", fitH2.residual / fitH2.energy)))")
+        #expect(abs(fitL2.lag - fitL.lag - 72_000) < radius && abs(fitH2.lag - fitH.lag - 72_000) < radius, "beat 2 fitted on the search's edge")
+        #expect(fitL2.residual / fitL2.energy < 1e-3 && fitH2.residual / fitH2.energy < 1e-3, "beat 2's match is real")
+        #expect(fitL2.lag == fitH2.lag, "skew \(fitL2.lag - fitH2.lag) samples")
         print("rig spacing: \(fitH2.lag - fitH.lag) frames for 1.5 s (72000 nominal)")
         #expect(abs(fitH2.lag - fitH.lag - 72_000) <= tolerance, "spacing \(fitH2.lag - fitH.lag) frames for 1.5 s")
     }
