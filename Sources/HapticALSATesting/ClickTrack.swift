@@ -83,6 +83,10 @@ public struct ClickTrack: Sendable {
         public var notes: [String] = []
         /// Of `bursts`, those after the track (from `measure`'s `afterTrack`).
         public var burstsAfterTrack = 0
+        /// Playback-stream underruns the rig's server logged while the track played and was
+        /// recorded (``RigServerLog``; nil outside a rig): silence the server put in a stream,
+        /// the track's or the follower's, where neither wrote any.
+        public var serverUnderruns: Int?
     }
 
     /// A failure of the measurement itself (a recording or the player), not of the follower.
@@ -113,6 +117,7 @@ public struct ClickTrack: Sendable {
             _ = source.stop(); _ = haptic.stop()
             throw Failure(description: "the monitors record nothing")
         }
+        let serverUnderrunsBefore = RigServerLog.underrunCount()
         let underruns: Int
         do {
             underruns = try play(into: player)
@@ -129,10 +134,13 @@ public struct ClickTrack: Sendable {
             afterTrack()
             complete = haptic.waitForFrames(afterFrom + 3 * Self.sampleRate / 2, timeout: 30)
         }
+        let serverUnderruns = RigServerLog.underrunCount().flatMap { after in serverUnderrunsBefore.map { max(0, after - $0) } }
         let a = source.stop(), b = haptic.stop()
         guard complete else { throw Failure(description: "the recordings stopped short of the track's end") }
-        return match(source: a, haptic: b, channel: hapticChannel, afterFrom: afterTrack == nil ? b.frames : afterFrom,
-                     playerUnderruns: underruns)
+        var outcome = match(source: a, haptic: b, channel: hapticChannel, afterFrom: afterTrack == nil ? b.frames : afterFrom,
+                            playerUnderruns: underruns)
+        outcome.serverUnderruns = serverUnderruns
+        return outcome
     }
 
     /// Plays the track period by period; returns the player's underruns. A loaded machine may

@@ -100,6 +100,14 @@ final class AnalysisVoice {
     private var spliceUntil: Int64 = 0
     private var spliceLevel: Float = 0
     private let spliceLookBack: Int64
+    /// The voice's timeline (`position`, output samples) minus the analyser's (captured samples):
+    /// the samples bridged so far (`bridge`). Hits and feature frames are placed by it.
+    private var skew: Int64 = 0
+    /// Bridged samples in a row, and how many are held at the last level before it fades.
+    private var bridgedRun = 0
+    private let bridgeHold: Int
+    /// What a bridged stretch's bursts read as captured sound (zeros, `maxBlock` of them).
+    private let silence: UnsafeMutablePointer<Float>
 
     /// - Parameters: `analysis`: the analysis settings (their rate the engine's); `maxBlock`:
     ///   the most frames one `render` is given; `actuators`: one band per profile, in bus order.
@@ -140,6 +148,9 @@ final class AnalysisVoice {
         duckSamples = Int64((duckAttack + duckHold + duckRelease) * sampleRate) + 1
         growthPerSample = Float(1000 / sampleRate)
         spliceLookBack = Int64(0.03 * sampleRate)
+        bridgeHold = Int(0.03 * sampleRate)
+        silence = .allocate(capacity: self.maxBlock)
+        silence.initialize(repeating: 0, count: self.maxBlock)
     }
 
     deinit {
@@ -156,6 +167,7 @@ final class AnalysisVoice {
         segmentStart.deallocate()
         segmentSharpness.deallocate()
         duckStarts.deallocate()
+        silence.deallocate()
     }
 
     /// Analyses `n` (at most `maxBlock`) captured samples and adds the drive made from
@@ -167,7 +179,32 @@ final class AnalysisVoice {
         let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
         if n == 0 { return }
         _ = analyzing.process(samples, count: n)
+        bridgedRun = 0
         synthesize(samples, count: n, frames: analyzing.frames, hits: analyzing.hits, into: bus, at: offset)
+    }
+
+    /// Adds `count` (at most `maxBlock`) samples of drive where the capture has none (the queue
+    /// ran dry: the sound server was late, not the sound silent): the continuous layer goes on
+    /// at its level and sharpness, sounding transients ring out, and nothing is analysed (the
+    /// captured stream resumes where it stopped, later by this much). A hole in a steady
+    /// vibration is felt as a knock of its own (the rig's click track, recorded, showed each of
+    /// the queue's underruns as a burst of drive no hit made); held for 30 ms, the layer then
+    /// fades over a hop, as a sound that stopped would.
+    @_noLocks
+    func bridge(count: Int, into bus: MixBus, at offset: Int) {
+        let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
+        if n == 0 { return }
+        // (Nested conditions: `&&`'s autoclosure would retain self.)
+        let run = bridgedRun, hold = bridgeHold
+        if run < hold, run + n >= hold {
+            target = 0
+            step = -level / Float(hop)
+            rampLeft = hop
+        }
+        bridgedRun += n
+        synthesize(silence, count: n, frames: UnsafeBufferPointer(start: nil, count: 0),
+                   hits: UnsafeBufferPointer(start: nil, count: 0), into: bus, at: offset)
+        skew += Int64(n)
     }
 
     /// The stream is cut within the next `count` samples' reach (the capture queue dropped
@@ -194,6 +231,8 @@ final class AnalysisVoice {
         sharpness = 0
         spliceUntil = 0
         spliceLevel = 0
+        skew = 0
+        bridgedRun = 0
         duckStarts.update(repeating: -1 << 40, count: duckCapacity)
         duckNext = 0
         for k in 0..<bandCount {
@@ -215,10 +254,11 @@ final class AnalysisVoice {
         // The hits: a burst on every actuator from the sample the hit was decided on.
         for h in 0..<hits.count {
             let hit = hits[h]
-            if hit.decidedAt < spliceUntil {
+            let decidedAt = hit.decidedAt &+ skew
+            if decidedAt < spliceUntil {
                 if hit.intensity < 1.41 * spliceLevel { continue }
             }
-            let start = hit.decidedAt > blockStart ? hit.decidedAt : blockStart
+            let start = decidedAt > blockStart ? decidedAt : blockStart
             duckStarts[duckNext] = start
             duckNext = duckNext + 1 == duckCapacity ? 0 : duckNext + 1
             transientsStarted &+= 1
@@ -234,7 +274,7 @@ final class AnalysisVoice {
         for i in 0..<n {
             let p = blockStart + Int64(i)
             while f < frames.count {
-                if frames[f].end > p { break }
+                if frames[f].end &+ skew > p { break }
                 take(frames[f])
                 f += 1
                 if segmentSharpness[segments - 1] != sharpness {

@@ -212,7 +212,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             let spliced = droppedAtTake != droppedSeen || dropped != droppedAtTake
             droppedSeen = dropped
             if modes[modeIndex] == .analysis || (fading && modes[fadingModeIndex] == .analysis) {
-                analyse(given, spliced: spliced)
+                analyse(given, of: n, spliced: spliced)
             }
             for k in 0..<min(bus.hapticBusCount, filterCount) {
                 let target = bus.hapticBus(k) + done
@@ -244,10 +244,11 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         if let voice { transients.store(transientsBefore + voice.transientsStarted, ordering: .relaxed) }
     }
 
-    /// The analysis mode's drive for this block, every actuator's, into `analysisOut` (the
-    /// voice sees only the `given` frames captured: the silence a starved queue fills in is no
-    /// sound, and the sound's return after it would be taken for a hit). Render thread.
-    private func analyse(_ given: Int, spliced: Bool) {
+    /// The analysis mode's drive for this block of `n` frames, every actuator's, into
+    /// `analysisOut`: the voice analyses only the `given` frames captured (the silence a starved
+    /// queue fills in is no sound, and the sound's return after it would be taken for a hit),
+    /// and bridges the rest (``AnalysisVoice/bridge(count:into:at:)``). Render thread.
+    private func analyse(_ given: Int, of n: Int, spliced: Bool) {
         guard let voice, let analysisOut else { return }
         analysisOut.update(repeating: 0, count: filterCount * blockFrames)
         if spliced { voice.noteSplice(within: given) }
@@ -255,6 +256,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         drive.hapticBusCount = filterCount
         drive.hapticStride = blockFrames
         voice.render(block!, count: given, into: drive, at: 0)
+        if given < n { voice.bridge(count: n - given, into: drive, at: given) }
     }
 
     /// Runs mode `mode`'s processing for actuator `k` on `n` samples in place: the one place

@@ -36,7 +36,7 @@ struct FollowRigTests {
         try #require(outcome.heard == hits.count, "\(label): the source monitor heard \(outcome.heard) of \(hits.count) hits")
         try #require(outcome.peak > 0.1, "\(label): follow played the hits: peak \(outcome.peak)")
         for note in outcome.notes { print("follow rig (\(label)): \(note)") }
-        print("follow rig (\(label)): \(outcome.heard) hits, \(outcome.bursts) bursts of drive, latency onset → half-envelope per hit (ms): "
+        print("follow rig (\(label)): \(outcome.heard) hits, \(outcome.bursts) bursts of drive, server underruns \(outcome.serverUnderruns.map(String.init) ?? "?"), latency onset → half-envelope per hit (ms): "
               + outcome.latencies.map { String(format: "%.1f", $0) }.joined(separator: " "))
         if !outcome.latencies.isEmpty {
             let sorted = outcome.latencies.sorted()
@@ -55,9 +55,10 @@ struct FollowRigTests {
     }
 
     /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
-    /// analysis), its output buffer its default.
-    static func startFollow(period: Int, mode: String? = nil) throws -> ToolProcess {
-        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)] + (mode.map { ["--mode", $0] } ?? []))
+    /// analysis), with `bufferPeriods` of output buffer (nil: its default, 2).
+    static func startFollow(period: Int, mode: String? = nil, bufferPeriods: Int? = nil) throws -> ToolProcess {
+        let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)]
+                                     + (mode.map { ["--mode", $0] } ?? []) + (bufferPeriods.map { ["--buffer-periods", String($0)] } ?? []))
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         return follow
     }
@@ -68,13 +69,17 @@ struct FollowRigTests {
         return String(follow.stdout[range])
     }
 
+    /// With 8 periods of output buffer: the server underruns a two-period stream of this rig
+    /// often (its log counted 11–90 underruns in a 16 s track at period 128, 3–22 at 256, with
+    /// debug builds), and each is a hole in sink B that the analysis mode's steady vibration
+    /// shows: its edges were counted as bursts no hit made. Those are the server's, not the
+    /// follower's; the follower's own holes (its queue running dry) are bridged and shown so in
+    /// FollowerTests. The latency with the default buffer is follow-bench's (release builds).
     @Test("every hit of a click track is followed, none invented; latency per hit printed",
-          // The analysis mode over the steady tone is left out: its continuous layer sometimes
-          // swells into a burst of its own (2 invented of 24 in one run of eight, issue 21's
-          // open defect, in the closing note); the kicks alone show its hits.
-          arguments: [(256, "analysis", false), (128, "analysis", false), (256, "lowpass", true), (128, "lowpass", true)])
+          arguments: [(256, "analysis", true), (128, "analysis", true), (256, "analysis", false), (128, "analysis", false),
+                      (256, "lowpass", true), (128, "lowpass", true)])
     func clickTrack(period: Int, mode: String, tone: Bool) throws {
-        let follow = try Self.startFollow(period: period, mode: mode)
+        let follow = try Self.startFollow(period: period, mode: mode, bufferPeriods: 8)
         defer { follow.kill() }
         let label = "click track\(tone ? "" : " (kicks alone)"), \(mode), period \(period)"
         let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
@@ -93,7 +98,9 @@ struct FollowRigTests {
 
     @Test("a sound-server restart under follow: the output and the capture both come back, and the hits after it are followed")
     func serverRestart() throws {
-        let follow = try Self.startFollow(period: 256)
+        // 8 periods of output buffer, as `clickTrack` has (the server's own underruns of a
+        // two-period stream would be counted as bursts).
+        let follow = try Self.startFollow(period: 256, bufferPeriods: 8)
         defer { follow.kill() }
         try Rig.control("stop-server")
         // The output's loss shows first (the render thread, which reads the capture, stops with it).

@@ -182,6 +182,56 @@ struct AnalysisVoiceTests {
         #expect(correlation > 0.97, "the drive's envelope follows the burst's: \(correlation)")
     }
 
+    @Test("a bridge carries the steady layer over a gap in the capture (held 30 ms, then faded); the sound resumes after it")
+    func bridge() throws {
+        let rate = Self.rate
+        var input = [Float](repeating: 0, count: 4 * rate)
+        Self.addTone(&input, from: 0, to: 4)
+        let voice = try Self.voice(maxBlock: 128)
+        // 2 s of the tone, then 20 ms and (after 1 s more) 200 ms bridged, then the rest.
+        let gaps = [(at: 2 * rate, frames: 960), (at: 3 * rate, frames: 9600)]
+        var drive: [Float] = []
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { scratch.deallocate(); block.deallocate() }
+        func render(_ n: Int, _ body: (MixBus) -> Void) {
+            block.update(repeating: 0, count: n)
+            var bus = MixBus(haptic: block, audioLeft: scratch, audioRight: scratch, frames: n)
+            bus.hapticBusCount = 1
+            body(bus)
+            drive.append(contentsOf: UnsafeBufferPointer(start: block, count: n))
+        }
+        var done = 0
+        var g = 0
+        input.withUnsafeBufferPointer { source in
+            while done < input.count {
+                if g < gaps.count && done == gaps[g].at {
+                    var left = gaps[g].frames
+                    while left > 0 { let n = min(128, left); render(n) { voice.bridge(count: n, into: $0, at: 0) }; left -= n }
+                    g += 1
+                }
+                let n = min(128, input.count - done, g < gaps.count ? gaps[g].at - done : Int.max)
+                render(n) { voice.render(source.baseAddress! + done, count: n, into: $0, at: 0) }
+                done += n
+            }
+        }
+        func peak(_ from: Int, _ to: Int) -> Float { drive[from..<to].map { abs($0) }.max() ?? 0 }
+        let steady = peak(rate, 2 * rate)
+        let shortGap = peak(2 * rate, 2 * rate + 960)
+        // The long gap starts 1 s and 960 frames later in the drive: held for 30 ms, faded over a hop.
+        let long = 3 * rate + 960
+        let held = peak(long, long + rate / 50)
+        let faded = peak(long + rate / 10, long + 9600)
+        let resumed = peak(long + 9600 + rate / 2, long + 9600 + rate)
+        print("analysis voice bridge: steady \(steady), 20 ms bridged \(shortGap), 200 ms bridged: first 20 ms \(held), after 100 ms \(faded), resumed \(resumed); transients \(voice.transientsStarted)")
+        #expect(steady > 0.2)
+        #expect(shortGap > 0.9 * steady && shortGap < 1.1 * steady, "a short gap is carried over at the steady level")
+        #expect(held > 0.9 * steady, "held at first")
+        #expect(faded < 0.01 * steady, "a long gap fades out")
+        #expect(resumed > 0.9 * steady && resumed < 1.1 * steady, "the sound resumes after it")
+        #expect(voice.transientsStarted == 0, "no hit is made of a gap or of the sound's return")
+    }
+
     @Test("the drive does not depend on how the sound is cut into blocks")
     func blockSizes() throws {
         var x = [Float](repeating: 0, count: 3 * Self.rate)

@@ -234,6 +234,63 @@ struct FollowerTests {
         #expect(Self.rms(out[48_000...]) > 0.1, "drive made")
     }
 
+    /// FollowRigTests' click track (kicks over a steady 800 Hz tone), delivered as a loaded sound
+    /// server does: 10 ms stalls every 0.4 s and, now and then, 1024 frames at once, at period
+    /// 128. The stalls empty the queue; what the capture did not deliver in time is bridged, so
+    /// the tone's vibration has no hole (a hole's edges are a knock of their own: each was a
+    /// burst of drive in the rig's recordings) and every kick is still one transient.
+    @Test("analysis: the queue's underruns leave no hole in the steady vibration, and every kick is one transient")
+    func underrunsAreBridged() throws {
+        let rate = Self.rate, period = 128
+        var signal = [Float](repeating: 0, count: 13 * rate)
+        // (Silence first: the queue's priming trims the capture's first backlog, and a cut into
+        // the tone's fade-in is a rise from nothing, which may be a hit, as at any stream's start.)
+        AnalysisVoiceTests.addTone(&signal, from: 0.3, to: 13)
+        let hits = AnalysisVoiceTests.hitTimes(first: 1, count: 30)
+        AnalysisVoiceTests.addKicks(&signal, at: hits)
+        let track = signal
+        let input = ScriptedInput(channels: 1) { frame, _ in frame < track.count ? track[frame] : 0 }
+        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: rate, periodFrames: period)
+        try follower.open()
+        var base = HapticEngine.Configuration(layout: .hapticMono, profile: .bassShaker, sampleRate: rate, periodFrames: period, bufferPeriods: 3)
+        base.liveInput = follower
+        let engine = HapticEngine(pulling: .pulled(base))
+        try engine.start()
+        defer { engine.stop() }
+        let total = 12 * rate
+        var out = [Float](repeating: 0, count: total)
+        var block = [Float](repeating: 0, count: period)
+        var arrived = 0, done = 0, k = 0
+        while done < total {
+            var due = ((done + period) / 480) * 480
+            if k % 150 >= 146 { due = arrived }  // a 10 ms stall
+            if k % 97 == 3 { due += 1024 }  // a burst ahead
+            if due > arrived { input.arrive(due - arrived); arrived = due }
+            _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: period) }
+            for i in 0..<min(period, total - done) { out[done + i] = block[i] }
+            done += period
+            k += 1
+        }
+        let stats = follower.statistics
+        #expect(stats.underruns >= 10, "the stalls starve the queue: \(stats)")
+        // The vibration's envelope away from the kicks (from 10 ms before one to 250 ms after)
+        // stays near its steady level: no hole, no swell.
+        let envelope = hilbertEnvelope(out)
+        let calm = envelope[(rate * 65 / 100)..<(rate * 95 / 100)].sorted()  // after the fade-in, before the kicks
+        let steady = calm[calm.count / 2]
+        var strays: [Double] = []
+        for i in stride(from: rate, to: total, by: 48) where envelope[i] < 0.6 * steady || envelope[i] > 1.35 * steady {
+            let t = Double(i) / Double(rate)
+            if !hits.contains(where: { t >= $0 - 0.01 && t <= $0 + 0.25 }) { strays.append(t) }
+        }
+        print("follower (analysis) under stalls: \(stats.underruns) underruns, \(stats.transients) transients for \(hits.count) kicks; steady envelope \(steady); strays \(strays.count)")
+        #expect(steady > 0.1, "the tone drives a steady vibration: \(steady)")
+        #expect(strays.isEmpty, "the envelope leaves 0.6–1.35 × its steady level away from the kicks at (s) \(strays.prefix(20))")
+        // The stream was taken (followed, or dropped by the queue) well past the last kick.
+        #expect(Double(stats.framesFollowed + stats.trimmedFrames) / Double(rate) > hits.last! + 0.2, "\(stats)")
+        #expect(stats.transients == hits.count, "\(stats.transients) transients for \(hits.count) kicks: \(stats)")
+    }
+
     @Test("the follower's render allocates nothing (capture read, queue, analysis or filters, mix)", arguments: FollowMode.allCases)
     func allocationFree(mode: FollowMode) throws {
         let input = ScriptedInput(channels: 2, sample: Self.clicks)
