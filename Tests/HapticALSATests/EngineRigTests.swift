@@ -142,17 +142,19 @@ struct EngineRigTests {
         // spacing 12157 frames where the engine applied 11902, its grid corrections following the
         // delay; rerun with the server's log read, the same mismatch, 12079 against 11824, came
         // with a logged underrun). That is the server's doing, told apart by its own log
-        // (RigServerLog), so the comparison below stays exact.
+        // (RigServerLog), so the comparison below stays exact. So is a run in which the engine
+        // counted an xrun (its render thread starved by a loaded machine; seen once in a fresh
+        // clone's suite, with the spacing exact): the engine's own count says so.
         var attempt = 0
         var run: SpacingRun
         repeat {
             attempt += 1
             run = try measureSpacing(period: period)
-            if run.serverUnderruns > 0 {
-                print("engine rig period \(period): attempt \(attempt): the server logged \(run.serverUnderruns) underruns during it (spacing \(run.spacing), applied \(run.appliedSpacing)); measured again")
+            if run.disturbed {
+                print("engine rig period \(period): attempt \(attempt): \(run.serverUnderruns) server underruns and \(run.xruns) engine xruns during it (spacing \(run.spacing), applied \(run.appliedSpacing)); measured again")
             }
-        } while run.serverUnderruns > 0 && attempt < 3
-        try #require(run.serverUnderruns == 0, "the server underran in each of \(attempt) attempts: too loaded to compare frames")
+        } while run.disturbed && attempt < 3
+        try #require(!run.disturbed, "the server underran or the engine overran in each of \(attempt) attempts: too loaded to compare frames")
         let (engine, rec, found, spacing, applied, appliedSpacing, corrections, base, delta) =
             (run.engine, run.recording, run.found, run.spacing, run.applied, run.appliedSpacing, run.corrections, run.base, run.delta)
         #expect(rec.overruns == 0 && rec.errors.isEmpty)
@@ -192,7 +194,6 @@ struct EngineRigTests {
         let slack = engine.configuration.scheduleDriftToleranceSeconds * 1000
         #expect(errors.allSatisfy { $0 + periodMs >= -6 - slack && $0 <= 3 + slack },
                 "absolute errors (ms) \(errors), period \(periodMs) ms")
-        #expect(engine.xrunCount == 0)
         #expect(engine.lateCommandCount == 0)
     }
 
@@ -208,6 +209,9 @@ struct EngineRigTests {
         var base: Double
         var delta: Double
         var serverUnderruns: Int
+        /// Engine xruns from the first start scheduled to the last voice's end.
+        var xruns: Int
+        var disturbed: Bool { serverUnderruns > 0 || xruns > 0 }
     }
 
     func measureSpacing(period: Int) throws -> SpacingRun {
@@ -222,6 +226,7 @@ struct EngineRigTests {
         try waitUntilSettled(engine)
         let underrunsBefore = try #require(RigServerLog.underrunCount(), "the rig's server log")
         let correctionsBefore = engine.scheduleCorrectionCount
+        let xrunsBefore = engine.xrunCount
         let base = engine.currentTime + 0.9
         let delta = 0.25
         let count = 8
@@ -229,6 +234,7 @@ struct EngineRigTests {
         // The server's count is taken while the stream still runs (its end is no underrun).
         #expect(wait(seconds: 60) { engine.activeVoiceCount == 0 }, "the players finished")
         let underruns = (RigServerLog.underrunCount() ?? underrunsBefore) - underrunsBefore
+        let xruns = engine.xrunCount - xrunsBefore
         let rec = finish(engine, capture)
         let found = onsets(rec.int16Samples).map { $0 - refFirst }
         try #require(found.count == count, "onsets found: \(found)")
@@ -237,10 +243,10 @@ struct EngineRigTests {
         try #require(applied.count == count, "applied starts: \(applied)")
         let appliedSpacing = zip(applied, applied.dropFirst()).map { Int($1 - $0) }
         let corrections = engine.scheduleCorrectionCount - correctionsBefore
-        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(engine.xrunCount), grid corrections meanwhile \(corrections), server underruns \(max(0, underruns))")
+        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(xruns) (\(engine.xrunCount) since the start), grid corrections meanwhile \(corrections), server underruns \(max(0, underruns))")
         return SpacingRun(engine: engine, recording: rec, found: found, spacing: spacing, applied: applied,
                           appliedSpacing: appliedSpacing, corrections: corrections, base: base, delta: delta,
-                          serverUnderruns: max(0, underruns))
+                          serverUnderruns: max(0, underruns), xruns: xruns)
     }
 
     // MARK: - many players
