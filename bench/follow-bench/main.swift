@@ -162,7 +162,8 @@ func measure(_ label: String, _ track: ClickTrack) -> ClickTrack.Outcome? {
               + "p99 \(f(quantile(outcome.latencies, 0.99))) ms, max \(f(outcome.latencies.max() ?? .nan)) ms; "
               + "first sample median \(f(quantile(outcome.firstSampleLatencies, 0.5))) ms"
               + (outcome.overruns > 0 ? "; \(outcome.overruns) recording overruns (timing void)" : "")
-              + (outcome.playerUnderruns > 0 ? "; the track's player underran \(outcome.playerUnderruns) times" : ""))
+              + (outcome.playerUnderruns > 0 ? "; the track's player underran \(outcome.playerUnderruns) times" : "")
+              + (outcome.serverUnderruns.map { "; the server logged \($0) stream underruns" } ?? ""))
         return outcome
     } catch {
         print("\(label): \(error)")
