@@ -212,7 +212,9 @@ final class AnalysisVoice {
     /// a broadband step, and in a quiet or swelling sound the analysis may take it for an onset:
     /// while the analyser's decision can still see it (its 4-hop onset window and the 30 ms it
     /// looks back for the level's rise), a hit is played only if its intensity is 1.41 × (+6 dB
-    /// in level over) the loudness before the cut, as a kick over music is.
+    /// in level over) the loudness before the cut and the loudness now, as a kick over music is
+    /// (the loudness now: a cut into a sound that is only beginning, the level before it still
+    /// near 0, is a click as loud as the sound).
     @_noLocks
     func noteSplice(within count: Int) {
         spliceUntil = position + Int64(max(0, count) + 5 * hop) + spliceLookBack
@@ -256,7 +258,10 @@ final class AnalysisVoice {
             let hit = hits[h]
             let decidedAt = hit.decidedAt &+ skew
             if decidedAt < spliceUntil {
-                if hit.intensity < 1.41 * spliceLevel { continue }
+                // (`noteSplice`: louder by 6 dB than the sound before the cut and now.)
+                let now = level > target ? level : target
+                let reference = spliceLevel > now ? spliceLevel : now
+                if hit.intensity < 1.41 * reference { continue }
             }
             let start = decidedAt > blockStart ? decidedAt : blockStart
             duckStarts[duckNext] = start
