@@ -234,19 +234,21 @@ struct FollowerTests {
         #expect(Self.rms(out[48_000...]) > 0.1, "drive made")
     }
 
-    /// FollowRigTests' click track (kicks over a steady 800 Hz tone), delivered as a loaded sound
-    /// server does: 10 ms stalls every 0.4 s and, now and then, 1024 frames at once, at period
-    /// 128. The stalls empty the queue; what the capture did not deliver in time is bridged, so
-    /// the tone's vibration has no hole (a hole's edges are a knock of their own: each was a
-    /// burst of drive in the rig's recordings) and every kick is still one transient.
-    @Test("analysis: the queue's underruns leave no hole in the steady vibration, and every kick is one transient")
-    func underrunsAreBridged() throws {
-        let rate = Self.rate, period = 128
-        var signal = [Float](repeating: 0, count: 13 * rate)
+    /// FollowRigTests' click track (kicks over a steady 800 Hz tone faded in from 0.3 s, silence
+    /// before it), `count` kicks from 1 s, followed on an engine at `period` for `seconds`. The
+    /// capture's frames arrive as `due(k, nominal, arrived)` says for period k (nominal: what a
+    /// steady capture would have delivered by its end, in 480-frame fragments). Returns the
+    /// engine's output, the follower's statistics and the kicks' times.
+    static func followClickTrack(kicks count: Int, period: Int, seconds: Int,
+                                 due: (_ k: Int, _ nominal: Int, _ arrived: Int) -> Int) throws
+        -> (out: [Float], stats: FollowStatistics, hits: [Double])
+    {
+        let rate = Self.rate
+        var signal = [Float](repeating: 0, count: (seconds + 1) * rate)
         // (Silence first: the queue's priming trims the capture's first backlog, and a cut into
         // the tone's fade-in is a rise from nothing, which may be a hit, as at any stream's start.)
-        AnalysisVoiceTests.addTone(&signal, from: 0.3, to: 13)
-        let hits = AnalysisVoiceTests.hitTimes(first: 1, count: 30)
+        AnalysisVoiceTests.addTone(&signal, from: 0.3, to: Double(seconds + 1))
+        let hits = AnalysisVoiceTests.hitTimes(first: 1, count: count)
         AnalysisVoiceTests.addKicks(&signal, at: hits)
         let track = signal
         let input = ScriptedInput(channels: 1) { frame, _ in frame < track.count ? track[frame] : 0 }
@@ -257,21 +259,33 @@ struct FollowerTests {
         let engine = HapticEngine(pulling: .pulled(base))
         try engine.start()
         defer { engine.stop() }
-        let total = 12 * rate
+        let total = seconds * rate
         var out = [Float](repeating: 0, count: total)
         var block = [Float](repeating: 0, count: period)
         var arrived = 0, done = 0, k = 0
         while done < total {
-            var due = ((done + period) / 480) * 480
-            if k % 150 >= 146 { due = arrived }  // a 10 ms stall
-            if k % 97 == 3 { due += 1024 }  // a burst ahead
-            if due > arrived { input.arrive(due - arrived); arrived = due }
+            let next = due(k, ((done + period) / 480) * 480, arrived)
+            if next > arrived { input.arrive(next - arrived); arrived = next }
             _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: period) }
             for i in 0..<min(period, total - done) { out[done + i] = block[i] }
             done += period
             k += 1
         }
-        let stats = follower.statistics
+        return (out, follower.statistics, hits)
+    }
+
+    /// The click track delivered as a loaded sound server does: 10 ms stalls every 0.4 s and,
+    /// now and then, 1024 frames at once, at period 128. The stalls empty the queue; what the
+    /// capture did not deliver in time is bridged, so the tone's vibration has no hole (a hole's
+    /// edges are a knock of their own: each was a burst of drive in the rig's recordings) and
+    /// every kick is still one transient.
+    @Test("analysis: the queue's underruns leave no hole in the steady vibration, and every kick is one transient")
+    func underrunsAreBridged() throws {
+        let rate = Self.rate
+        let (out, stats, hits) = try Self.followClickTrack(kicks: 30, period: 128, seconds: 12) { k, nominal, arrived in
+            if k % 150 >= 146 { return arrived }  // a 10 ms stall
+            return k % 97 == 3 ? nominal + 1024 : nominal  // a burst ahead
+        }
         #expect(stats.underruns >= 10, "the stalls starve the queue: \(stats)")
         // The vibration's envelope away from the kicks (from 10 ms before one to 250 ms after)
         // stays near its steady level: no hole, no swell.
@@ -279,7 +293,7 @@ struct FollowerTests {
         let calm = envelope[(rate * 65 / 100)..<(rate * 95 / 100)].sorted()  // after the fade-in, before the kicks
         let steady = calm[calm.count / 2]
         var strays: [Double] = []
-        for i in stride(from: rate, to: total, by: 48) where envelope[i] < 0.6 * steady || envelope[i] > 1.35 * steady {
+        for i in stride(from: rate, to: out.count, by: 48) where envelope[i] < 0.6 * steady || envelope[i] > 1.35 * steady {
             let t = Double(i) / Double(rate)
             if !hits.contains(where: { t >= $0 - 0.01 && t <= $0 + 0.25 }) { strays.append(t) }
         }
@@ -298,34 +312,12 @@ struct FollowerTests {
     /// its own (in 4 of these 4 starts; a fresh clone's rig run counted 25 for 24 hits once).
     @Test("a backlog trimmed while the sound fades in makes no transient of the cut", arguments: 0..<4)
     func trimDuringFadeIn(firstBurst: Int) throws {
-        let rate = Self.rate, period = 256
-        var signal = [Float](repeating: 0, count: 5 * rate)
-        AnalysisVoiceTests.addTone(&signal, from: 0.3, to: 5)
-        let hits = AnalysisVoiceTests.hitTimes(first: 1, count: 8)
-        AnalysisVoiceTests.addKicks(&signal, at: hits)
-        let track = signal
-        let input = ScriptedInput(channels: 1) { frame, _ in frame < track.count ? track[frame] : 0 }
-        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: rate, periodFrames: period)
-        try follower.open()
-        var base = HapticEngine.Configuration(layout: .hapticMono, profile: .bassShaker, sampleRate: rate, periodFrames: period, bufferPeriods: 3)
-        base.liveInput = follower
-        let engine = HapticEngine(pulling: .pulled(base))
-        try engine.start()
-        defer { engine.stop() }
-        var block = [Float](repeating: 0, count: period)
-        var arrived = 0, done = 0, k = 0
-        while done < 4 * rate {
-            var due = ((done + period) / 480) * 480
-            if k == firstBurst || k % 47 == 5 { due += 2048 }
-            if due > arrived { input.arrive(due - arrived); arrived = due }
-            _ = block.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: period) }
-            done += period
-            k += 1
+        let (_, stats, hits) = try Self.followClickTrack(kicks: 8, period: 256, seconds: 4) { k, nominal, _ in
+            k == firstBurst || k % 47 == 5 ? nominal + 2048 : nominal
         }
-        let stats = follower.statistics
         print("follower (analysis), a backlog at period \(firstBurst): \(stats.transients) transients for \(hits.count) kicks; \(stats)")
         #expect(stats.trimmedFrames > 1000, "the backlog was trimmed: \(stats)")
-        #expect(Double(stats.framesFollowed + stats.trimmedFrames) / Double(rate) > hits.last! + 0.2, "\(stats)")
+        #expect(Double(stats.framesFollowed + stats.trimmedFrames) / Double(Self.rate) > hits.last! + 0.2, "\(stats)")
         #expect(stats.transients == hits.count, "\(stats.transients) transients for \(hits.count) kicks: \(stats)")
     }
 
