@@ -218,7 +218,7 @@ let package = Package(
         // (bench/latency-floor/passthrough.c), and its long run.
         .executableTarget(
             name: "follow-bench",
-            dependencies: ["HapticALSATesting"],
+            dependencies: ["HapticALSATesting", "HapticEngine", "HapticFollow", "HapticRender"],
             path: "bench/follow-bench"
         ),
     ],

@@ -58,6 +58,9 @@ final class AnalysisVoice {
         /// The largest captured sample since the hit (linear), watched until `growUntil`.
         var peak: Float
         var growUntil: Int64
+        /// The carrier's phase at the start (cycles): the continuous layer's there, so that the
+        /// two add up as the burst rises instead of beating against each other from its start.
+        var phase: Double
     }
 
     let analyzer: StreamingAnalyzer
@@ -378,9 +381,14 @@ final class AnalysisVoice {
         let shape = TransientGeometry(
             sharpness: sharpness, frequencyTable: band.pointee.frequencyTable, sampleRate: sampleRate, rule: band.pointee.rule)
         let a = amplitude(intensity, band.pointee.amplitudeTable)
+        // In step with the continuous oscillator on the start's sample (its phase is taken at
+        // n, the burst's carrier at k + ½).
+        let inc = band.pointee.inc
+        let phase = inc < 0 ? 0 : fractionalPart(
+            band.pointee.phaseAnchor + Double(start &- band.pointee.anchorSample) * inc - 0.5 * shape.inc)
         let burst = Burst(
             start: start, shape: shape, amplitude: a, target: a, peak: intensity * intensity,
-            growUntil: start + Int64(4 * hop))
+            growUntil: start + Int64(4 * hop), phase: phase)
         if band.pointee.burstCount < burstCapacity {
             band.pointee.bursts[band.pointee.burstCount] = burst
             band.pointee.burstCount += 1
@@ -408,7 +416,8 @@ final class AnalysisVoice {
             let to = end < blockStart + Int64(n) ? Int(end - blockStart) : n
             var j = from
             while j < to {
-                let v = transientLanes(blockStart + Int64(j) - burst.start, shape.length, shape.inc, shape.quarterPerSample, shape.decayRate)
+                let v = transientLanes(
+                    blockStart + Int64(j) - burst.start, shape.length, shape.inc, shape.quarterPerSample, shape.decayRate, phase: burst.phase)
                 let lanes = to - j < 8 ? to - j : 8
                 for l in 0..<lanes {
                     // Per sample, so that the blocks do not matter.

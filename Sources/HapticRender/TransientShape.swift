@@ -28,11 +28,12 @@ extension FlatPattern {
 /// `attack` samples (fast, and smooth so it stays clean), decay = 2^(-x·decayRate) (an
 /// exponential with time constant `decayCycles` periods), taper = sin²(π/2 · min(1, (length -
 /// x)·inc)) over the last period so that the burst ends at 0 without a step. The carrier
-/// starts at phase 0, so the first sample is small but non-zero: the onset is on its sample.
+/// starts at phase 0 (or `phase` cycles: the live follower starts a burst in step with the
+/// vibration under it), so the first sample is small but non-zero: the onset is on its sample.
 /// Each lane depends on its k only, so the precomputed grains and the bursts computed as
 /// they play are the same numbers.
 @_noLocks @inline(__always) @inlinable
-package func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSample: Float, _ decayRate: Float) -> SIMD8<Float> {
+package func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quarterPerSample: Float, _ decayRate: Float, phase: Double = 0) -> SIMD8<Float> {
     let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
     let k = (SIMD8<Double>(repeating: Double(k0)) + lanes) + 0.5
     let xf = SIMD8<Float>(k)
@@ -49,7 +50,7 @@ package func transientLanes(_ k0: Int64, _ length: Int64, _ inc: Double, _ quart
         let t0 = sin2piVector(left.replacing(with: 0.25, where: left .> 0.25).replacing(with: 0, where: left .< 0))
         envelope *= (t0 * t0).replacing(with: 1, where: left .>= 0.25)
     }
-    let x = k * inc
+    let x = k * inc + phase
     let whole = (x + 6.755399441055744e15) - 6.755399441055744e15
     let s = sin2piVector(SIMD8<Float>(x - whole.replacing(with: whole - 1, where: whole .> x)))
     return envelope * s

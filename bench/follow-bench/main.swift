@@ -14,10 +14,19 @@
 //
 //   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--no-compare]
 //   scripts/rig.sh .build/release/follow-bench --minutes 60 [--period 256]
+//
+// --cpu: the follower's render cost alone, with no sound server: the click track fed to a
+// follower in a pulled engine (the bass-shaker profile and its protection chain, as `follow`),
+// period by period, each period timed on CLOCK_THREAD_CPUTIME_ID and on CLOCK_MONOTONIC.
+//
+//   .build/release/follow-bench --cpu [--period 256] [--mode MODE]
 import Foundation
 import HapticALSATesting
 
 let env = ProcessInfo.processInfo.environment
+if CommandLine.arguments.contains("--cpu") {
+    exit(runCPUBench(CommandLine.arguments))
+}
 guard env["HAPTICSYNTH_RIG_DIR"] != nil else {
     print("follow-bench: run inside scripts/rig.sh")
     exit(2)
@@ -94,6 +103,16 @@ final class Subject: @unchecked Sendable {  // `lines` is guarded by `lock`
         usleep(100_000)  // the pipe's last bytes
     }
 
+    /// CPU time the process has used so far (user + system, s), from /proc/PID/stat.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .nan }
+        // Fields after the command's closing parenthesis, from field 3 (state): utime is 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// VmRSS (MiB) and Threads from /proc.
     var residentAndThreads: (Double, Int) {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
@@ -151,11 +170,18 @@ func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digit
     return loop
 }
 
-/// Plays the track and prints what came out; returns the felt latencies.
+/// Plays the track and prints what came out; returns the felt latencies. With `subject`, also
+/// the share of a core its whole process used meanwhile (capture, render, the sound server's
+/// client library and all its threads).
 @MainActor @discardableResult
-func measure(_ label: String, _ track: ClickTrack) -> ClickTrack.Outcome? {
+func measure(_ label: String, _ track: ClickTrack, subject: Subject? = nil) -> ClickTrack.Outcome? {
     do {
+        let cpuBefore = subject?.cpuSeconds, started = Date()
         let outcome = try track.measure(player: player, sourceMonitor: sourceMonitor, hapticMonitor: hapticMonitor)
+        if let subject, let cpuBefore {
+            let used = subject.cpuSeconds - cpuBefore, elapsed = Date().timeIntervalSince(started)
+            print("\(label): the process used \(f(used, 2)) s of CPU in \(f(elapsed, 1)) s: \(f(used / elapsed * 100, 2)) % of a core")
+        }
         let matched = outcome.latencies.count
         print("\(label): \(outcome.heard) hits heard of \(track.hits.count), \(outcome.missed.count) missed, "
               + "\(max(0, outcome.bursts - matched)) invented; felt latency median \(f(quantile(outcome.latencies, 0.5))) ms, "
@@ -219,7 +245,7 @@ if minutes > 0 {
 
 let track = ClickTrack.irregular(count: hitCount)
 let follow = try startFollow()
-let followed = measure("follow", track)
+let followed = measure("follow", track, subject: follow)
 follow.stop()
 for line in follow.output where line.hasPrefix("following ") || line.contains("stopped;") || line.contains("render per period:") {
     print("follow: \(line)")
@@ -227,7 +253,7 @@ for line in follow.output where line.hasPrefix("following ") || line.contains("s
 print(renderShare(follow.output))
 var looped: ClickTrack.Outcome? = nil
 if compare, let loop = try startPassthrough(in: folder) {
-    looped = measure("pass-through (ALSA, 4th-order low-pass at 90 Hz)", track)
+    looped = measure("pass-through (ALSA, 4th-order low-pass at 90 Hz)", track, subject: loop)
     loop.stop()
     if let last = loop.output.last(where: { $0.contains("stopped") }) { print(last) }
 }
