@@ -161,6 +161,14 @@ public struct Follow: AsyncParsableCommand {
         let statistics = follower.statistics
         if live.verbose {
             live.report(follower.report, into: &out)
+            if let reads = statistics.captureReads, reads.periods > 0 {
+                let render = follower.renderStatistics
+                let processing = max(0, render.meanSeconds - reads.meanSeconds)
+                out.print(String(
+                    format: "capture reads per period: median %.3f ms, p99 %.3f ms, mean %.3f ms; the render without them (the follower and the output stage): mean %.3f ms of %.3f ms, %.2f %% of a core",
+                    reads.p50Seconds * 1000, reads.p99Seconds * 1000, reads.meanSeconds * 1000, processing * 1000,
+                    render.periodSeconds * 1000, render.periodSeconds > 0 ? processing / render.periodSeconds * 100 : 0))
+            }
             live.reportMemoryLock(into: &out)
         }
         await follower.stop()

@@ -2,15 +2,16 @@ import Synchronization
 
 /// Render time per period, recorded by the render side (atomics: no lock, no allocation) and
 /// read by any thread as ``RenderStatistics``: count, sum, maximum and a quarter-octave histogram.
+/// (The follower times its capture reads, a part of the render, with one too.)
 /// `@unchecked Sendable`: the histogram pointer is fixed at init; its cells are atomics.
-final class RenderStatisticsRecorder: @unchecked Sendable {
+package final class RenderStatisticsRecorder: @unchecked Sendable {
     private let periods = Atomic<Int>(0)
     private let sumNanos = Atomic<Int>(0)
     private let maxNanos = Atomic<Int>(0)
     static let histogramBuckets = 160
     private let histogram: UnsafeMutablePointer<Atomic<Int>>
 
-    init() {
+    package init() {
         histogram = .allocate(capacity: Self.histogramBuckets)
         for i in 0..<Self.histogramBuckets { (histogram + i).initialize(to: Atomic(0)) }
     }
@@ -21,7 +22,7 @@ final class RenderStatisticsRecorder: @unchecked Sendable {
     }
 
     /// Render side: one period took `nanos`.
-    func record(nanos: Int64) {
+    package func record(nanos: Int64) {
         let v = Int(nanos)
         periods.add(1, ordering: .relaxed)
         sumNanos.add(v, ordering: .relaxed)
@@ -30,7 +31,7 @@ final class RenderStatisticsRecorder: @unchecked Sendable {
     }
 
     /// What was recorded, against a period of `periodSeconds`.
-    func statistics(periodSeconds: Double) -> RenderStatistics {
+    package func statistics(periodSeconds: Double) -> RenderStatistics {
         let periods = periods.load(ordering: .relaxed)
         let sum = sumNanos.load(ordering: .relaxed)
         let maxNanos = maxNanos.load(ordering: .relaxed)

@@ -50,6 +50,9 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// reopened it (and bumped `generation`).
     private let lost = Atomic<Bool>(false)
     private let generation = Atomic<Int>(0)
+    /// Time per render spent reading the capture, and the render's block (frames) it is a part of.
+    private let captureReadTimes = RenderStatisticsRecorder()
+    private let renderBlockFrames = Atomic<Int>(0)
 
     // MARK: render side
     private var granted: DeviceFormat?
@@ -172,6 +175,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     public func prepare(sampleRate: Int, periodFrames: Int, actuators: [ActuatorProfile]) {
         freeRenderBuffers()
         blockFrames = max(1, periodFrames)
+        renderBlockFrames.store(blockFrames, ordering: .relaxed)
         queue = CaptureQueue(period: blockFrames, window: max(blockFrames, sampleRate / 4), correctsDrift: true)
         droppedSeen = 0
         block = .allocate(capacity: blockFrames)
@@ -195,7 +199,9 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
 
     public func render(into bus: MixBus) {
         guard let block, let work, let levels, let fadeWeights, let fadeOut, queue != nil else { return }
+        let readStarted = MonotonicClock.nanos()
         pull(frames: bus.frames)
+        captureReadTimes.record(nanos: MonotonicClock.nanos() - readStarted)
         let controls = controls.snapshot()
         switchMode(to: controls.modeIndex)
         var done = 0
@@ -385,6 +391,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             captureRateCorrectionPPM: Double(correctionPPB.load(ordering: .relaxed)) / 1000,
             queuedFrames: queued.load(ordering: .relaxed),
             transients: transients.load(ordering: .relaxed),
+            captureReads: captureReadTimes.statistics(
+                periodSeconds: Double(renderBlockFrames.load(ordering: .relaxed)) / Double(max(1, sampleRate))),
             lastTimestamp: frames < 0 ? nil : CaptureTimestamp(
                 framesCaptured: frames, monotonicNanos: stampNanos.load(ordering: .relaxed),
                 triggerNanos: stampTrigger.load(ordering: .relaxed)))

@@ -21,6 +21,10 @@ public struct FollowStatistics: Sendable, Equatable {
     public var queuedFrames: Int = 0
     /// Transients played for hits (the analysis mode).
     public var transients: Int = 0
+    /// Time the render thread spent reading the capture, per period (a part of the engine's
+    /// render time: through a sound server's plugin, its client library's work; the rest of the
+    /// render is the follower's processing and the output stage).
+    public var captureReads: RenderStatistics? = nil
     /// The capture's latest stamp (for drift against the output), nil before the first.
     public var lastTimestamp: CaptureTimestamp?
 }

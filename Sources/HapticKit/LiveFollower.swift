@@ -112,6 +112,9 @@ public final class LiveFollower: Sendable {
 
     /// The engine's measurements now, for `--verbose`.
     public var report: EngineReport { EngineReport(engine) }
+    /// The engine's render time per period (the follower's capture reads included; see
+    /// `statistics.captureReads`).
+    public var renderStatistics: RenderStatistics { engine.renderStatistics }
 
     /// Fades out, closes the output and the capture, and returns when they are closed.
     public func stop() async {

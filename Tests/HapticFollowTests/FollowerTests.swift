@@ -232,6 +232,11 @@ struct FollowerTests {
         #expect(stats.transients == clicks, "\(stats)")
         #expect(stats.underruns == 0, "\(stats)")
         #expect(Self.rms(out[48_000...]) > 0.1, "drive made")
+        // Every period's capture read was timed, against the period the engine renders.
+        let reads = try #require(stats.captureReads)
+        #expect(reads.periods >= engine.renderStatistics.periods && reads.periods > 1000, "\(reads)")  // (the first pull also renders the pre-roll)
+        #expect(reads.meanSeconds > 0 && reads.meanSeconds <= engine.renderStatistics.meanSeconds, "\(reads)")
+        #expect(reads.periodSeconds == Double(Self.period) / Double(Self.rate))
     }
 
     /// FollowRigTests' click track (kicks over a steady 800 Hz tone faded in from 0.3 s, silence

@@ -12,7 +12,7 @@
 // per round the median latency, follow's RSS and thread count (/proc), and at the end the
 // drift correction, queue trims, underruns and xruns it reports.
 //
-//   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--no-compare]
+//   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--no-compare] [--hapticsynth PATH]
 //   scripts/rig.sh .build/release/follow-bench --minutes 60 [--period 256]
 //
 // --cpu: the follower's render cost alone, with no sound server: the click track fed to a
@@ -33,6 +33,8 @@ guard env["HAPTICSYNTH_RIG_DIR"] != nil else {
 }
 var period = 256, hitCount = 120, minutes = 0.0, compare = true
 var mode: String? = nil
+/// The `hapticsynth` to measure (default: the one built beside this bench), for comparing builds.
+var subjectBinary: URL? = nil
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -41,10 +43,11 @@ while let a = args.popFirst() {
     case "--minutes": minutes = Double(args.popFirst() ?? "").flatMap { $0.isFinite && $0 > 0 && $0 <= 24 * 60 ? $0 : nil } ?? -1
     case "--mode": mode = args.popFirst()
     case "--no-compare": compare = false
+    case "--hapticsynth": subjectBinary = args.popFirst().map { URL(fileURLWithPath: $0) }
     default: period = -1
     }
     if period < 0 || hitCount < 0 || minutes < 0 {
-        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--no-compare] | --minutes M")
+        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--no-compare] [--hapticsynth PATH] | --minutes M")
         exit(2)
     }
 }
@@ -136,7 +139,7 @@ func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digit
 @MainActor func startFollow() throws -> Subject {
     var arguments = ["follow", "-C", sourceMonitor, "-D", output, "--period", "\(period)", "--verbose"]
     if let mode { arguments += ["--mode", mode] }
-    let follow = try Subject(binaries.appendingPathComponent("hapticsynth"), arguments)
+    let follow = try Subject(subjectBinary ?? binaries.appendingPathComponent("hapticsynth"), arguments)
     guard follow.waitFor("follow: ready") else {
         follow.stop()
         print("follow-bench: follow did not get ready:\n" + follow.output.joined(separator: "\n"))
@@ -238,7 +241,10 @@ if minutes > 0 {
           + "RSS \(f(rounds.first?.rss ?? .nan))→\(f(rounds.last?.rss ?? .nan)) MiB (max \(f(rounds.map(\.rss).max() ?? .nan))); "
           + "threads \(rounds.first?.threads ?? -1)→\(rounds.last?.threads ?? -1); missed \(rounds.map(\.missed).reduce(0, +)), "
           + "invented \(rounds.map(\.invented).reduce(0, +))")
-    for line in follow.output where line.contains("stopped;") || line.contains("render per period:") { print("follow: \(line)") }
+    for line in follow.output
+    where line.contains("stopped;") || line.contains("render per period:") || line.contains("capture reads per period:") {
+        print("follow: \(line)")
+    }
     print(renderShare(follow.output))
     exit(0)
 }
@@ -247,7 +253,9 @@ let track = ClickTrack.irregular(count: hitCount)
 let follow = try startFollow()
 let followed = measure("follow", track, subject: follow)
 follow.stop()
-for line in follow.output where line.hasPrefix("following ") || line.contains("stopped;") || line.contains("render per period:") {
+for line in follow.output
+where line.hasPrefix("following ") || line.contains("stopped;") || line.contains("render per period:")
+    || line.contains("capture reads per period:") {
     print("follow: \(line)")
 }
 print(renderShare(follow.output))
