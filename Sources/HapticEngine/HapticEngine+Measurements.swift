@@ -35,6 +35,13 @@ extension HapticEngine {
     /// Underruns recovered since the engine was created.
     public var xrunCount: Int { core.xrunCount.load(ordering: .relaxed) }
 
+    /// Of ``xrunCount``, those met right after a render that took longer than the buffer's
+    /// margin (the buffer less the period written): the engine's own render time (its voices,
+    /// a live input such as the follower) could have caused them. The others came with the
+    /// render on time: the render thread woke late or the device stopped taking frames. A
+    /// render preempted by other work counts as slow, so this errs towards blaming the render.
+    public var slowRenderXrunCount: Int { core.slowRenderXrunCount.load(ordering: .relaxed) }
+
     /// Device stalls (no progress within a bounded wait) ridden out in place.
     public var stallCount: Int { core.stallCount.load(ordering: .relaxed) }
 

@@ -38,6 +38,11 @@ final class RenderCore: @unchecked Sendable {
 
     // MARK: atomics readable from any thread
     let xrunCount = Atomic<Int>(0)
+    /// Of those, the xruns a write met right after a render that took longer than the
+    /// buffer's margin (all of it but the period written): the render's own time could have
+    /// caused them. The others met a render on time (a thread woken late, a server that
+    /// stopped taking frames). Render time is wall time, so a preempted render counts here too.
+    let slowRenderXrunCount = Atomic<Int>(0)
     /// Device stalls ridden out in place (no progress within one bounded wait, then progress again).
     let stallCount = Atomic<Int>(0)
     /// Scheduled starts whose time passed while the device was away (beyond the late window): dropped.
@@ -70,6 +75,9 @@ final class RenderCore: @unchecked Sendable {
     private var stallLimitNanos: Int64 = 500_000_000
     /// One period's device calls taking longer than this (and succeeding) count as a stall (ns).
     private var slowDeviceNanos: Int64 = 100_000_000
+    /// The buffer's margin when a period is rendered (the buffer less that period, at least a
+    /// period; ns): a render longer than this may itself have emptied the device.
+    private var renderMarginNanos: Int64 = 5_333_333
     private var stallCountedThisPeriod = false
 
     var device: (any OutputDevice)? = nil
@@ -137,6 +145,8 @@ final class RenderCore: @unchecked Sendable {
         stallLimitNanos = Int64(min(max(stallLimitSeconds, 0), 3600) * 1e9)
         // Twice the buffer's time, at least 100 ms (a PulseAudio stream's first start waits 50–55 ms).
         slowDeviceNanos = max(100_000_000, 2 * Int64(format.bufferFrames) * 1_000_000_000 / Int64(max(1, format.sampleRate)))
+        renderMarginNanos = Int64(max(format.bufferFrames - format.periodFrames, format.periodFrames)) * 1_000_000_000
+            / Int64(max(1, format.sampleRate))
     }
 
     /// Arms the render side for a freshly opened device: frame 0 is guessed to play now.
@@ -263,6 +273,7 @@ final class RenderCore: @unchecked Sendable {
         let finishing = renderBlock(frames: n, into: output)
         let renderEnded = MonotonicClock.nanos()
         statisticsRecorder.record(nanos: renderEnded - started)
+        let renderWasSlow = renderEnded - started > renderMarginNanos
 
         var attempts = 0
         var written = 0
@@ -273,7 +284,10 @@ final class RenderCore: @unchecked Sendable {
             attempts += 1
             switch fault {
             case .xrun, .suspended:
-                if case .xrun = fault { xrunCount.add(1, ordering: .relaxed) }
+                if case .xrun = fault {
+                    xrunCount.add(1, ordering: .relaxed)
+                    if renderWasSlow && attempts == 1 { slowRenderXrunCount.add(1, ordering: .relaxed) }
+                }
                 // -EPIPE that keeps coming back after recovery is a dead server (PipeWire).
                 if attempts > 3 || !device.recover(from: fault) { return lose(fault) }
                 deviceClock.markResync()

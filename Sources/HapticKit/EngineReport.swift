@@ -12,7 +12,7 @@ public struct EngineReport: Sendable, CustomStringConvertible {
     public init(_ engine: HapticEngine) {
         let stats = engine.renderStatistics
         func ms(_ seconds: Double, _ digits: Int = 3) -> String { fixed(seconds * 1000, digits) }
-        description = "latency \(ms(engine.outputLatency, 1)) ms, xruns \(engine.xrunCount), stalls \(engine.stallCount), "
+        description = "latency \(ms(engine.outputLatency, 1)) ms, xruns \(engine.xrunCount) (after a slow render \(engine.slowRenderXrunCount)), stalls \(engine.stallCount), "
             + "reconnections \(engine.reconnectionCount), onsets dropped \(engine.droppedOnsetCount), "
             + "grid corrections \(engine.scheduleCorrectionCount), render per period: "
             + "median \(ms(stats.p50Seconds)) ms, p99 \(ms(stats.p99Seconds)) ms, max \(ms(stats.maxSeconds)) ms of "

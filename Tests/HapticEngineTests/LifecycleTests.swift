@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
 import HapticTestSupport
 import Testing
 @testable import HapticEngine
@@ -307,6 +311,26 @@ import HapticRender
         #expect(engine.state == .running)
     }
 
+    /// An xrun met right after a render longer than the buffer's margin (the buffer less the
+    /// period written, here 2 × 2048 frames, 85 ms) is told apart from one met with the render
+    /// on time: only the first could be the render's own doing.
+    @Test func xrunsAfterASlowRenderAreCountedApart() throws {
+        let slow = SlowOnceInput()
+        let (engine, factory, _) = makeManualEngine(period: 2048) { $0.liveInput = slow }
+        try engine.start()
+        for _ in 0..<5 { engine.renderOnePeriod() }
+        factory.first.inject(.xrun)  // the render on time: the device ran dry on its own
+        engine.renderOnePeriod()
+        #expect(engine.xrunCount == 1 && engine.slowRenderXrunCount == 0)
+        slow.sleepNext.store(true, ordering: .releasing)  // a 200 ms render, then the write meets an xrun
+        factory.first.inject(.xrun)
+        engine.renderOnePeriod()
+        #expect(engine.xrunCount == 2 && engine.slowRenderXrunCount == 1)
+        slow.sleepNext.store(true, ordering: .releasing)  // a slow render whose write finds no xrun
+        engine.renderOnePeriod()
+        #expect(engine.xrunCount == 2 && engine.slowRenderXrunCount == 1)
+    }
+
     /// One bounded wait without progress is a stall, ridden out and counted; a device that
     /// keeps making no progress is lost.
     @Test func aStallIsRiddenOutAndTimeoutsThatKeepComingMeanDeviceLost() throws {
@@ -453,5 +477,14 @@ import HapticRender
         #expect(throws: HapticEngineError.formatMismatch("pattern prepared for 44100.0 Hz, engine renders 48000 Hz")) {
             try engine.makePlayer(with: other)
         }
+    }
+}
+
+/// A live input that adds nothing and, when asked, takes 200 ms over one render.
+final class SlowOnceInput: LiveInput {
+    let sleepNext = Atomic<Bool>(false)
+    func prepare(sampleRate: Int, periodFrames: Int, actuators: [ActuatorProfile]) {}
+    func render(into bus: MixBus) {
+        if sleepNext.exchange(false, ordering: .acquiringAndReleasing) { usleep(200_000) }
     }
 }
