@@ -19,7 +19,7 @@
 // follower in a pulled engine (the bass-shaker profile and its protection chain, as `follow`),
 // period by period, each period timed on CLOCK_THREAD_CPUTIME_ID and on CLOCK_MONOTONIC.
 //
-//   .build/release/follow-bench --cpu [--period 256] [--mode MODE]
+//   .build/release/follow-bench --cpu [--period 256] [--mode MODE] [--seconds 120]
 import Foundation
 import HapticALSATesting
 
@@ -213,6 +213,17 @@ func measure(_ label: String, _ track: ClickTrack, subject: Subject? = nil) -> C
         + "\(f(numbers[0] / granted * 100, 2)) % of a core (median), \(f(numbers[1] / granted * 100, 2)) % (p99)"
 }
 
+/// follow's own lines about the run (what it followed, its summary, its render and capture-read
+/// times) and the render's share of a core.
+@MainActor func printReport(of follow: Subject) {
+    for line in follow.output
+    where line.hasPrefix("following ") || line.contains("stopped;") || line.contains("render per period:")
+        || line.contains("capture reads per period:") {
+        print("follow: \(line)")
+    }
+    print(renderShare(follow.output))
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-bench-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
@@ -241,11 +252,7 @@ if minutes > 0 {
           + "RSS \(f(rounds.first?.rss ?? .nan))→\(f(rounds.last?.rss ?? .nan)) MiB (max \(f(rounds.map(\.rss).max() ?? .nan))); "
           + "threads \(rounds.first?.threads ?? -1)→\(rounds.last?.threads ?? -1); missed \(rounds.map(\.missed).reduce(0, +)), "
           + "invented \(rounds.map(\.invented).reduce(0, +))")
-    for line in follow.output
-    where line.contains("stopped;") || line.contains("render per period:") || line.contains("capture reads per period:") {
-        print("follow: \(line)")
-    }
-    print(renderShare(follow.output))
+    printReport(of: follow)
     exit(0)
 }
 
@@ -253,12 +260,7 @@ let track = ClickTrack.irregular(count: hitCount)
 let follow = try startFollow()
 let followed = measure("follow", track, subject: follow)
 follow.stop()
-for line in follow.output
-where line.hasPrefix("following ") || line.contains("stopped;") || line.contains("render per period:")
-    || line.contains("capture reads per period:") {
-    print("follow: \(line)")
-}
-print(renderShare(follow.output))
+printReport(of: follow)
 var looped: ClickTrack.Outcome? = nil
 if compare, let loop = try startPassthrough(in: folder) {
     looped = measure("pass-through (ALSA, 4th-order low-pass at 90 Hz)", track, subject: loop)
