@@ -15,7 +15,10 @@ public struct Follow: AsyncParsableCommand {
             sound as convert does, as it arrives: its loudness drives a vibration in the \
             actuator's band whose frequency follows the sound's sharpness, and each hit \
             (found with --sensitivity, as convert's) plays as a transient, decided on the \
-            onset's rise; sound below --gate drives nothing. --mode lowpass is a plain \
+            onset's rise; sound below --gate drives nothing. It plays each hit in the first \
+            period rendered after the hit is heard (--timing earliest), or, with --timing \
+            steady, every hit one fixed delay after its sound, about a period later. \
+            --mode lowpass is a plain \
             crossover: the sound itself, low-passed to the top of the profile's band \
             (fourth-order, minimum delay). \
             The captured channels --input-channels names (1-based; default all) are followed \
@@ -56,6 +59,9 @@ public struct Follow: AsyncParsableCommand {
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Analysis: noise gate, -120 to 0 dBFS: quieter sound drives nothing (a hit must rise 12 dB above it).", valueName: "dBFS"))
     public var gate = -60.0
+
+    @Option(name: .long, help: ArgumentHelp("Analysis: earliest (each hit felt in the first period after it is heard, up to a period of jitter) or steady (every hit one fixed delay after its sound, about a period later).", valueName: "timing"))
+    public var timing: FollowTiming = .earliest
 
     @Option(
         name: .long,
@@ -130,7 +136,7 @@ public struct Follow: AsyncParsableCommand {
             layout: layout, profile: resolvedProfile, rate: Self.sampleRate, defaultBufferPeriods: Self.defaultBufferPeriods)
         let settings = FollowSettings(
             mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: followed, sensitivity: sensitivity / 100,
-            gate: pow(10, gate / 20))
+            gate: pow(10, gate / 20), timing: timing)
         let outages = OutageReport(verb: "follow", device: device)
         let capture = self.capture
         let follower: LiveFollower
@@ -191,3 +197,4 @@ public struct Follow: AsyncParsableCommand {
 }
 
 extension FollowMode: ExpressibleByArgument {}
+extension FollowTiming: ExpressibleByArgument {}

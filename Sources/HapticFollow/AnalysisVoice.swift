@@ -8,6 +8,9 @@ import HapticRender
 private var burstCapacity: Int { @_noLocks @inline(__always) get { 4 } }
 /// Hits an ``AnalysisVoice`` remembers for the ducking (the dip lasts 41 ms).
 private var duckCapacity: Int { @_noLocks @inline(__always) get { 4 } }
+/// Hits the earliest placement holds between two blocks (hits are at least the minimum gap
+/// apart, and a block's arrivals span a few periods; the newest are kept).
+private var pendingCapacity: Int { @_noLocks @inline(__always) get { 8 } }
 
 /// The `analysis` mode's processor: the captured sound analysed as it arrives (HapticAnalysis's
 /// ``StreamingAnalyzer``: a loudness follower, hits, sharpness from the spectrum) and made into
@@ -24,13 +27,19 @@ private var duckCapacity: Int { @_noLocks @inline(__always) get { 4 } }
 ///   Decided on the onset's rise (``HitDecision/onRise``), a hit may not have reached its peak:
 ///   for four hops (the span the analyser's own peak would look at) the burst's amplitude grows
 ///   with the sound's peak, slewed by at most full scale per millisecond;
-/// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`).
+/// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`), and
+///   at the transient's frequency while it sounds (so that the two add up instead of beating).
 ///
-/// Output sample n depends on the captured samples up to n only (a frame or a hit takes effect
-/// on the sample after the last one it saw), so how the sound is cut into blocks changes nothing.
+/// Two placements (``FollowTiming``). Steady (`render`, `bridge`): output sample n depends on
+/// the captured samples up to n only (a frame or a hit takes effect on the sample after the last
+/// one it saw), so how the sound is cut into blocks changes nothing. Earliest (`analyse` as the
+/// sound arrives, `renderEarliest` per block): what was analysed takes effect on the next
+/// block's first sample, up to a period sooner, with the growing burst's peak watched as the
+/// sound arrives.
 ///
-/// Everything is allocated in `init`. `render` allocates nothing, takes no lock and runs in
-/// steps bounded by its block (and by the few bursts an actuator holds at once). Render thread.
+/// Everything is allocated in `init`. `render`, `analyse` and `renderEarliest` allocate nothing,
+/// take no lock and run in steps bounded by what they are given (and by the few bursts an
+/// actuator holds at once). Render thread.
 final class AnalysisVoice {
     /// One actuator's synthesis: its tables and its oscillator's and bursts' state.
     struct Band {
@@ -61,6 +70,18 @@ final class AnalysisVoice {
         /// The carrier's phase at the start (cycles): the continuous layer's there, so that the
         /// two add up as the burst rises instead of beating against each other from its start.
         var phase: Double
+        /// The earliest placement: the serial of the ``Growth`` its amplitude follows (-1: none;
+        /// the steady placement follows the captured samples aligned with its own).
+        var growth: Int
+    }
+
+    /// The earliest placement: the captured peak after a hit, watched while the sound arrives
+    /// (the burst may already sound), from the sample it was decided on for four hops.
+    struct Growth {
+        var serial: Int
+        var from: Int64
+        var until: Int64
+        var peak: Float
     }
 
     let analyzer: StreamingAnalyzer
@@ -97,6 +118,10 @@ final class AnalysisVoice {
     private var step: Float = 0
     private var rampLeft = 0
     private var sharpness = 0.0
+    /// The latest hit's sharpness, which the continuous layer takes while its burst sounds.
+    private var heldSharpness = 0.0
+    private var holdFrom: Int64 = 0
+    private var holdUntil: Int64 = 0
     /// Transients started since `init`.
     private(set) var transientsStarted = 0
     /// Until this sample, a hit must be louder than `spliceLevel` × 1.41 to be played (`noteSplice`).
@@ -111,6 +136,24 @@ final class AnalysisVoice {
     private let bridgeHold: Int
     /// What a bridged stretch's bursts read as captured sound (zeros, `maxBlock` of them).
     private let silence: UnsafeMutablePointer<Float>
+
+    // The earliest placement (`analyse`, `renderEarliest`).
+    /// Hits analysed and not yet played, with their growth serials (a ring; the newest kept).
+    private let pendingHits: UnsafeMutablePointer<Hit>
+    private let pendingGrowth: UnsafeMutablePointer<Int>
+    private var pendingCount = 0
+    /// The newest feature frame analysed and not yet taken (one: a frame is the latest state).
+    private let newestFrame: UnsafeMutablePointer<FeatureFrame>
+    private var hasNewestFrame = false
+    private let growths: UnsafeMutablePointer<Growth>
+    private var nextGrowthSerial = 0
+    /// Captured samples analysed (`analyse`; the analyser's count, read without a reference to it).
+    private var analysedSamples: Int64 = 0
+    /// Captured samples analysed when the last block was rendered (none since: the capture is late).
+    private var analysedAtLastBlock: Int64 = 0
+    /// Until this captured sample, a hit must be louder than `captureGapLevel` × 1.41 (`noteCaptureGap`).
+    private var captureGapUntil: Int64 = 0
+    private var captureGapLevel: Float = 0
 
     /// - Parameters: `analysis`: the analysis settings (their rate the engine's); `maxBlock`:
     ///   the most frames one `render` is given; `actuators`: one band per profile, in bus order.
@@ -143,7 +186,7 @@ final class AnalysisVoice {
         intensityRow = .allocate(capacity: self.maxBlock)
         duckRow = .allocate(capacity: self.maxBlock)
         amplitudeRow = .allocate(capacity: self.maxBlock)
-        segmentCapacity = analyzer.outputCapacity + 1
+        segmentCapacity = analyzer.outputCapacity + 2 * pendingCapacity + 3  // frames, and each hit's hold
         segmentStart = .allocate(capacity: segmentCapacity)
         segmentSharpness = .allocate(capacity: segmentCapacity)
         duckStarts = .allocate(capacity: duckCapacity)
@@ -154,6 +197,13 @@ final class AnalysisVoice {
         bridgeHold = Int(0.03 * sampleRate)
         silence = .allocate(capacity: self.maxBlock)
         silence.initialize(repeating: 0, count: self.maxBlock)
+        pendingHits = .allocate(capacity: pendingCapacity)
+        pendingGrowth = .allocate(capacity: pendingCapacity)
+        newestFrame = .allocate(capacity: 1)
+        newestFrame.initialize(to: FeatureFrame(
+            end: 0, peakIndex: 0, amplitude: 0, intensity: 0, sharpness: 0, onset: 0, threshold: 0, sounding: false))
+        growths = .allocate(capacity: burstCapacity)
+        growths.initialize(repeating: Growth(serial: -1, from: 0, until: 0, peak: 0), count: burstCapacity)
     }
 
     deinit {
@@ -171,10 +221,15 @@ final class AnalysisVoice {
         segmentSharpness.deallocate()
         duckStarts.deallocate()
         silence.deallocate()
+        pendingHits.deallocate()
+        pendingGrowth.deallocate()
+        newestFrame.deallocate()
+        growths.deallocate()
     }
 
-    /// Analyses `n` (at most `maxBlock`) captured samples and adds the drive made from
-    /// them into each actuator's haptic bus of `bus`, from frame `offset` on.
+    /// The steady placement: analyses `n` (at most `maxBlock`) captured samples and adds the
+    /// drive made from them into each actuator's haptic bus of `bus`, from frame `offset` on,
+    /// sample for sample (output sample i is captured sample i, later by the samples bridged).
     // Not @_noLocks itself: the compiler counts the call on the analyser's reference as
     // possible locking (a retain in unoptimised builds). The analyser's `process` and
     // `synthesize` are checked; the allocation-counting tests cover the whole path.
@@ -183,20 +238,30 @@ final class AnalysisVoice {
         if n == 0 { return }
         _ = analyzing.process(samples, count: n)
         bridgedRun = 0
-        synthesize(samples, count: n, frames: analyzing.frames, hits: analyzing.hits, into: bus, at: offset)
+        startHits(analyzing.hits, blockStart: position)
+        synthesize(samples, count: n, frames: analyzing.frames, skew: skew, into: bus, at: offset)
     }
 
-    /// Adds `count` (at most `maxBlock`) samples of drive where the capture has none (the queue
-    /// ran dry: the sound server was late, not the sound silent): the continuous layer goes on
-    /// at its level and sharpness, sounding transients ring out, and nothing is analysed (the
-    /// captured stream resumes where it stopped, later by this much). A hole in a steady
-    /// vibration is felt as a knock of its own (the rig's click track, recorded, showed each of
-    /// the queue's underruns as a burst of drive no hit made); held for 30 ms, the layer then
-    /// fades over a hop, as a sound that stopped would.
+    /// The steady placement: adds `count` (at most `maxBlock`) samples of drive where the
+    /// capture has none (the queue ran dry: the sound server was late, not the sound silent):
+    /// the continuous layer goes on at its level and sharpness (``holdOrFade(_:)``), sounding
+    /// transients ring out, and nothing is analysed (the captured stream resumes where it
+    /// stopped, later by this much).
     @_noLocks
     func bridge(count: Int, into bus: MixBus, at offset: Int) {
         let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
         if n == 0 { return }
+        holdOrFade(n)
+        synthesize(silence, count: n, frames: UnsafeBufferPointer(start: nil, count: 0), skew: skew, into: bus, at: offset)
+        skew += Int64(n)
+    }
+
+    /// `n` samples without captured sound: a hole in a steady vibration is felt as a knock of
+    /// its own (the rig's click track, recorded, showed each of the queue's underruns as a
+    /// burst of drive no hit made), so the layer is held for 30 ms, then fades over a hop, as a
+    /// sound that stopped would.
+    @_noLocks
+    private func holdOrFade(_ n: Int) {
         // (Nested conditions: `&&`'s autoclosure would retain self.)
         let run = bridgedRun, hold = bridgeHold
         if run < hold, run + n >= hold {
@@ -205,9 +270,126 @@ final class AnalysisVoice {
             rampLeft = hop
         }
         bridgedRun += n
-        synthesize(silence, count: n, frames: UnsafeBufferPointer(start: nil, count: 0),
-                   hits: UnsafeBufferPointer(start: nil, count: 0), into: bus, at: offset)
-        skew += Int64(n)
+    }
+
+    // MARK: the earliest placement
+
+    /// The earliest placement, as the sound arrives: analyses `count` captured samples (any
+    /// number, in steps of `maxBlock`) and keeps what `renderEarliest` plays next: the newest
+    /// feature frame and the hits decided; it also watches the captured peaks that young hits'
+    /// bursts grow with.
+    func analyse(_ samples: UnsafePointer<Float>, count: Int) {
+        var done = 0
+        while done < count {
+            let start = analyzing.samplesProcessed
+            let n = analyzing.process(samples + done, count: count - done)
+            if n <= 0 { break }
+            let frames = analyzing.frames
+            if frames.count > 0 {
+                newestFrame.pointee = frames[frames.count - 1]
+                hasNewestFrame = true
+            }
+            for h in 0..<analyzing.hits.count { keep(analyzing.hits[h]) }
+            watchGrowth(samples + done, from: start, count: n)
+            analysedSamples = start + Int64(n)
+            done += n
+        }
+    }
+
+    /// The earliest placement: adds `count` (at most `maxBlock`) samples of drive, from frame
+    /// `offset` of `bus`, for the sound analysed so far: the hits kept start on the block's
+    /// first sample, the continuous layer ramps from its level to the newest frame's over a
+    /// hop. A hit is felt in the first block rendered after it was decided, up to a period
+    /// earlier than the steady placement's fixed delay (and that much less even in time).
+    /// Nothing analysed since the last block (the capture late): the layer holds, then fades.
+    @_noLocks
+    func renderEarliest(count: Int, into bus: MixBus, at offset: Int) {
+        let n = count < 0 ? 0 : (count < maxBlock ? count : maxBlock)
+        if n == 0 { return }
+        let analysed = analysedSamples
+        if analysed == analysedAtLastBlock { holdOrFade(n) } else { bridgedRun = 0 }
+        analysedAtLastBlock = analysed
+        let blockStart = position
+        for h in 0..<pendingCount {
+            let hit = pendingHits[h]
+            startHit(at: blockStart, intensity: hit.intensity, sharpness: Double(hit.sharpness), growth: pendingGrowth[h])
+        }
+        pendingCount = 0
+        growBursts()
+        let frames = UnsafeBufferPointer(start: newestFrame, count: hasNewestFrame ? 1 : 0)
+        hasNewestFrame = false
+        // (The frame takes effect on the block's first sample.)
+        synthesize(silence, count: n, frames: frames, skew: blockStart &- newestFrame.pointee.end, into: bus, at: offset)
+    }
+
+    /// The capture lost frames before the next ones (an overrun): the cut is a broadband step,
+    /// judged as ``noteSplice(within:)`` judges one, on the analyser's timeline.
+    @_noLocks
+    func noteCaptureGap() {
+        captureGapUntil = analysedSamples + Int64(5 * hop) + spliceLookBack
+        captureGapLevel = level > target ? level : target
+    }
+
+    /// A hit decided, kept for the next block (the newest kept when more than fit) with a
+    /// growth record of its own.
+    @_noLocks
+    private func keep(_ hit: Hit) {
+        if hit.decidedAt < captureGapUntil, !loudEnough(hit.intensity, overCutAt: captureGapLevel) { return }
+        let slot = nextGrowthSerial % burstCapacity
+        growths[slot] = Growth(serial: nextGrowthSerial, from: hit.decidedAt, until: hit.decidedAt + Int64(4 * hop), peak: hit.intensity * hit.intensity)
+        if pendingCount == pendingCapacity {
+            for h in 1..<pendingCapacity {
+                pendingHits[h - 1] = pendingHits[h]
+                pendingGrowth[h - 1] = pendingGrowth[h]
+            }
+            pendingCount -= 1
+        }
+        pendingHits[pendingCount] = hit
+        pendingGrowth[pendingCount] = nextGrowthSerial
+        pendingCount += 1
+        nextGrowthSerial &+= 1
+    }
+
+    /// The growth records' peaks over `count` captured samples from stream index `start`.
+    @_noLocks
+    private func watchGrowth(_ samples: UnsafePointer<Float>, from start: Int64, count: Int) {
+        let end = start + Int64(count)
+        for g in 0..<burstCapacity {
+            let record = growths[g]
+            if record.serial < 0 || record.until <= start || record.from >= end { continue }
+            let from = Int((record.from > start ? record.from : start) - start)
+            let to = Int((record.until < end ? record.until : end) - start)
+            var peak = record.peak
+            for i in from..<to {
+                let x = samples[i]
+                let magnitude = x < 0 ? -x : x
+                if magnitude > peak { peak = magnitude }
+            }
+            growths[g].peak = peak
+        }
+    }
+
+    /// The sounding bursts' amplitudes ask for their records' peaks (slewed as they sound).
+    @_noLocks
+    private func growBursts() {
+        for k in 0..<bandCount {
+            let band = bands + k
+            let table = band.pointee.amplitudeTable
+            for b in 0..<band.pointee.burstCount {
+                let serial = band.pointee.bursts[b].growth
+                if serial < 0 { continue }
+                let record = growths[serial % burstCapacity]
+                if record.serial != serial {
+                    band.pointee.bursts[b].growth = -1
+                    continue
+                }
+                if record.peak > band.pointee.bursts[b].peak {
+                    band.pointee.bursts[b].peak = record.peak
+                    band.pointee.bursts[b].target = amplitude(squareRootFast(record.peak < 1 ? record.peak : 1), table)
+                }
+                if record.until <= analysedSamples { band.pointee.bursts[b].growth = -1 }
+            }
+        }
     }
 
     /// The stream is cut within the next `count` samples' reach (the capture queue dropped
@@ -234,10 +416,20 @@ final class AnalysisVoice {
         step = 0
         rampLeft = 0
         sharpness = 0
+        heldSharpness = 0
+        holdFrom = 0
+        holdUntil = 0
         spliceUntil = 0
         spliceLevel = 0
         skew = 0
         bridgedRun = 0
+        pendingCount = 0
+        hasNewestFrame = false
+        growths.update(repeating: Growth(serial: -1, from: 0, until: 0, peak: 0), count: burstCapacity)
+        analysedSamples = 0
+        analysedAtLastBlock = 0
+        captureGapUntil = 0
+        captureGapLevel = 0
         duckStarts.update(repeating: -1 << 40, count: duckCapacity)
         duckNext = 0
         for k in 0..<bandCount {
@@ -248,34 +440,57 @@ final class AnalysisVoice {
         }
     }
 
-    /// The drive for the `n` samples just analysed, which gave `frames` and `hits`.
+    /// The steady placement's hits: a burst on every actuator from the sample the hit was
+    /// decided on (on the voice's timeline: later by the samples bridged), not before `blockStart`.
+    @_noLocks
+    private func startHits(_ hits: UnsafeBufferPointer<Hit>, blockStart: Int64) {
+        for h in 0..<hits.count {
+            let hit = hits[h]
+            let decidedAt = hit.decidedAt &+ skew
+            if decidedAt < spliceUntil, !loudEnough(hit.intensity, overCutAt: spliceLevel) { continue }
+            startHit(at: decidedAt > blockStart ? decidedAt : blockStart, intensity: hit.intensity, sharpness: Double(hit.sharpness), growth: -1)
+        }
+    }
+
+    /// Whether a hit near a cut in the stream is played: louder by 6 dB (1.41 × in intensity)
+    /// than the sound before the cut (`before`) and now (``noteSplice(within:)``).
+    @_noLocks @inline(__always)
+    private func loudEnough(_ intensity: Float, overCutAt before: Float) -> Bool {
+        let now = level > target ? level : target
+        let reference = before > now ? before : now
+        return intensity >= 1.41 * reference
+    }
+
+    /// A transient from sample `start` on, on every actuator, and the continuous layer's dip under it.
+    @_noLocks
+    private func startHit(at start: Int64, intensity: Float, sharpness: Double, growth: Int) {
+        duckStarts[duckNext] = start
+        duckNext = duckNext + 1 == duckCapacity ? 0 : duckNext + 1
+        transientsStarted &+= 1
+        var longest: Int64 = 0
+        for k in 0..<bandCount {
+            let length = startBurst(bands + k, at: start, intensity: intensity, sharpness: sharpness, growth: growth)
+            if length > longest { longest = length }
+        }
+        holdFrom = start
+        holdUntil = start + longest
+        heldSharpness = sharpness
+    }
+
+    /// The drive for `n` samples from `position` on: the continuous layer from `frames` (each
+    /// taking effect where its end, plus `skew`, falls), the bursts sounding; `samples`: the
+    /// captured samples aligned with the output, whose peak a young burst's amplitude follows
+    /// in the steady placement (silence otherwise).
     @_noLocks
     private func synthesize(
-        _ samples: UnsafePointer<Float>, count n: Int, frames: UnsafeBufferPointer<FeatureFrame>, hits: UnsafeBufferPointer<Hit>, into bus: MixBus,
+        _ samples: UnsafePointer<Float>, count n: Int, frames: UnsafeBufferPointer<FeatureFrame>, skew: Int64, into bus: MixBus,
         at offset: Int
     ) {
         let blockStart = position
 
-        // The hits: a burst on every actuator from the sample the hit was decided on.
-        for h in 0..<hits.count {
-            let hit = hits[h]
-            let decidedAt = hit.decidedAt &+ skew
-            if decidedAt < spliceUntil {
-                // (`noteSplice`: louder by 6 dB than the sound before the cut and now.)
-                let now = level > target ? level : target
-                let reference = spliceLevel > now ? spliceLevel : now
-                if hit.intensity < 1.41 * reference { continue }
-            }
-            let start = decidedAt > blockStart ? decidedAt : blockStart
-            duckStarts[duckNext] = start
-            duckNext = duckNext + 1 == duckCapacity ? 0 : duckNext + 1
-            transientsStarted &+= 1
-            for k in 0..<bandCount { startBurst(bands + k, at: start, intensity: hit.intensity, sharpness: Double(hit.sharpness)) }
-        }
-
         // The rows all actuators share: intensity (ramped per frame), ducking, sharpness segments.
         segmentStart[0] = 0
-        segmentSharpness[0] = sharpness
+        segmentSharpness[0] = sharpnessHeard(at: blockStart)
         var segments = 1
         var f = 0
         var loudest: Float = 0
@@ -285,14 +500,15 @@ final class AnalysisVoice {
                 if frames[f].end &+ skew > p { break }
                 take(frames[f])
                 f += 1
-                if segmentSharpness[segments - 1] != sharpness {
-                    if segmentStart[segments - 1] == i {
-                        segmentSharpness[segments - 1] = sharpness
-                    } else if segments < segmentCapacity {
-                        segmentStart[segments] = i
-                        segmentSharpness[segments] = sharpness
-                        segments += 1
-                    }
+            }
+            let heard = sharpnessHeard(at: p)
+            if segmentSharpness[segments - 1] != heard {
+                if segmentStart[segments - 1] == i {
+                    segmentSharpness[segments - 1] = heard
+                } else if segments < segmentCapacity {
+                    segmentStart[segments] = i
+                    segmentSharpness[segments] = heard
+                    segments += 1
                 }
             }
             if rampLeft > 0 {
@@ -328,6 +544,17 @@ final class AnalysisVoice {
             renderBursts(band, samples, into: out, blockStart: blockStart, count: n)
         }
         position = blockStart + Int64(n)
+    }
+
+    /// The continuous layer's sharpness at sample `p`: the latest hit's while its burst sounds
+    /// (the two at one frequency, in step from the burst's first sample, add up; at two they
+    /// beat, and the kick's own loudness swelling the layer at another frequency cancelled the
+    /// burst 5–10 ms in: a notch in the felt envelope, some hits felt 20 ms late), else the frames'.
+    @_noLocks @inline(__always)
+    private func sharpnessHeard(at p: Int64) -> Double {
+        // (Nested conditions: `&&`'s autoclosure would retain self.)
+        if p >= holdFrom { if p < holdUntil { return heldSharpness } }
+        return sharpness
     }
 
     /// A feature frame takes effect: the intensity ramps to its own over a hop (to 0 below
@@ -376,8 +603,9 @@ final class AnalysisVoice {
         band.pointee.inc = inc
     }
 
-    @_noLocks
-    private func startBurst(_ band: UnsafeMutablePointer<Band>, at start: Int64, intensity: Float, sharpness: Double) {
+    /// Starts a burst on `band`; returns its length (samples).
+    @_noLocks @discardableResult
+    private func startBurst(_ band: UnsafeMutablePointer<Band>, at start: Int64, intensity: Float, sharpness: Double, growth: Int) -> Int64 {
         let shape = TransientGeometry(
             sharpness: sharpness, frequencyTable: band.pointee.frequencyTable, sampleRate: sampleRate, rule: band.pointee.rule)
         let a = amplitude(intensity, band.pointee.amplitudeTable)
@@ -388,15 +616,16 @@ final class AnalysisVoice {
             band.pointee.phaseAnchor + Double(start &- band.pointee.anchorSample) * inc - 0.5 * shape.inc)
         let burst = Burst(
             start: start, shape: shape, amplitude: a, target: a, peak: intensity * intensity,
-            growUntil: start + Int64(4 * hop), phase: phase)
+            growUntil: growth < 0 ? start + Int64(4 * hop) : start, phase: phase, growth: growth)
         if band.pointee.burstCount < burstCapacity {
             band.pointee.bursts[band.pointee.burstCount] = burst
             band.pointee.burstCount += 1
-            return
+            return shape.length
         }
         var oldest = 0
         for b in 1..<burstCapacity where band.pointee.bursts[b].start < band.pointee.bursts[oldest].start { oldest = b }
         band.pointee.bursts[oldest] = burst
+        return shape.length
     }
 
     /// Adds the sounding bursts' samples of this block (`samples`: the captured ones, whose

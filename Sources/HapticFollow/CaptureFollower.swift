@@ -7,7 +7,10 @@ import Synchronization
 /// (``LiveInput``), before the protection chain. The captured channels chosen are mixed to
 /// mono (their mean), queued against the arrivals' jitter (``CaptureQueue``), and made into
 /// drive for each actuator of the layout by the mode's processor (`analysis`: ``AnalysisVoice``;
-/// `lowpass`: ``CrossoverFilter``).
+/// `lowpass`: ``CrossoverFilter``). The analysis mode with the earliest timing (the default)
+/// analyses what arrives as it is read, ahead of the queue, and plays it from the next block's
+/// first sample: a synthesis needs no even stream, so it waits neither for a period of sound nor
+/// for the queue's reserve.
 ///
 /// Overruns are recovered in place and counted. A capture that is gone (its server restarted:
 /// an error, or no frame at all for `stallSeconds` of output, which is how a sound server's
@@ -95,6 +98,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     private var fadingModeIndex = 0
     private var fadeLeft = 0
     private let fadeFrames: Int
+    /// The analysis mode's timing is `.earliest` (`settings.timing`).
+    private let earliest: Bool
 
     /// - Parameters: `sampleRate`, `periodFrames`: the engine's (the capture must run at its rate).
     public init(input: any InputDevice, settings: FollowSettings, sampleRate: Int, periodFrames: Int, stallSeconds: Double = 0.5) {
@@ -113,6 +118,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         modes.initialize(from: Array(all), count: all.count)
         modeIndex = controls.snapshot().modeIndex
         fadeFrames = max(1, sampleRate / 200)  // 5 ms
+        earliest = settings.timing == .earliest
     }
 
     deinit {
@@ -199,11 +205,11 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
 
     public func render(into bus: MixBus) {
         guard let block, let work, let levels, let fadeWeights, let fadeOut, queue != nil else { return }
+        let controls = controls.snapshot()
+        switchMode(to: controls.modeIndex)
         let readStarted = MonotonicClock.nanos()
         pull(frames: bus.frames)
         captureReadTimes.record(nanos: MonotonicClock.nanos() - readStarted)
-        let controls = controls.snapshot()
-        switchMode(to: controls.modeIndex)
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
@@ -217,8 +223,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             let dropped = queue!.droppedFrames
             let spliced = droppedAtTake != droppedSeen || dropped != droppedAtTake
             droppedSeen = dropped
-            if modes[modeIndex] == .analysis || (fading && modes[fadingModeIndex] == .analysis) {
-                analyse(given, of: n, spliced: spliced)
+            if analysing {
+                if earliest { analyseEarliest(n) } else { analyse(given, of: n, spliced: spliced) }
             }
             for k in 0..<min(bus.hapticBusCount, filterCount) {
                 let target = bus.hapticBus(k) + done
@@ -250,8 +256,25 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         if let voice { transients.store(transientsBefore + voice.transientsStarted, ordering: .relaxed) }
     }
 
-    /// The analysis mode's drive for this block of `n` frames, every actuator's, into
-    /// `analysisOut`: the voice analyses only the `given` frames captured (the silence a starved
+    /// Whether the analysis mode is heard (in use, or fading out after a switch).
+    private var analysing: Bool {
+        modes[modeIndex] == .analysis || (fadeLeft > 0 && modes[fadingModeIndex] == .analysis)
+    }
+
+    /// The analysis mode's drive for this block of `n` frames with the earliest timing, every
+    /// actuator's, into `analysisOut`: what `pull` analysed as it arrived, played from the
+    /// block's first sample. Render thread.
+    private func analyseEarliest(_ n: Int) {
+        guard let voice, let analysisOut else { return }
+        analysisOut.update(repeating: 0, count: filterCount * blockFrames)
+        var drive = MixBus(haptic: analysisOut, audioLeft: analysisOut, audioRight: analysisOut, frames: blockFrames)
+        drive.hapticBusCount = filterCount
+        drive.hapticStride = blockFrames
+        voice.renderEarliest(count: n, into: drive, at: 0)
+    }
+
+    /// The analysis mode's drive for this block of `n` frames with the steady timing, every
+    /// actuator's, into `analysisOut`: the voice analyses only the `given` frames captured (the silence a starved
     /// queue fills in is no sound, and the sound's return after it would be taken for a hit),
     /// and bridges the rest (``AnalysisVoice/bridge(count:into:at:)``). Render thread.
     private func analyse(_ given: Int, of n: Int, spliced: Bool) {
@@ -332,10 +355,15 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
                     mono[f] = sum * scale
                 }
                 queue!.append(mono, got)
+                // The earliest timing analyses the sound as it arrives, ahead of the queue.
+                if earliest && analysing { voice?.analyse(mono, count: got) }
                 arrived += got
                 if got < readFrames { rounds = 0 }
             case .fault(let fault):
-                if case .xrun = fault { overruns.add(1, ordering: .relaxed) }
+                if case .xrun = fault {
+                    overruns.add(1, ordering: .relaxed)
+                    if earliest { voice?.noteCaptureGap() }
+                }
                 if !input.recover(from: fault) {
                     losses.add(1, ordering: .relaxed)
                     lost.store(true, ordering: .releasing)

@@ -14,9 +14,15 @@ public struct FollowSettings: Sendable, Equatable {
     /// follower) the sound drives no continuous layer, and a hit must rise to 4× it.
     /// 0.001 (-60 dBFS), `convert`'s.
     public var gate = 0.001
+    /// When the analysis mode plays what it heard (see ``FollowTiming``).
+    public var timing: FollowTiming = .earliest
 
-    public init(mode: FollowMode = .analysis, gain: Float = 1, inputChannels: [Int] = [], sensitivity: Double = 0.5, gate: Double = 0.001) {
+    public init(
+        mode: FollowMode = .analysis, gain: Float = 1, inputChannels: [Int] = [], sensitivity: Double = 0.5, gate: Double = 0.001,
+        timing: FollowTiming = .earliest
+    ) {
         self.mode = mode
+        self.timing = timing
         self.gain = gain
         self.inputChannels = inputChannels
         self.sensitivity = sensitivity

@@ -17,6 +17,7 @@
 @_exported import enum HapticEngine.DualSenseIDs
 // The follower's settings and counts (`LiveFollower`, the `follow` verb).
 @_exported import enum HapticFollow.FollowMode
+@_exported import enum HapticFollow.FollowTiming
 @_exported import struct HapticFollow.FollowSettings
 @_exported import struct HapticFollow.FollowStatistics
 @_exported import class HapticFollow.FollowControls

@@ -55,10 +55,12 @@ struct FollowRigTests {
     }
 
     /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
-    /// analysis), with `bufferPeriods` of output buffer (nil: its default, 2).
-    static func startFollow(period: Int, mode: String? = nil, bufferPeriods: Int? = nil) throws -> ToolProcess {
+    /// analysis) with `timing` (nil: the default, earliest), with `bufferPeriods` of output
+    /// buffer (nil: its default, 2).
+    static func startFollow(period: Int, mode: String? = nil, timing: String? = nil, bufferPeriods: Int? = nil) throws -> ToolProcess {
         let follow = try LiveCLI.run(["follow", "-C", Rig.inputMono, "-D", Rig.outB, "--period", String(period)]
-                                     + (mode.map { ["--mode", $0] } ?? []) + (bufferPeriods.map { ["--buffer-periods", String($0)] } ?? []))
+                                     + (mode.map { ["--mode", $0] } ?? []) + (timing.map { ["--timing", $0] } ?? [])
+                                     + (bufferPeriods.map { ["--buffer-periods", String($0)] } ?? []))
         try #require(follow.waitForReady("follow") && follow.isRunning, "follow: not ready: \(follow.stderr)")
         return follow
     }
@@ -77,11 +79,14 @@ struct FollowRigTests {
     /// FollowerTests. The latency with the default buffer is follow-bench's (release builds).
     @Test("every hit of a click track is followed, none invented; latency per hit printed",
           arguments: [(256, "analysis", true), (128, "analysis", true), (256, "analysis", false), (128, "analysis", false),
-                      (256, "lowpass", true), (128, "lowpass", true)])
-    func clickTrack(period: Int, mode: String, tone: Bool) throws {
-        let follow = try Self.startFollow(period: period, mode: mode, bufferPeriods: 8)
+                      (256, "analysis --timing steady", true), (256, "lowpass", true), (128, "lowpass", true)])
+    func clickTrack(period: Int, mode modeAndTiming: String, tone: Bool) throws {
+        // ("analysis --timing steady": the analysis mode with the steady timing.)
+        let mode = String(modeAndTiming.split(separator: " ")[0])
+        let timing = modeAndTiming.firstMatch(of: /--timing (\w+)/).map { String($0.1) }
+        let follow = try Self.startFollow(period: period, mode: mode, timing: timing, bufferPeriods: 8)
         defer { follow.kill() }
-        let label = "click track\(tone ? "" : " (kicks alone)"), \(mode), period \(period)"
+        let label = "click track\(tone ? "" : " (kicks alone)"), \(modeAndTiming), period \(period)"
         let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
         follow.signal(SIGTERM)
         let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)

@@ -81,6 +81,20 @@ struct AnalysisVoiceTests {
 
     static func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
 
+    /// Felt as the rig measures it, per onset (ms): from the onset to half way from the level
+    /// before it (100–50 ms before) to the peak of the drive's Hilbert envelope in the 200 ms after.
+    static func feltDelays(_ drive: [Float], onsets: [Int]) -> [Double] {
+        let envelope = hilbertEnvelope(drive)
+        return onsets.map { onset in
+            let before = envelope[(onset - 4800)..<(onset - 2400)]
+            let level = before.reduce(0, +) / Double(before.count)
+            let window = onset..<min(envelope.count, onset + 9600)
+            let top = window.max { envelope[$0] < envelope[$1] }!
+            let half = window.first { envelope[$0] >= level + 0.5 * (envelope[top] - level) }!
+            return Double(half - onset) * 1000 / Double(rate)
+        }
+    }
+
     @Test("a click track over a steady tone: one transient per click, near it; none in the tone or the silence")
     func clickTrack() throws {
         // 0–1 s silence, the tone from 1 s to 9 s, the clicks from 2 s to about 7.5 s, silence after 9 s.
@@ -161,17 +175,7 @@ struct AnalysisVoiceTests {
     func burstInStepWithTheVibration() throws {
         let times = Self.hitTimes(first: 2, count: 24)
         let onsets = times.map { Int($0 * Double(Self.rate)) }
-        func feltDelays(_ drive: [Float]) -> [Double] {
-            let envelope = hilbertEnvelope(drive)
-            return onsets.map { onset in
-                let before = envelope[(onset - 4800)..<(onset - 2400)]
-                let level = before.reduce(0, +) / Double(before.count)
-                let window = onset..<(onset + 9600)
-                let top = window.max { envelope[$0] < envelope[$1] }!
-                let half = window.first { envelope[$0] >= level + 0.5 * (envelope[top] - level) }!
-                return Double(half - onset) * 1000 / Double(Self.rate)
-            }
-        }
+        func feltDelays(_ drive: [Float]) -> [Double] { Self.feltDelays(drive, onsets: onsets) }
         var kicks = [Float](repeating: 0, count: 12 * Self.rate)
         Self.addKicks(&kicks, at: times)
         var overTone = kicks

@@ -244,7 +244,7 @@ struct FollowerTests {
     /// capture's frames arrive as `due(k, nominal, arrived)` says for period k (nominal: what a
     /// steady capture would have delivered by its end, in 480-frame fragments). Returns the
     /// engine's output, the follower's statistics and the kicks' times.
-    static func followClickTrack(kicks count: Int, period: Int, seconds: Int,
+    static func followClickTrack(kicks count: Int, period: Int, seconds: Int, timing: FollowTiming = .earliest,
                                  due: (_ k: Int, _ nominal: Int, _ arrived: Int) -> Int) throws
         -> (out: [Float], stats: FollowStatistics, hits: [Double])
     {
@@ -257,7 +257,7 @@ struct FollowerTests {
         AnalysisVoiceTests.addKicks(&signal, at: hits)
         let track = signal
         let input = ScriptedInput(channels: 1) { frame, _ in frame < track.count ? track[frame] : 0 }
-        let follower = CaptureFollower(input: input, settings: FollowSettings(), sampleRate: rate, periodFrames: period)
+        let follower = CaptureFollower(input: input, settings: FollowSettings(timing: timing), sampleRate: rate, periodFrames: period)
         try follower.open()
         var base = HapticEngine.Configuration(layout: .hapticMono, profile: .bassShaker, sampleRate: rate, periodFrames: period, bufferPeriods: 3)
         base.liveInput = follower
@@ -284,10 +284,11 @@ struct FollowerTests {
     /// capture did not deliver in time is bridged, so the tone's vibration has no hole (a hole's
     /// edges are a knock of their own: each was a burst of drive in the rig's recordings) and
     /// every kick is still one transient.
-    @Test("analysis: the queue's underruns leave no hole in the steady vibration, and every kick is one transient")
-    func underrunsAreBridged() throws {
+    @Test("analysis: the capture's stalls leave no hole in the steady vibration, and every kick is one transient",
+          arguments: FollowTiming.allCases)
+    func underrunsAreBridged(timing: FollowTiming) throws {
         let rate = Self.rate
-        let (out, stats, hits) = try Self.followClickTrack(kicks: 30, period: 128, seconds: 12) { k, nominal, arrived in
+        let (out, stats, hits) = try Self.followClickTrack(kicks: 30, period: 128, seconds: 12, timing: timing) { k, nominal, arrived in
             if k % 150 >= 146 { return arrived }  // a 10 ms stall
             return k % 97 == 3 ? nominal + 1024 : nominal  // a burst ahead
         }
@@ -302,7 +303,7 @@ struct FollowerTests {
             let t = Double(i) / Double(rate)
             if !hits.contains(where: { t >= $0 - 0.01 && t <= $0 + 0.25 }) { strays.append(t) }
         }
-        print("follower (analysis) under stalls: \(stats.underruns) underruns, \(stats.transients) transients for \(hits.count) kicks; steady envelope \(steady); strays \(strays.count)")
+        print("follower (analysis, \(timing)) under stalls: \(stats.underruns) underruns, \(stats.transients) transients for \(hits.count) kicks; steady envelope \(steady); strays \(strays.count)")
         #expect(steady > 0.1, "the tone drives a steady vibration: \(steady)")
         #expect(strays.isEmpty, "the envelope leaves 0.6–1.35 × its steady level away from the kicks at (s) \(strays.prefix(20))")
         // The stream was taken (followed, or dropped by the queue) well past the last kick.
@@ -315,9 +316,9 @@ struct FollowerTests {
     /// sound where the analysis has hardly any level yet. The cut is a click as loud as the
     /// sound; with only the level before the cut to compare (near 0), it was a weak transient of
     /// its own (in 4 of these 4 starts; a fresh clone's rig run counted 25 for 24 hits once).
-    @Test("a backlog trimmed while the sound fades in makes no transient of the cut", arguments: 0..<4)
+    @Test("a backlog trimmed while the sound fades in makes no transient of the cut (the steady timing, which follows the queue)", arguments: 0..<4)
     func trimDuringFadeIn(firstBurst: Int) throws {
-        let (_, stats, hits) = try Self.followClickTrack(kicks: 8, period: 256, seconds: 4) { k, nominal, _ in
+        let (_, stats, hits) = try Self.followClickTrack(kicks: 8, period: 256, seconds: 4, timing: .steady) { k, nominal, _ in
             k == firstBurst || k % 47 == 5 ? nominal + 2048 : nominal
         }
         print("follower (analysis), a backlog at period \(firstBurst): \(stats.transients) transients for \(hits.count) kicks; \(stats)")
@@ -326,11 +327,40 @@ struct FollowerTests {
         #expect(stats.transients == hits.count, "\(stats.transients) transients for \(hits.count) kicks: \(stats)")
     }
 
-    @Test("the follower's render allocates nothing (capture read, queue, analysis or filters, mix)", arguments: FollowMode.allCases)
-    func allocationFree(mode: FollowMode) throws {
+    /// The earliest timing plays a hit in the first period rendered after it was decided; the
+    /// steady one a fixed delay after it, through the jitter queue (a period and its reserve
+    /// later). Kicks over the steady tone, arriving in 480-frame fragments (10 ms, a sound
+    /// server's) at period 256: felt as the rig measures it, on the engine's output. Either way no
+    /// kick is felt much later than the others: while a burst sounds, the continuous layer takes
+    /// its frequency (at two frequencies the two beat, and a notch 5–10 ms into the burst made
+    /// every tenth kick felt some 18 ms later than the median).
+    @Test("earliest timing: every kick felt sooner than with the steady timing, by half a period or more in the median; one transient per kick and no late one either way")
+    func earliestTimingIsSooner() throws {
+        var felt: [FollowTiming: [Double]] = [:]
+        for timing in FollowTiming.allCases {
+            let (out, stats, hits) = try Self.followClickTrack(kicks: 24, period: 256, seconds: 10, timing: timing) { _, nominal, _ in nominal }
+            #expect(stats.transients == hits.count, "\(timing): \(stats.transients) transients for \(hits.count) kicks")
+            felt[timing] = AnalysisVoiceTests.feltDelays(out, onsets: hits.map { Int($0 * Double(Self.rate)) }).sorted()
+        }
+        let earliest = try #require(felt[.earliest]), steady = try #require(felt[.steady])
+        let halfPeriod = 128.0 * 1000 / Double(Self.rate)
+        print(String(format: "follower on the engine, 480-frame fragments, period 256: kick → half-envelope median %.2f ms (max %.2f) earliest, %.2f ms (max %.2f) steady",
+                     AnalysisVoiceTests.median(earliest), earliest.last!, AnalysisVoiceTests.median(steady), steady.last!))
+        #expect(AnalysisVoiceTests.median(earliest) <= AnalysisVoiceTests.median(steady) - halfPeriod, "earliest \(earliest) ms; steady \(steady) ms")
+        #expect(earliest.last! <= steady.last!, "earliest \(earliest) ms; steady \(steady) ms")
+        // (The spread: the arrivals' 10 ms fragments and the period; the notch added 18 ms.)
+        for (timing, delays) in felt {
+            #expect(delays.last! <= AnalysisVoiceTests.median(delays) + 8, "\(timing): a kick felt late: \(delays) ms")
+        }
+    }
+
+    @Test("the follower's render allocates nothing (capture read, queue, analysis or filters, mix)",
+          arguments: [(FollowMode.analysis, FollowTiming.earliest), (.analysis, .steady), (.lowpass, .earliest)])
+    func allocationFree(mode: FollowMode, timing: FollowTiming) throws {
         let input = ScriptedInput(channels: 2, sample: Self.clicks)
         let follower = CaptureFollower(
-            input: input, settings: FollowSettings(mode: mode, inputChannels: [0, 1]), sampleRate: Self.rate, periodFrames: Self.period)
+            input: input, settings: FollowSettings(mode: mode, inputChannels: [0, 1], timing: timing), sampleRate: Self.rate,
+            periodFrames: Self.period)
         try follower.open()
         follower.prepare(sampleRate: Self.rate, periodFrames: Self.period, actuators: [.bassShaker, .voiceCoil])
         let frames = Self.period

@@ -12,7 +12,7 @@
 // per round the median latency, follow's RSS and thread count (/proc), and at the end the
 // drift correction, queue trims, underruns and xruns it reports.
 //
-//   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--no-compare] [--hapticsynth PATH]
+//   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--timing TIMING] [--no-compare] [--hapticsynth PATH]
 //   scripts/rig.sh .build/release/follow-bench --minutes 60 [--period 256]
 //
 // --cpu: the follower's render cost alone, with no sound server: the click track fed to a
@@ -32,7 +32,7 @@ guard env["HAPTICSYNTH_RIG_DIR"] != nil else {
     exit(2)
 }
 var period = 256, hitCount = 120, minutes = 0.0, compare = true
-var mode: String? = nil
+var mode: String? = nil, timing: String? = nil
 /// The `hapticsynth` to measure (default: the one built beside this bench), for comparing builds.
 var subjectBinary: URL? = nil
 var args = CommandLine.arguments.dropFirst()
@@ -42,12 +42,13 @@ while let a = args.popFirst() {
     case "--hits": hitCount = Int(args.popFirst() ?? "").flatMap { (1...10_000).contains($0) ? $0 : nil } ?? -1
     case "--minutes": minutes = Double(args.popFirst() ?? "").flatMap { $0.isFinite && $0 > 0 && $0 <= 24 * 60 ? $0 : nil } ?? -1
     case "--mode": mode = args.popFirst()
+    case "--timing": timing = args.popFirst()
     case "--no-compare": compare = false
     case "--hapticsynth": subjectBinary = args.popFirst().map { URL(fileURLWithPath: $0) }
     default: period = -1
     }
     if period < 0 || hitCount < 0 || minutes < 0 {
-        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--no-compare] [--hapticsynth PATH] | --minutes M")
+        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--timing TIMING] [--no-compare] [--hapticsynth PATH] | --minutes M")
         exit(2)
     }
 }
@@ -139,6 +140,7 @@ func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digit
 @MainActor func startFollow() throws -> Subject {
     var arguments = ["follow", "-C", sourceMonitor, "-D", output, "--period", "\(period)", "--verbose"]
     if let mode { arguments += ["--mode", mode] }
+    if let timing { arguments += ["--timing", timing] }
     let follow = try Subject(subjectBinary ?? binaries.appendingPathComponent("hapticsynth"), arguments)
     guard follow.waitFor("follow: ready") else {
         follow.stop()
@@ -193,6 +195,9 @@ func measure(_ label: String, _ track: ClickTrack, subject: Subject? = nil) -> C
               + (outcome.overruns > 0 ? "; \(outcome.overruns) recording overruns (timing void)" : "")
               + (outcome.playerUnderruns > 0 ? "; the track's player underran \(outcome.playerUnderruns) times" : "")
               + (outcome.serverUnderruns.map { "; the server logged \($0) stream underruns" } ?? ""))
+        // Where the tail is: the slowest hits (their order among those matched, from 0).
+        let slowest = outcome.latencies.enumerated().sorted { $0.element > $1.element }.prefix(4)
+        print("\(label): slowest hits " + slowest.map { "#\($0.offset) \(f($0.element)) ms" }.joined(separator: ", "))
         return outcome
     } catch {
         print("\(label): \(error)")
