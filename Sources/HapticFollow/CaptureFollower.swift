@@ -208,8 +208,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         let controls = controls.snapshot()
         switchMode(to: controls.modeIndex)
         let readStarted = MonotonicClock.nanos()
-        pull(frames: bus.frames)
-        captureReadTimes.record(nanos: MonotonicClock.nanos() - readStarted)
+        let analysisNanos = pull(frames: bus.frames)
+        captureReadTimes.record(nanos: MonotonicClock.nanos() - readStarted - analysisNanos)
         var done = 0
         while done < bus.frames {
             let n = min(blockFrames, bus.frames - done)
@@ -265,12 +265,18 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// actuator's, into `analysisOut`: what `pull` analysed as it arrived, played from the
     /// block's first sample. Render thread.
     private func analyseEarliest(_ n: Int) {
-        guard let voice, let analysisOut else { return }
+        guard let voice, let drive = clearedAnalysisDrive() else { return }
+        voice.renderEarliest(count: n, into: drive, at: 0)
+    }
+
+    /// `analysisOut` cleared, as a bus with a row of `blockFrames` per actuator.
+    private func clearedAnalysisDrive() -> MixBus? {
+        guard let analysisOut else { return nil }
         analysisOut.update(repeating: 0, count: filterCount * blockFrames)
         var drive = MixBus(haptic: analysisOut, audioLeft: analysisOut, audioRight: analysisOut, frames: blockFrames)
         drive.hapticBusCount = filterCount
         drive.hapticStride = blockFrames
-        voice.renderEarliest(count: n, into: drive, at: 0)
+        return drive
     }
 
     /// The analysis mode's drive for this block of `n` frames with the steady timing, every
@@ -278,12 +284,8 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
     /// queue fills in is no sound, and the sound's return after it would be taken for a hit),
     /// and bridges the rest (``AnalysisVoice/bridge(count:into:at:)``). Render thread.
     private func analyse(_ given: Int, of n: Int, spliced: Bool) {
-        guard let voice, let analysisOut else { return }
-        analysisOut.update(repeating: 0, count: filterCount * blockFrames)
+        guard let voice, let drive = clearedAnalysisDrive() else { return }
         if spliced { voice.noteSplice(within: given) }
-        var drive = MixBus(haptic: analysisOut, audioLeft: analysisOut, audioRight: analysisOut, frames: blockFrames)
-        drive.hapticBusCount = filterCount
-        drive.hapticStride = blockFrames
         voice.render(block!, count: given, into: drive, at: 0)
         if given < n { voice.bridge(count: n - given, into: drive, at: given) }
     }
@@ -329,10 +331,13 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         for i in 0..<n { weights[i] = max(0, Float(fadeLeft - i) * step) }
     }
 
-    /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it.
-    private func pull(frames: Int) {
+    /// Reads what the capture has (bounded by the queue's room), mixes it to mono and queues it
+    /// (with the earliest timing, also analyses it). Returns the time spent analysing (ns), which
+    /// is no capture read.
+    private func pull(frames: Int) -> Int64 {
         // `lost` first: once it reads false again, the reopen's generation is visible too.
-        guard !lost.load(ordering: .acquiring), let readBuffer, let mono else { return }
+        guard !lost.load(ordering: .acquiring), let readBuffer, let mono else { return 0 }
+        var analysisNanos: Int64 = 0
         let current = generation.load(ordering: .acquiring)
         if current != seenGeneration {
             // Reopened by the control side: what was queued belongs to the old stream.
@@ -356,7 +361,11 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
                 }
                 queue!.append(mono, got)
                 // The earliest timing analyses the sound as it arrives, ahead of the queue.
-                if earliest && analysing { voice?.analyse(mono, count: got) }
+                if earliest && analysing, let voice {
+                    let started = MonotonicClock.nanos()
+                    voice.analyse(mono, count: got)
+                    analysisNanos += MonotonicClock.nanos() - started
+                }
                 arrived += got
                 if got < readFrames { rounds = 0 }
             case .fault(let fault):
@@ -382,6 +391,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             stampNanos.store(stamp.monotonicNanos, ordering: .relaxed)
             stampTrigger.store(stamp.triggerNanos, ordering: .relaxed)
         }
+        return analysisNanos
     }
 
     // MARK: control side
