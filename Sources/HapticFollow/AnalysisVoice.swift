@@ -557,6 +557,15 @@ final class AnalysisVoice {
         return sharpness
     }
 
+    /// The largest amplitude a sounding burst of actuator `k` asks for (0: none sounds): what
+    /// a young burst grew to with the sound's peak. Not for the render thread (tests, reports).
+    func strongestBurstTarget(actuator k: Int) -> Float {
+        guard k >= 0, k < bandCount else { return 0 }
+        var strongest: Float = 0
+        for b in 0..<bands[k].burstCount where bands[k].bursts[b].target > strongest { strongest = bands[k].bursts[b].target }
+        return strongest
+    }
+
     /// A feature frame takes effect: the intensity ramps to its own over a hop (to 0 below
     /// the gate), the sharpness is its own.
     @_noLocks @inline(__always)

@@ -73,6 +73,32 @@ struct AnalysisVoiceTests {
         return (drive, starts)
     }
 
+    /// Runs `voice` with the earliest placement: the input arrives in lumps (sizes taken in turn
+    /// from `arrivals`) before each block of `block` frames, as a sound server hands a capture
+    /// over; returns the drive (one sample per block sample, as the engine plays it).
+    static func runEarliest(_ voice: AnalysisVoice, _ input: [Float], block: Int = 256, arrivals: [Int]) -> [Float] {
+        var drive = [Float](repeating: 0, count: input.count)
+        var arrived = 0, done = 0, a = 0
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        defer { scratch.deallocate() }
+        input.withUnsafeBufferPointer { source in
+            drive.withUnsafeMutableBufferPointer { out in
+                while done < input.count {
+                    let lump = min(arrivals[a % arrivals.count], input.count - arrived)
+                    a += 1
+                    if lump > 0 { voice.analyse(source.baseAddress! + arrived, count: lump) }
+                    arrived += lump
+                    let n = min(block, input.count - done)
+                    var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
+                    bus.hapticBusCount = 1
+                    voice.renderEarliest(count: n, into: bus, at: done)
+                    done += n
+                }
+            }
+        }
+        return drive
+    }
+
     static func voice(_ decision: HitDecision = .onRise, maxBlock: Int = 256, profile: ActuatorProfile = .bassShaker) throws -> AnalysisVoice {
         var analysis = FollowSettings().analysisSettings(sampleRate: Double(rate))
         analysis.hitDecision = decision
@@ -189,6 +215,82 @@ struct AnalysisVoiceTests {
                      Self.median(silent), silent.last!, Self.median(steady), steady.last!))
         #expect(Self.median(steady) <= Self.median(silent) + 1, "over the tone: \(steady) ms; over silence: \(silent) ms")
         #expect(steady.last! < 6, "every kick felt within 6 ms over the tone: \(steady) ms")
+    }
+
+    /// The earliest placement, fed in lumps that do not match the blocks (a server's fragments,
+    /// now and then two at once, now and then none): one transient per kick over the tone, the
+    /// drive as strong as the steady placement's, and every kick felt within the lumps' reach.
+    @Test("earliest placement, lumpy arrivals: one transient per kick, as strong as the steady placement's, felt within 30 ms")
+    func earliestPlacement() throws {
+        let times = Self.hitTimes(first: 2, count: 16)
+        var x = [Float](repeating: 0, count: 9 * Self.rate)
+        Self.addTone(&x, from: 1, to: 9)
+        // Kicks whose body swells over 8 ms after the click: decided on the click, a hit's burst
+        // starts weak and must grow to the body's peak.
+        for hit in times {
+            let start = Int(hit * Double(Self.rate))
+            for k in 0..<Int(0.2 * Double(Self.rate)) {
+                let t = Double(k) / Double(Self.rate)
+                var v = 0.7 * min(1, t / 0.008) * exp(-max(0, t - 0.008) / 0.04) * sin(2 * Double.pi * 55 * t)
+                if t < 0.003 { v += 0.2 * sin(2 * Double.pi * 2000 * t) }
+                x[start + k] += Float(v)
+            }
+        }
+        let earliest = try Self.voice()
+        let drive = Self.runEarliest(earliest, x, arrivals: [480, 0, 96, 512, 0, 0, 960, 0])  // 8 blocks' worth
+        let (steadyDrive, _) = Self.run(try Self.voice(), x)
+        #expect(earliest.transientsStarted == times.count, "\(earliest.transientsStarted) transients for \(times.count) kicks")
+        let onsets = times.map { Int($0 * Double(Self.rate)) }
+        func peaks(_ d: [Float]) -> [Float] { onsets.map { o in d[o..<(o + 4800)].map { abs($0) }.max()! } }
+        let ratios = zip(peaks(drive), peaks(steadyDrive)).map { $0 / $1 }
+        print("analysis voice, earliest placement: kick peaks against the steady placement's: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
+        #expect(ratios.allSatisfy { $0 > 0.85 && $0 < 1.18 }, "each kick's drive peaks as the steady placement's: \(ratios)")
+        let felt = Self.feltDelays(drive, onsets: onsets)
+        #expect(felt.allSatisfy { $0 < 30 }, "felt within 30 ms of each kick (the lumps reach 20 ms): \(felt)")
+    }
+
+    /// A kick whose body swells for 8 ms after its click is decided on the click, weak: its
+    /// burst must grow with the body's peak. With the earliest placement the burst starts before
+    /// the body has arrived; the peak is watched as the sound arrives, and the burst grows as the
+    /// steady placement's does.
+    @Test("earliest placement: a burst decided on the rise grows with the sound's peak arriving after it", arguments: [64, 128, 256])
+    func earliestBurstGrows(lump: Int) throws {
+        var x = [Float](repeating: 0, count: Self.rate)
+        let onset = Self.rate / 2
+        for k in 0..<Int(0.2 * Double(Self.rate)) {
+            let t = Double(k) / Double(Self.rate)
+            var v = 0.7 * min(1, t / 0.008) * exp(-max(0, t - 0.008) / 0.04) * sin(2 * Double.pi * 55 * t)
+            if t < 0.003 { v += 0.2 * sin(2 * Double.pi * 2000 * t) }
+            x[onset + k] = Float(v)
+        }
+        // Both placements up to 40 ms after the onset, the burst still sounding.
+        let end = onset + Self.rate / 25
+        let steady = try Self.voice(), earliest = try Self.voice()
+        _ = Self.run(steady, Array(x[..<end]))
+        var first: Float = 0  // the earliest burst's target on the block that started it
+        x.withUnsafeBufferPointer { source in
+            let out = UnsafeMutablePointer<Float>.allocate(capacity: 256), scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+            defer { out.deallocate(); scratch.deallocate() }
+            var arrived = 0, done = 0
+            while done + 256 <= end {
+                while arrived + lump <= done + 256 {  // what has arrived by this block's render
+                    earliest.analyse(source.baseAddress! + arrived, count: lump)
+                    arrived += lump
+                }
+                var bus = MixBus(haptic: out, audioLeft: scratch, audioRight: scratch, frames: 256)
+                bus.hapticBusCount = 1
+                let before = earliest.transientsStarted
+                earliest.renderEarliest(count: 256, into: bus, at: 0)
+                if earliest.transientsStarted > before { first = earliest.strongestBurstTarget(actuator: 0) }
+                done += 256
+            }
+        }
+        let grown = earliest.strongestBurstTarget(actuator: 0), reference = steady.strongestBurstTarget(actuator: 0)
+        print(String(format: "analysis voice, earliest placement, %d-frame arrivals: burst target %.3f at its start, %.3f grown; steady placement %.3f",
+                     lump, first, grown, reference))
+        #expect(earliest.transientsStarted == 1 && steady.transientsStarted == 1)
+        #expect(grown >= 1.2 * first, "the burst grew with the body's peak: \(first) → \(grown)")
+        #expect(abs(grown - reference) <= 0.05 * reference, "as the steady placement's: \(grown) vs \(reference)")
     }
 
     @Test("a tone burst's envelope is followed (a hit only where a swell leaves silence)")
