@@ -354,6 +354,26 @@ struct FollowerTests {
         }
     }
 
+    /// With the earliest timing the analysis reads the capture as it arrives, not through the
+    /// queue: a capture clock 500 ppm off the output's can build up no latency (half a minute of
+    /// it is 15 ms). The kicks' felt latency at the end is that of the first ones, within the
+    /// spread the 10 ms fragments give (the kicks fall on other phases of them as the clocks slide).
+    @Test("earliest timing: a capture 500 ppm fast or slow builds up no latency over half a minute", arguments: [1.0005, 0.9995])
+    func earliestTimingUnderDrift(captureRate: Double) throws {
+        let period = 256, seconds = 32
+        let (out, stats, hits) = try Self.followClickTrack(kicks: 85, period: period, seconds: seconds) { k, _, _ in
+            (Int(Double((k + 1) * period) * captureRate) / 480) * 480
+        }
+        // Each kick's onset on the output's timeline (the capture's frame c is heard c / rate on).
+        let onsets = hits.map { Int($0 * Double(Self.rate) / captureRate) }.filter { $0 + 9600 < out.count }
+        let felt = AnalysisVoiceTests.feltDelays(out, onsets: onsets)
+        let first = Array(felt.prefix(25)).sorted(), last = Array(felt.suffix(25)).sorted()
+        print(String(format: "follower, earliest timing, capture at %+.0f ppm: felt median %.2f ms over the first 25 kicks, %.2f ms over the last 25 (%d transients for %d kicks)",
+                     (captureRate - 1) * 1e6, AnalysisVoiceTests.median(first), AnalysisVoiceTests.median(last), stats.transients, hits.count))
+        #expect(stats.transients == hits.count, "\(stats.transients) transients for \(hits.count) kicks")
+        #expect(abs(AnalysisVoiceTests.median(last) - AnalysisVoiceTests.median(first)) <= 4, "first \(first) ms; last \(last) ms")
+    }
+
     @Test("the follower's render allocates nothing (capture read, queue, analysis or filters, mix)",
           arguments: [(FollowMode.analysis, FollowTiming.earliest), (.analysis, .steady), (.lowpass, .earliest)])
     func allocationFree(mode: FollowMode, timing: FollowTiming) throws {
