@@ -159,7 +159,8 @@ public struct Follow: AsyncParsableCommand {
         }
         live.reportChannels(verb: "follow", note: outputConfiguration.layoutNote, routing: follower.channelRouting, into: &out)
         if let format = follower.captureFormat {
-            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, capture period \(format.periodFrames)) on \(device) (period \(live.period), buffer \(bufferPeriods) periods), mode \(mode.rawValue)")
+            out.print("following \(capture) (\(format.channels) channel(s) at \(format.sampleRate) Hz, capture period \(format.periodFrames)) on \(device) (period \(live.period), buffer \(bufferPeriods) periods), mode \(mode.rawValue)"
+                      + (mode == .analysis ? ", timing \(timing.rawValue)" : ""))
         }
         signals.ready(into: &out)
 
