@@ -299,8 +299,8 @@ final class AnalysisVoice {
     /// The earliest placement: adds `count` (at most `maxBlock`) samples of drive, from frame
     /// `offset` of `bus`, for the sound analysed so far: the hits kept start on the block's
     /// first sample, the continuous layer ramps from its level to the newest frame's over a
-    /// hop. A hit is felt in the first block rendered after it was decided, up to a period
-    /// earlier than the steady placement's fixed delay (and that much less even in time).
+    /// hop. A hit is felt in the first block rendered after it was decided: sooner than with the
+    /// steady placement's fixed delay, by up to a period, and its delay varies by up to a period.
     /// Nothing analysed since the last block (the capture late): the layer holds, then fades.
     @_noLocks
     func renderEarliest(count: Int, into bus: MixBus, at offset: Int) {
