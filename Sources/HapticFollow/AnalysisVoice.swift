@@ -383,10 +383,7 @@ final class AnalysisVoice {
                     band.pointee.bursts[b].growth = -1
                     continue
                 }
-                if record.peak > band.pointee.bursts[b].peak {
-                    band.pointee.bursts[b].peak = record.peak
-                    band.pointee.bursts[b].target = amplitude(squareRootFast(record.peak < 1 ? record.peak : 1), table)
-                }
+                grow(&band.pointee.bursts[b], toPeak: record.peak, table)
                 if record.until <= analysedSamples { band.pointee.bursts[b].growth = -1 }
             }
         }
@@ -612,8 +609,17 @@ final class AnalysisVoice {
         band.pointee.inc = inc
     }
 
+    /// A young burst's amplitude asks for the sound's peak `magnitude` (linear) when it is the
+    /// largest yet: the intensity its square root is, through the profile's law (`table`).
+    @_noLocks @inline(__always)
+    private func grow(_ burst: inout Burst, toPeak magnitude: Float, _ table: UnsafeMutablePointer<Float>) {
+        guard magnitude > burst.peak else { return }
+        burst.peak = magnitude
+        burst.target = amplitude(squareRootFast(magnitude < 1 ? magnitude : 1), table)
+    }
+
     /// Starts a burst on `band`; returns its length (samples).
-    @_noLocks @discardableResult
+    @_noLocks
     private func startBurst(_ band: UnsafeMutablePointer<Band>, at start: Int64, intensity: Float, sharpness: Double, growth: Int) -> Int64 {
         let shape = TransientGeometry(
             sharpness: sharpness, frequencyTable: band.pointee.frequencyTable, sampleRate: sampleRate, rule: band.pointee.rule)
@@ -662,10 +668,7 @@ final class AnalysisVoice {
                     if blockStart + Int64(j + l) < burst.growUntil {
                         let x = samples[j + l]
                         let magnitude = x < 0 ? -x : x
-                        if magnitude > burst.peak {
-                            burst.peak = magnitude
-                            burst.target = amplitude(squareRootFast(magnitude < 1 ? magnitude : 1), table)
-                        }
+                        grow(&burst, toPeak: magnitude, table)
                     }
                     if burst.amplitude < burst.target {
                         let grown = burst.amplitude + growthPerSample

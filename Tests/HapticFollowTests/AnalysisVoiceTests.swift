@@ -48,26 +48,34 @@ struct AnalysisVoiceTests {
         }
     }
 
+    /// The drive of `count` samples made block by block: `render(bus, done, n)` adds block
+    /// `done ..< done + n` (sizes taken in turn from `blocks`) into one haptic bus, at `done`.
+    static func drive(count: Int, blocks: [Int], _ render: (_ bus: MixBus, _ done: Int, _ n: Int) -> Void) -> [Float] {
+        var drive = [Float](repeating: 0, count: count)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        defer { scratch.deallocate() }
+        drive.withUnsafeMutableBufferPointer { out in
+            var done = 0, b = 0
+            while done < count {
+                let n = min(blocks[b % blocks.count], count - done)
+                b += 1
+                var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
+                bus.hapticBusCount = 1
+                render(bus, done, n)
+                done += n
+            }
+        }
+        return drive
+    }
+
     /// Runs `voice` over `input` in blocks (sizes taken in turn from `blocks`); returns the
     /// drive and the samples each transient started on.
     static func run(_ voice: AnalysisVoice, _ input: [Float], blocks: [Int] = [256]) -> (drive: [Float], starts: [Int64]) {
-        var drive = [Float](repeating: 0, count: input.count)
         var starts: [Int64] = []
-        var done = 0
-        var b = 0
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-        defer { scratch.deallocate() }
-        input.withUnsafeBufferPointer { source in
-            drive.withUnsafeMutableBufferPointer { out in
-                while done < input.count {
-                    let n = min(blocks[b % blocks.count], input.count - done)
-                    b += 1
-                    var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
-                    bus.hapticBusCount = 1
-                    voice.render(source.baseAddress! + done, count: n, into: bus, at: done)
-                    for hit in voice.analyzer.hits { starts.append(hit.decidedAt) }
-                    done += n
-                }
+        let drive = input.withUnsafeBufferPointer { source in
+            Self.drive(count: input.count, blocks: blocks) { bus, done, n in
+                voice.render(source.baseAddress! + done, count: n, into: bus, at: done)
+                for hit in voice.analyzer.hits { starts.append(hit.decidedAt) }
             }
         }
         return (drive, starts)
@@ -77,26 +85,16 @@ struct AnalysisVoiceTests {
     /// from `arrivals`) before each block of `block` frames, as a sound server hands a capture
     /// over; returns the drive (one sample per block sample, as the engine plays it).
     static func runEarliest(_ voice: AnalysisVoice, _ input: [Float], block: Int = 256, arrivals: [Int]) -> [Float] {
-        var drive = [Float](repeating: 0, count: input.count)
-        var arrived = 0, done = 0, a = 0
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-        defer { scratch.deallocate() }
-        input.withUnsafeBufferPointer { source in
-            drive.withUnsafeMutableBufferPointer { out in
-                while done < input.count {
-                    let lump = min(arrivals[a % arrivals.count], input.count - arrived)
-                    a += 1
-                    if lump > 0 { voice.analyse(source.baseAddress! + arrived, count: lump) }
-                    arrived += lump
-                    let n = min(block, input.count - done)
-                    var bus = MixBus(haptic: out.baseAddress!, audioLeft: scratch, audioRight: scratch, frames: n)
-                    bus.hapticBusCount = 1
-                    voice.renderEarliest(count: n, into: bus, at: done)
-                    done += n
-                }
+        var arrived = 0, a = 0
+        return input.withUnsafeBufferPointer { source in
+            Self.drive(count: input.count, blocks: [block]) { bus, done, n in
+                let lump = min(arrivals[a % arrivals.count], input.count - arrived)
+                a += 1
+                if lump > 0 { voice.analyse(source.baseAddress! + arrived, count: lump) }
+                arrived += lump
+                voice.renderEarliest(count: n, into: bus, at: done)
             }
         }
-        return drive
     }
 
     static func voice(_ decision: HitDecision = .onRise, maxBlock: Int = 256, profile: ActuatorProfile = .bassShaker) throws -> AnalysisVoice {
@@ -269,20 +267,15 @@ struct AnalysisVoiceTests {
         _ = Self.run(steady, Array(x[..<end]))
         var first: Float = 0  // the earliest burst's target on the block that started it
         x.withUnsafeBufferPointer { source in
-            let out = UnsafeMutablePointer<Float>.allocate(capacity: 256), scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-            defer { out.deallocate(); scratch.deallocate() }
-            var arrived = 0, done = 0
-            while done + 256 <= end {
-                while arrived + lump <= done + 256 {  // what has arrived by this block's render
+            var arrived = 0
+            _ = Self.drive(count: end / 256 * 256, blocks: [256]) { bus, done, n in
+                while arrived + lump <= done + n {  // what has arrived by this block's render
                     earliest.analyse(source.baseAddress! + arrived, count: lump)
                     arrived += lump
                 }
-                var bus = MixBus(haptic: out, audioLeft: scratch, audioRight: scratch, frames: 256)
-                bus.hapticBusCount = 1
                 let before = earliest.transientsStarted
-                earliest.renderEarliest(count: 256, into: bus, at: 0)
+                earliest.renderEarliest(count: n, into: bus, at: done)
                 if earliest.transientsStarted > before { first = earliest.strongestBurstTarget(actuator: 0) }
-                done += 256
             }
         }
         let grown = earliest.strongestBurstTarget(actuator: 0), reference = steady.strongestBurstTarget(actuator: 0)
