@@ -344,6 +344,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             seenGeneration = current
             queue!.reset()
             framesWithoutCapture = 0
+            noteCaptureCut()
         }
         let channels = granted?.channels ?? 1
         var rounds = queue!.capacity / readFrames + 2
@@ -371,7 +372,7 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             case .fault(let fault):
                 if case .xrun = fault {
                     overruns.add(1, ordering: .relaxed)
-                    if earliest { voice?.noteCaptureGap() }
+                    noteCaptureCut()
                 }
                 if !input.recover(from: fault) {
                     losses.add(1, ordering: .relaxed)
@@ -392,6 +393,13 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
             stampTrigger.store(stamp.triggerNanos, ordering: .relaxed)
         }
         return analysisNanos
+    }
+
+    /// The captured stream was cut (an overrun lost frames, or the capture was reopened): with
+    /// the earliest timing the voice, which hears the stream as it arrives, judges hits near the
+    /// cut as it judges a splice (the steady timing hears cuts where the queue drops frames).
+    private func noteCaptureCut() {
+        if earliest { voice?.noteCaptureGap() }
     }
 
     // MARK: control side
