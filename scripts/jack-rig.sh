@@ -21,6 +21,10 @@
 #   HAPTICSYNTH_JACK_RAW_OUT  the jack PCM itself (FLOAT only, exactly 3 channels)
 #   HAPTICSYNTH_JACK_RECORDER path of the built recorder; start it BEFORE opening the PCM
 #                             (the PCM connects to hs_rec:in_1..3) and wait for "READY"
+#   HAPTICSYNTH_JACK_BUS_OUT / _IN  a mono bus in the JACK server, on its own clock (the dummy
+#                             back-end's timer, not the PulseAudio rig's): play into _OUT, capture
+#                             what was played from _IN. Needs the recorder run as a bus
+#                             (-c 1 -T, READY first).
 #   HAPTICSYNTH_FLOOR         path of the built C floor program (bench/latency-floor/floor.c)
 #   HAPTICSYNTH_JACK_PID      the first jackd's PID (fault tests kill it; the rig's exit trap copes)
 #   HAPTICSYNTH_JACK_CTL      absolute path of this script (for stop-server / start-server)
@@ -132,6 +136,16 @@ pcm.hs_jack_raw_out {
     hint { show on description "JACK rig: straight into hs_rec (3 ch, float)" }
 }
 pcm.hs_jack_out { type plug slave.pcm "hs_jack_raw_out" hint { show on description "JACK rig (plug)" } }
+pcm.hs_jack_bus_out {
+    type plug
+    slave.pcm { type jack playback_ports { 0 "hs_rec:in_1" } }
+    hint { show on description "JACK rig: a mono bus (the recorder run with -c 1 -T), its input" }
+}
+pcm.hs_jack_bus_in {
+    type plug
+    slave.pcm { type jack capture_ports { 0 "hs_rec:out_1" } }
+    hint { show on description "JACK rig: the mono bus's output (any number of readers)" }
+}
 EOF
 # Inside another rig (scripts/rig.sh), keep its PCM names and add ours.
 export ALSA_CONFIG_PATH=${ALSA_CONFIG_PATH:-/usr/share/alsa/alsa.conf}:$W/asound.conf
@@ -155,6 +169,7 @@ export JACK_DEFAULT_SERVER=$(server_name) JACK_NO_START_SERVER=1
 echo "$JACK_DEFAULT_SERVER" >"$W/claimed"
 export HAPTICSYNTH_JACK_RIG_DIR=$W HAPTICSYNTH_JACK_PERIOD=$PERIOD
 export HAPTICSYNTH_JACK_OUT=hs_jack_out HAPTICSYNTH_JACK_RAW_OUT=hs_jack_raw_out
+export HAPTICSYNTH_JACK_BUS_OUT=hs_jack_bus_out HAPTICSYNTH_JACK_BUS_IN=hs_jack_bus_in
 export HAPTICSYNTH_JACK_RECORDER=$W/jack-recorder HAPTICSYNTH_FLOOR=$W/floor HAPTICSYNTH_JACK_CTL=$SELF
 
 t0=$(date +%s%N)

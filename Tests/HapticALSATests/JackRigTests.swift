@@ -25,6 +25,31 @@ enum JackRig {
         recorder.waitUntilExit()
     }
 
+    /// Starts the rig's recorder (bench/latency-floor/jack-recorder.c) with `arguments` and waits
+    /// (bounded) for its READY: the PCMs that feed it connect to its ports on open.
+    static func startRecorder(_ arguments: [String]) throws -> Process {
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: env["HAPTICSYNTH_JACK_RECORDER"]!)
+        recorder.arguments = arguments
+        let pipe = Pipe()
+        recorder.standardOutput = pipe
+        recorder.standardError = FileHandle.nullDevice
+        let ready = DispatchSemaphore(value: 0)
+        pipe.fileHandleForReading.readabilityHandler = { h in
+            if String(decoding: h.availableData, as: UTF8.self).contains("READY") { ready.signal() }
+        }
+        try recorder.run()
+        #expect(ready.wait(timeout: .now() + ToolProcess.generousSeconds) == .success, "the JACK recorder \(arguments) ready")
+        pipe.fileHandleForReading.readabilityHandler = nil
+        return recorder
+    }
+
+    /// The rig's mono bus (the recorder as `-c 1 -T`), on the JACK server's clock: play into
+    /// `busOut`, capture what was played from `busIn` (any number of readers).
+    static func startBus() throws -> Process { try startRecorder(["-c", "1", "-T", "-o", "/dev/null", "-s", "/dev/null", "-O", "/dev/null"]) }
+    static let busOut = env["HAPTICSYNTH_JACK_BUS_OUT"] ?? "hs_jack_bus_out"
+    static let busIn = env["HAPTICSYNTH_JACK_BUS_IN"] ?? "hs_jack_bus_in"
+
     /// Runs `jack-rig.sh <command>` (stop-server / start-server); returns its exit status.
     @discardableResult
     static func control(_ command: String) throws -> Int32 { try runRigControl(controlScript, command) }
@@ -42,20 +67,7 @@ struct JackRigTests {
         #expect(try JackRig.control("start-server") == 0)
         let dir = JackRig.env["HAPTICSYNTH_JACK_RIG_DIR"]!
         func startRecorder(_ tag: String) throws -> Process {
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: JackRig.env["HAPTICSYNTH_JACK_RECORDER"]!)
-            recorder.arguments = ["-c", "3", "-o", "\(dir)/r\(tag).f32", "-s", "\(dir)/r\(tag).csv", "-O", "\(dir)/r\(tag).on"]
-            let pipe = Pipe()
-            recorder.standardOutput = pipe
-            recorder.standardError = FileHandle.nullDevice
-            let ready = DispatchSemaphore(value: 0)
-            pipe.fileHandleForReading.readabilityHandler = { h in
-                if String(decoding: h.availableData, as: UTF8.self).contains("READY") { ready.signal() }
-            }
-            try recorder.run()
-            #expect(ready.wait(timeout: .now() + 5) == .success, "recorder \(tag) ready")
-            pipe.fileHandleForReading.readabilityHandler = nil
-            return recorder
+            try JackRig.startRecorder(["-c", "3", "-o", "\(dir)/r\(tag).f32", "-s", "\(dir)/r\(tag).csv", "-O", "\(dir)/r\(tag).on"])
         }
         var configuration = HapticEngine.Configuration(layout: .stereoPlusHaptic, periodFrames: 1024, bufferPeriods: 4)
         configuration.lockMemory = false
@@ -106,14 +118,8 @@ struct JackRigTests {
     func deadServerTimesOut() throws {
         let dir = JackRig.env["HAPTICSYNTH_JACK_RIG_DIR"]!
         #expect(try JackRig.control("start-server") == 0)  // another test may have left it stopped
-        let recorder = Process()
-        recorder.executableURL = URL(fileURLWithPath: JackRig.env["HAPTICSYNTH_JACK_RECORDER"]!)
-        recorder.arguments = ["-c", "3", "-o", dir + "/t.f32", "-s", dir + "/t.csv", "-O", dir + "/t.on"]
-        let pipe = Pipe()
-        recorder.standardOutput = pipe
-        try recorder.run()
+        let recorder = try JackRig.startRecorder(["-c", "3", "-o", dir + "/t.f32", "-s", dir + "/t.csv", "-O", dir + "/t.on"])
         defer { JackRig.end(recorder) }
-        _ = pipe.fileHandleForReading.availableData  // first line: READY
 
         let raw = JackRig.env["HAPTICSYNTH_JACK_RAW_OUT"]!
         let wrongCount = ALSAOutputDevice(name: raw)

@@ -10,10 +10,16 @@
 //
 // --minutes M: the long run instead: follow alone for M minutes, a click track every round;
 // per round the median latency, follow's RSS and thread count (/proc), and at the end the
-// drift correction, queue trims, underruns and xruns it reports.
+// drift correction, queue trims, underruns and xruns it reports, and the latency by quarter of
+// the run with its trend (ms per hour).
+//
+// --two-clocks: the track is played into a bus of the JACK rig instead (its own clock; see
+// TwoClocks.swift) and follow captures that, still playing on sink B; both clocks' rates are
+// measured (30 s) before and after, and the JACK server's over the whole run from its cycles.
 //
 //   scripts/rig.sh .build/release/follow-bench [--period 256] [--hits 120] [--mode MODE] [--timing TIMING] [--no-compare] [--hapticsynth PATH]
 //   scripts/rig.sh .build/release/follow-bench --minutes 60 [--period 256]
+//   scripts/rig.sh scripts/jack-rig.sh .build/release/follow-bench --two-clocks --minutes 60 [...]
 //
 // --cpu: the follower's render cost alone, with no sound server: the click track fed to a
 // follower in a pulled engine (the bass-shaker profile and its protection chain, as `follow`),
@@ -31,7 +37,7 @@ guard env["HAPTICSYNTH_RIG_DIR"] != nil else {
     print("follow-bench: run inside scripts/rig.sh")
     exit(2)
 }
-var period = 256, hitCount = 120, minutes = 0.0, compare = true
+var period = 256, hitCount = 120, minutes = 0.0, compare = true, twoClocks = false
 var mode: String? = nil, timing: String? = nil
 /// The `hapticsynth` to measure (default: the one built beside this bench), for comparing builds.
 var subjectBinary: URL? = nil
@@ -44,15 +50,17 @@ while let a = args.popFirst() {
     case "--mode": mode = args.popFirst()
     case "--timing": timing = args.popFirst()
     case "--no-compare": compare = false
+    case "--two-clocks": twoClocks = true
     case "--hapticsynth": subjectBinary = args.popFirst().map { URL(fileURLWithPath: $0) }
     default: period = -1
     }
     if period < 0 || hitCount < 0 || minutes < 0 {
-        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--timing TIMING] [--no-compare] [--hapticsynth PATH] | --minutes M")
+        print("usage: follow-bench [--period 16...8192] [--hits 1...10000] [--mode MODE] [--timing TIMING] [--no-compare] [--hapticsynth PATH] [--two-clocks] | --minutes M")
         exit(2)
     }
 }
-let player = env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono", sourceMonitor = env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
+let player = twoClocks ? env["HAPTICSYNTH_JACK_BUS_OUT"] ?? "hs_jack_bus_out" : env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono"
+let sourceMonitor = twoClocks ? env["HAPTICSYNTH_JACK_BUS_IN"] ?? "hs_jack_bus_in" : env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
 let output = env["HAPTICSYNTH_RIG_OUT_B"] ?? "hs_out_b", hapticMonitor = env["HAPTICSYNTH_RIG_IN_B"] ?? "hs_in_b"
 let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 let periodMs = Double(period) * 1000 / Double(ClickTrack.sampleRate)
@@ -233,6 +241,28 @@ let folder = FileManager.default.temporaryDirectory.appendingPathComponent("foll
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
 print("follow-bench: period \(period) (\(f(periodMs, 2)) ms); bounds: median ≤ \(f(2 * periodMs + 3)) ms, p99 ≤ \(f(2 * periodMs + 6)) ms")
+var bus: JACKBus? = nil
+if twoClocks {
+    guard let started = try JACKBus.start(in: folder) else { exit(1) }
+    bus = started
+    printClocks("before")
+}
+
+/// Both clocks' rates (30 s side by side) and how far apart they are.
+@MainActor func printClocks(_ when: String) {
+    let (jack, pulse) = measureClocks(jackBus: sourceMonitor, pulseMonitor: hapticMonitor, seconds: 30)
+    let apart = jack.flatMap { j in pulse.map { $0 - j } }
+    print("clocks \(when) (30 s against CLOCK_MONOTONIC): JACK bus \(jack.map { f($0) } ?? "n/a") ppm, "
+          + "PulseAudio sink B \(pulse.map { f($0) } ?? "n/a") ppm; the output runs \(apart.map { f($0) } ?? "n/a") ppm faster "
+          + "than the capture (uncorrected: \(apart.map { f(abs($0) * 60 / 1000, 2) } ?? "n/a") ms of latency change per minute)")
+}
+
+/// After a two-clock run: the clocks again, and the JACK server's rate over the whole run.
+@MainActor func finishTwoClocks() {
+    guard let bus else { return }
+    printClocks("after")
+    print("JACK server over the whole run (its cycle stamps): \(bus.stop().map { f($0, 2) } ?? "n/a") ppm against CLOCK_MONOTONIC")
+}
 
 if minutes > 0 {
     // The long run: rounds of 30 hits (about 11 s each) until the time is up.
@@ -251,6 +281,18 @@ if minutes > 0 {
     }
     follow.stop()
     let first = rounds.prefix(3), last = rounds.suffix(3)
+    // The latency by quarter of the run (the median of its rounds' medians), and its trend: the
+    // least-squares slope of the rounds' medians against time.
+    let quarters = (0..<4).map { q in
+        quantile(rounds.filter { Int($0.minute / minutes * 4) == q || (q == 3 && $0.minute >= minutes) }.map(\.median), 0.5)
+    }
+    let valid = rounds.filter { $0.median.isFinite }
+    let meanMinute = valid.map(\.minute).reduce(0, +) / Double(max(1, valid.count))
+    let meanMedian = valid.map(\.median).reduce(0, +) / Double(max(1, valid.count))
+    let slope = valid.map { ($0.minute - meanMinute) * ($0.median - meanMedian) }.reduce(0, +)
+        / valid.map { ($0.minute - meanMinute) * ($0.minute - meanMinute) }.reduce(0, +)
+    print("latency by quarter (median of the rounds' medians): \(quarters.map { f($0) }.joined(separator: ", ")) ms; "
+          + "last − first quarter \(f(quarters[3] - quarters[0], 2)) ms; trend \(f(slope * 60, 2)) ms per hour")
     print("follow-bench long run: \(rounds.count) rounds over \(f(minutes)) min; median latency first 3 rounds "
           + "\(first.map { f($0.median) }.joined(separator: " ")) ms, last 3 \(last.map { f($0.median) }.joined(separator: " ")) ms; "
           + "per-round medians \(f(rounds.map(\.median).min() ?? .nan))…\(f(rounds.map(\.median).max() ?? .nan)) ms; "
@@ -258,6 +300,7 @@ if minutes > 0 {
           + "threads \(rounds.first?.threads ?? -1)→\(rounds.last?.threads ?? -1); missed \(rounds.map(\.missed).reduce(0, +)), "
           + "invented \(rounds.map(\.invented).reduce(0, +))")
     printReport(of: follow)
+    finishTwoClocks()
     exit(0)
 }
 
@@ -281,3 +324,4 @@ if let a = followed {
     print("against the bounds: median \(f(median)) ≤ \(f(2 * periodMs + 3)) ms: \(median <= 2 * periodMs + 3 ? "met" : "missed"); "
           + "p99 \(f(p99)) ≤ \(f(2 * periodMs + 6)) ms: \(p99 <= 2 * periodMs + 6 ? "met" : "missed")")
 }
+finishTwoClocks()

@@ -2,7 +2,11 @@
  * with N input ports that records what reaches the server and stamps every cycle in
  * CLOCK_MONOTONIC (the engine's clock).
  *
- *   jack-recorder [-n client] [-c channels] [-o rec.f32] [-s stamps.csv] [-O onsets.csv] [-t threshold]
+ *   jack-recorder [-n client] [-c channels] [-o rec.f32] [-s stamps.csv] [-O onsets.csv] [-t threshold] [-T]
+ *
+ * -T: also an output port out_N per input, carrying what in_N received in the same cycle: a bus
+ * inside the JACK server that a player writes to and any number of capture clients read from
+ * (JACK has no sink with a monitor; a player's own port names are not known in advance).
  *
  * rec.f32: interleaved float32 as received. stamps.csv: frame,t_ns (frame index of the first
  * frame of each cycle and the cycle's start in CLOCK_MONOTONIC). onsets.csv: onset,frame,t_ns
@@ -27,7 +31,7 @@
 struct cycle { uint64_t frame; jack_time_t start_us; uint32_t nframes; };
 
 static jack_client_t *client;
-static jack_port_t *ports[MAXCH];
+static jack_port_t *ports[MAXCH], *thru[MAXCH];
 static unsigned nch = 3;
 static jack_ringbuffer_t *audio_rb, *cycle_rb;
 static uint64_t frames_seen;
@@ -45,6 +49,7 @@ static int process(jack_nframes_t n, void *arg)
 	for (unsigned c = 0; c < nch; c++) {
 		const float *in = jack_port_get_buffer(ports[c], n);
 		for (jack_nframes_t i = 0; i < n; i++) interleave[i * nch + c] = in[i];
+		if (thru[c]) memcpy(jack_port_get_buffer(thru[c], n), in, n * sizeof(float));
 	}
 	size_t bytes = (size_t)n * nch * sizeof(float);
 	if (jack_ringbuffer_write_space(audio_rb) < bytes || jack_ringbuffer_write_space(cycle_rb) < sizeof(struct cycle)) {
@@ -76,8 +81,8 @@ int main(int argc, char **argv)
 {
 	const char *name = "hs_rec", *rec_path = "rec.f32", *stamp_path = "stamps.csv", *onset_path = "onsets.csv";
 	float threshold = 0.5f;
-	int opt;
-	while ((opt = getopt(argc, argv, "n:c:o:s:O:t:")) != -1) {
+	int opt, through = 0;
+	while ((opt = getopt(argc, argv, "n:c:o:s:O:t:T")) != -1) {
 		switch (opt) {
 		case 'n': name = optarg; break;
 		case 'c': nch = (unsigned)atoi(optarg); break;
@@ -85,8 +90,9 @@ int main(int argc, char **argv)
 		case 's': stamp_path = optarg; break;
 		case 'O': onset_path = optarg; break;
 		case 't': threshold = (float)atof(optarg); break;
+		case 'T': through = 1; break;
 		default:
-			fprintf(stderr, "usage: jack-recorder [-n client] [-c channels] [-o rec.f32] [-s stamps.csv] [-O onsets.csv] [-t threshold]\n");
+			fprintf(stderr, "usage: jack-recorder [-n client] [-c channels] [-o rec.f32] [-s stamps.csv] [-O onsets.csv] [-t threshold] [-T]\n");
 			return 2;
 		}
 	}
@@ -100,6 +106,10 @@ int main(int argc, char **argv)
 		snprintf(port, sizeof port, "in_%u", c + 1);
 		ports[c] = jack_port_register(client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
 		if (!ports[c]) { fprintf(stderr, "jack-recorder: cannot register %s\n", port); return 3; }
+		if (!through) continue;
+		snprintf(port, sizeof port, "out_%u", c + 1);
+		thru[c] = jack_port_register(client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+		if (!thru[c]) { fprintf(stderr, "jack-recorder: cannot register %s\n", port); return 3; }
 	}
 	audio_rb = jack_ringbuffer_create((size_t)rate * 4 * nch * sizeof(float));
 	cycle_rb = jack_ringbuffer_create(sizeof(struct cycle) * 65536);
