@@ -35,7 +35,11 @@ private var pendingCapacity: Int { @_noLocks @inline(__always) get { 8 } }
 /// one it saw), so how the sound is cut into blocks changes nothing. Earliest (`analyse` as the
 /// sound arrives, `renderEarliest` per block): what was analysed takes effect on the next
 /// block's first sample, up to a period sooner, with the growing burst's peak watched as the
-/// sound arrives.
+/// sound arrives. The earliest placement also runs a second analyser whose hops end half a hop
+/// later (the staggered analyser): a hit is decided at a hop's end, and the sound arrives in
+/// fragments that end anywhere, so with two sets of hop ends a fragment's last samples wait
+/// at most half a hop, not a whole one, for a decision. Each onset is kept once, from whichever
+/// analyser decided it first.
 ///
 /// Everything is allocated in `init`. `render`, `analyse` and `renderEarliest` allocate nothing,
 /// take no lock and run in steps bounded by what they are given (and by the few bursts an
@@ -88,6 +92,18 @@ final class AnalysisVoice {
     /// The same analyser, reached on the render thread without reference counting (`analyzer`
     /// keeps it alive as long as the voice).
     private unowned(unsafe) let analyzing: StreamingAnalyzer
+    /// The earliest placement's second analyser: the same settings, its stream `stagger`
+    /// samples of silence ahead of the captured one, so that its hops end between the first's
+    /// (nil: one analyser only, for comparison).
+    let staggeredAnalyzer: StreamingAnalyzer?
+    private unowned(unsafe) let staggered: StreamingAnalyzer?
+    /// Half a hop: the staggered analyser's index of captured sample i is i + stagger.
+    let stagger: Int
+    /// The latest onset kept: where it was decided (captured samples), and by which analyser. A
+    /// hit the other analyser decides within `sameOnsetSpan` of it is that onset again.
+    private var lastOnsetDecidedAt: Int64 = -1 << 40
+    private var lastOnsetStaggered = false
+    private let sameOnsetSpan: Int64
     let sampleRate: Double
     let hop: Int
     /// How far the continuous layer gives way under a transient (`convert`'s default).
@@ -156,15 +172,22 @@ final class AnalysisVoice {
     private var captureGapLevel: Float = 0
 
     /// - Parameters: `analysis`: the analysis settings (their rate the engine's); `maxBlock`:
-    ///   the most frames one `render` is given; `actuators`: one band per profile, in bus order.
-    init(analysis: AnalysisSettings, maxBlock: Int, actuators: [ActuatorProfile], ducking: Double = ConversionSettings().ducking) throws(AnalysisSettings.Invalid) {
+    ///   the most frames one `render` is given; `actuators`: one band per profile, in bus order;
+    ///   `staggered`: whether the earliest placement runs the staggered analyser too.
+    init(analysis: AnalysisSettings, maxBlock: Int, actuators: [ActuatorProfile], ducking: Double = ConversionSettings().ducking,
+         staggered: Bool = true) throws(AnalysisSettings.Invalid) {
         var settings = analysis
         self.maxBlock = max(1, maxBlock)
         settings.maxBlockFrames = max(64, self.maxBlock)
         analyzer = try StreamingAnalyzer(settings: settings)
         analyzing = analyzer
+        staggeredAnalyzer = staggered ? try StreamingAnalyzer(settings: settings) : nil
+        self.staggered = staggeredAnalyzer
         sampleRate = settings.sampleRate
         hop = analyzer.hopFrames
+        stagger = hop / 2
+        // The onset window's span (4 hops): the two analysers see one onset's rise within it.
+        sameOnsetSpan = Int64(4 * hop)
         self.ducking = min(1, max(0, ducking.isFinite ? ducking : 0))
         let profiles = actuators.isEmpty ? [ActuatorProfile.bassShaker] : actuators
         bandCount = profiles.count
@@ -195,8 +218,9 @@ final class AnalysisVoice {
         growthPerSample = Float(1000 / sampleRate)
         spliceLookBack = Int64(0.03 * sampleRate)
         bridgeHold = Int(0.03 * sampleRate)
-        silence = .allocate(capacity: self.maxBlock)
-        silence.initialize(repeating: 0, count: self.maxBlock)
+        // (Also the staggered analyser's lead, half a hop, which a small period may not cover.)
+        silence = .allocate(capacity: max(self.maxBlock, stagger))
+        silence.initialize(repeating: 0, count: max(self.maxBlock, stagger))
         pendingHits = .allocate(capacity: pendingCapacity)
         pendingGrowth = .allocate(capacity: pendingCapacity)
         newestFrame = .allocate(capacity: 1)
@@ -204,6 +228,12 @@ final class AnalysisVoice {
             end: 0, peakIndex: 0, amplitude: 0, intensity: 0, sharpness: 0, onset: 0, threshold: 0, sounding: false))
         growths = .allocate(capacity: burstCapacity)
         growths.initialize(repeating: Growth(serial: -1, from: 0, until: 0, peak: 0), count: burstCapacity)
+        leadStaggered()
+    }
+
+    /// The staggered analyser's lead: `stagger` samples of silence before the captured stream.
+    private func leadStaggered() {
+        _ = staggered?.process(silence, count: stagger)
     }
 
     deinit {
@@ -289,7 +319,20 @@ final class AnalysisVoice {
                 newestFrame.pointee = frames[frames.count - 1]
                 hasNewestFrame = true
             }
-            for h in 0..<analyzing.hits.count { keep(analyzing.hits[h]) }
+            let hits = analyzing.hits
+            for h in 0..<hits.count { consider(hits[h], staggered: false) }
+            // The staggered analyser on the same samples; its hits moved to the captured timeline.
+            if let second = staggered {
+                _ = second.process(samples + done, count: n)
+                let staggeredHits = second.hits
+                let lead = Int64(stagger)
+                for h in 0..<staggeredHits.count {
+                    var hit = staggeredHits[h]
+                    hit.sampleIndex -= lead
+                    hit.decidedAt -= lead
+                    consider(hit, staggered: true)
+                }
+            }
             watchGrowth(samples + done, from: start, count: n)
             analysedSamples = start + Int64(n)
             done += n
@@ -328,6 +371,18 @@ final class AnalysisVoice {
     func noteCaptureGap() {
         captureGapUntil = analysedSamples + Int64(5 * hop) + spliceLookBack
         captureGapLevel = level > target ? level : target
+    }
+
+    /// A hit one of the analysers decided: kept, unless the other analyser kept this onset
+    /// already (its burst grows with the sound's peak as it arrives either way).
+    @_noLocks
+    private func consider(_ hit: Hit, staggered fromStaggered: Bool) {
+        let last = lastOnsetDecidedAt
+        let apart = hit.decidedAt > last ? hit.decidedAt - last : last - hit.decidedAt
+        if fromStaggered != lastOnsetStaggered, apart <= sameOnsetSpan { return }
+        lastOnsetDecidedAt = hit.decidedAt
+        lastOnsetStaggered = fromStaggered
+        keep(hit)
     }
 
     /// A hit decided, kept for the next block (the newest kept when more than fit) with a
@@ -407,6 +462,10 @@ final class AnalysisVoice {
     /// past and the next sample is its first; no burst, ramp or dip goes on.
     func reset() {
         analyzing.reset()
+        staggered?.reset()
+        leadStaggered()
+        lastOnsetDecidedAt = -1 << 40
+        lastOnsetStaggered = false
         position = 0
         level = 0
         target = 0

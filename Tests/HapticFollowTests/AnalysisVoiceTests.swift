@@ -247,6 +247,40 @@ struct AnalysisVoiceTests {
         #expect(felt.allSatisfy { $0 < 30 }, "felt within 30 ms of each kick (the lumps reach 20 ms): \(felt)")
     }
 
+    /// The earliest placement's staggered analyser: the sound arrives in 64-frame fragments
+    /// that end half a hop into the analyser's hops when a 128-frame block is rendered (a
+    /// capture's fragments and the output's periods keep no phase with the hops). One analyser
+    /// has only the hops before the fragment's last half-hop; the staggered one's hops end there.
+    /// Every kick starts no later with the staggered analyser, some a whole block sooner (5 of
+    /// these 24), and each is one transient either way.
+    @Test("earliest placement: the staggered analyser starts kicks no later, some a block sooner, one transient each")
+    func staggeredAnalyserDecidesSooner() throws {
+        let times = Self.hitTimes(first: 1, count: 24)
+        var x = [Float](repeating: 0, count: Int((times.last! + 1) * Double(Self.rate)))
+        Self.addKicks(&x, at: times)
+        let onsets = times.map { Int($0 * Double(Self.rate)) }
+        func starts(staggered: Bool) throws -> [Int] {
+            var analysis = FollowSettings().analysisSettings(sampleRate: Double(Self.rate))
+            analysis.hitDecision = .onRise
+            let voice = try AnalysisVoice(analysis: analysis, maxBlock: 128, actuators: [.bassShaker], staggered: staggered)
+            // (The first fragment half a hop, then a hop per block: each block's sound ends half a hop in.)
+            let drive = Self.runEarliest(voice, x, block: 128, arrivals: [64] + [Int](repeating: 128, count: 4095))
+            #expect(voice.transientsStarted == times.count, "staggered \(staggered): \(voice.transientsStarted) transients for \(times.count) kicks")
+            // Over silence a kick's burst is the first drive after its onset.
+            return onsets.map { o in (o..<(o + 4800)).first { abs(drive[$0]) > 1e-4 } ?? Int.max }
+        }
+        let single = try starts(staggered: false), staggered = try starts(staggered: true)
+        // (Sooner: a block or more. In the same block a burst of another intensity may cross the
+        // detection level a sample or two apart.)
+        let sooner = zip(single, staggered).filter { $1 <= $0 - 64 }.count
+        print("analysis voice, earliest placement, fragments half a hop into the hops: onset → first drive median "
+              + String(format: "%.2f ms with one analyser, %.2f ms with the staggered one; %d of %d kicks sooner",
+                       Self.median(zip(single, onsets).map { Double($0 - $1) / 48 }), Self.median(zip(staggered, onsets).map { Double($0 - $1) / 48 }),
+                       sooner, onsets.count))
+        #expect(zip(single, staggered).allSatisfy { $1 <= $0 + 8 }, "single \(single), staggered \(staggered)")
+        #expect(sooner >= onsets.count / 6, "\(sooner) of \(onsets.count) kicks sooner")
+    }
+
     /// A kick whose body swells for 8 ms after its click is decided on the click, weak: its
     /// burst must grow with the body's peak. With the earliest placement the burst starts before
     /// the body has arrived; the peak is watched as the sound arrives, and the burst grows as the
