@@ -94,7 +94,7 @@ final class AnalysisVoice {
     private unowned(unsafe) let analyzing: StreamingAnalyzer
     /// The earliest placement's second analyser: the same settings, its stream `stagger`
     /// samples of silence ahead of the captured one, so that its hops end between the first's
-    /// (nil: one analyser only, for comparison).
+    /// (nil: one analyser only: the steady timing, which does not use it, and comparisons).
     let staggeredAnalyzer: StreamingAnalyzer?
     private unowned(unsafe) let staggered: StreamingAnalyzer?
     /// Half a hop: the staggered analyser's index of captured sample i is i + stagger.

@@ -197,8 +197,10 @@ public final class CaptureFollower: LiveInput, @unchecked Sendable {
         }
         analysisOut = .allocate(capacity: filterCount * blockFrames)
         analysisOut!.initialize(repeating: 0, count: filterCount * blockFrames)
+        // (The staggered analyser serves the earliest timing only.)
         voice = try? AnalysisVoice(
-            analysis: settings.analysisSettings(sampleRate: Double(sampleRate)), maxBlock: blockFrames, actuators: actuators)
+            analysis: settings.analysisSettings(sampleRate: Double(sampleRate)), maxBlock: blockFrames, actuators: actuators,
+            staggered: earliest)
     }
 
     // MARK: render side

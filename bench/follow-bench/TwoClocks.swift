@@ -50,18 +50,9 @@ struct JACKBus {
 /// points: the least-squares slope of time against frames. Nil for fewer than 100 points or
 /// less than 10 s.
 func ratePPM(_ points: [(frame: Double, nanos: Double)]) -> Double? {
-    guard points.count >= 100, let first = points.first, let last = points.last, last.nanos - first.nanos >= 10e9
+    guard points.count >= 100, let first = points.first, let last = points.last, last.nanos - first.nanos >= 10e9,
+          let nanosPerFrame = leastSquaresSlope(points.map { (x: $0.frame, y: $0.nanos) }), nanosPerFrame > 0
     else { return nil }
-    // Centred sums (the values are large: 1e12 ns, 1e8 frames).
-    let n = Double(points.count)
-    let meanFrame = points.reduce(0) { $0 + $1.frame } / n, meanNanos = points.reduce(0) { $0 + $1.nanos } / n
-    var sxy = 0.0, sxx = 0.0
-    for p in points {
-        sxy += (p.frame - meanFrame) * (p.nanos - meanNanos)
-        sxx += (p.frame - meanFrame) * (p.frame - meanFrame)
-    }
-    guard sxx > 0 else { return nil }
-    let nanosPerFrame = sxy / sxx
     return (1e9 / Double(ClickTrack.sampleRate) / nanosPerFrame - 1) * 1e6
 }
 

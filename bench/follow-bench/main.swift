@@ -142,6 +142,20 @@ func quantile(_ values: [Double], _ q: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
 }
 
+/// The least-squares slope of y against x (nil for fewer than two distinct x). Centred sums: the
+/// values may be large (nanoseconds, frame counts).
+func leastSquaresSlope(_ points: [(x: Double, y: Double)]) -> Double? {
+    guard points.count >= 2 else { return nil }
+    let n = Double(points.count)
+    let meanX = points.reduce(0) { $0 + $1.x } / n, meanY = points.reduce(0) { $0 + $1.y } / n
+    var sxy = 0.0, sxx = 0.0
+    for p in points {
+        sxy += (p.x - meanX) * (p.y - meanY)
+        sxx += (p.x - meanX) * (p.x - meanX)
+    }
+    return sxx > 0 ? sxy / sxx : nil
+}
+
 func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
 /// `follow` from the mono sink's monitor to sink B, with --verbose for its render report.
@@ -286,13 +300,9 @@ if minutes > 0 {
     let quarters = (0..<4).map { q in
         quantile(rounds.filter { Int($0.minute / minutes * 4) == q || (q == 3 && $0.minute >= minutes) }.map(\.median), 0.5)
     }
-    let valid = rounds.filter { $0.median.isFinite }
-    let meanMinute = valid.map(\.minute).reduce(0, +) / Double(max(1, valid.count))
-    let meanMedian = valid.map(\.median).reduce(0, +) / Double(max(1, valid.count))
-    let slope = valid.map { ($0.minute - meanMinute) * ($0.median - meanMedian) }.reduce(0, +)
-        / valid.map { ($0.minute - meanMinute) * ($0.minute - meanMinute) }.reduce(0, +)
+    let slope = leastSquaresSlope(rounds.filter { $0.median.isFinite }.map { (x: $0.minute, y: $0.median) })
     print("latency by quarter (median of the rounds' medians): \(quarters.map { f($0) }.joined(separator: ", ")) ms; "
-          + "last − first quarter \(f(quarters[3] - quarters[0], 2)) ms; trend \(f(slope * 60, 2)) ms per hour")
+          + "last − first quarter \(f(quarters[3] - quarters[0], 2)) ms; trend \(slope.map { f($0 * 60, 2) } ?? "n/a") ms per hour")
     print("follow-bench long run: \(rounds.count) rounds over \(f(minutes)) min; median latency first 3 rounds "
           + "\(first.map { f($0.median) }.joined(separator: " ")) ms, last 3 \(last.map { f($0.median) }.joined(separator: " ")) ms; "
           + "per-round medians \(f(rounds.map(\.median).min() ?? .nan))…\(f(rounds.map(\.median).max() ?? .nan)) ms; "
