@@ -95,10 +95,10 @@ final class AnalysisVoice {
     /// The earliest placement's second analyser: the same settings, its stream `stagger`
     /// samples of silence ahead of the captured one, so that its hops end between the first's
     /// (nil: one analyser only: the steady timing, which does not use it, and comparisons).
-    let staggeredAnalyzer: StreamingAnalyzer?
+    private let staggeredAnalyzer: StreamingAnalyzer?
     private unowned(unsafe) let staggered: StreamingAnalyzer?
     /// Half a hop: the staggered analyser's index of captured sample i is i + stagger.
-    let stagger: Int
+    private let stagger: Int
     /// The latest onset kept: where it was decided (captured samples), and by which analyser. A
     /// hit the other analyser decides within `sameOnsetSpan` of it is that onset again.
     private var lastOnsetDecidedAt: Int64 = -1 << 40

@@ -69,6 +69,14 @@ struct FollowRigTests {
         return follow
     }
 
+    /// Ends `follow` with SIGTERM, expects it to exit 0, and returns its last line (the summary).
+    static func stop(_ follow: ToolProcess) -> String {
+        follow.signal(SIGTERM)
+        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
+        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
+        return follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
     /// The output buffer `follow` says it runs with ("buffer N periods"), for the latency lines.
     static func bufferNote(_ follow: ToolProcess) -> String {
         guard let range = follow.stdout.range(of: #"buffer \d+ periods"#, options: .regularExpression) else { return "buffer ?" }
@@ -92,11 +100,8 @@ struct FollowRigTests {
         defer { follow.kill() }
         let label = "click track\(tone ? "" : " (kicks alone)"), \(modeAndTiming), period \(period)"
         let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
-        follow.signal(SIGTERM)
-        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
-        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
+        let summary = Self.stop(follow)
         #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
-        let summary = follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
         print("follow rig: \(summary)")
         Self.expectFollowed(outcome, label)
         if mode == "analysis" {
@@ -128,10 +133,7 @@ struct FollowRigTests {
         let label = "two clocks, \(mode)"
         let outcome = try Self.playAndFollow(Self.hits, label: label, period: 256, buffer: Self.bufferNote(follow),
                                              player: JackRig.busOut, source: JackRig.busIn)
-        follow.signal(SIGTERM)
-        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
-        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
-        print("follow rig (\(label)): \(follow.stdout.split(separator: "\n").last.map(String.init) ?? "")")
+        print("follow rig (\(label)): \(Self.stop(follow))")
         Self.expectFollowed(outcome, label)
     }
 
@@ -152,10 +154,7 @@ struct FollowRigTests {
         #expect(follow.stderr.contains("follow: capture \(Rig.inputMono) lost; reopening"), "the capture's loss is reported: \(follow.stderr)")
         let outcome = try Self.playAndFollow(
             Array(Self.hits.prefix(8)), label: "after a server restart", period: 256, buffer: Self.bufferNote(follow))
-        follow.signal(SIGTERM)
-        let ended = follow.waitForExit(timeout: ToolProcess.generousSeconds)
-        #expect(ended != nil && follow.process.terminationStatus == 0, "follow exits 0 on SIGTERM: \(follow.stderr)")
-        let summary = follow.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let summary = Self.stop(follow)
         print("follow rig: \(summary)\nfollow rig: \(follow.stderr)")
         #expect(summary.contains("reopened 1") || summary.contains("reopened 2"), "the capture reopened: \(summary)")
         Self.expectFollowed(outcome, "after a server restart")

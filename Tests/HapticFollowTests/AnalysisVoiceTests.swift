@@ -97,10 +97,11 @@ struct AnalysisVoiceTests {
         }
     }
 
-    static func voice(_ decision: HitDecision = .onRise, maxBlock: Int = 256, profile: ActuatorProfile = .bassShaker) throws -> AnalysisVoice {
+    static func voice(_ decision: HitDecision = .onRise, maxBlock: Int = 256, profile: ActuatorProfile = .bassShaker,
+                      staggered: Bool = true) throws -> AnalysisVoice {
         var analysis = FollowSettings().analysisSettings(sampleRate: Double(rate))
         analysis.hitDecision = decision
-        return try AnalysisVoice(analysis: analysis, maxBlock: maxBlock, actuators: [profile])
+        return try AnalysisVoice(analysis: analysis, maxBlock: maxBlock, actuators: [profile], staggered: staggered)
     }
 
     static func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
@@ -260,9 +261,7 @@ struct AnalysisVoiceTests {
         Self.addKicks(&x, at: times)
         let onsets = times.map { Int($0 * Double(Self.rate)) }
         func starts(staggered: Bool) throws -> [Int] {
-            var analysis = FollowSettings().analysisSettings(sampleRate: Double(Self.rate))
-            analysis.hitDecision = .onRise
-            let voice = try AnalysisVoice(analysis: analysis, maxBlock: 128, actuators: [.bassShaker], staggered: staggered)
+            let voice = try Self.voice(maxBlock: 128, staggered: staggered)
             // (The first fragment half a hop, then a hop per block: each block's sound ends half a hop in.)
             let drive = Self.runEarliest(voice, x, block: 128, arrivals: [64] + [Int](repeating: 128, count: 4095))
             #expect(voice.transientsStarted == times.count, "staggered \(staggered): \(voice.transientsStarted) transients for \(times.count) kicks")
