@@ -90,7 +90,7 @@ printf '   %s\n' "${outcomes[@]}"
 if [ $failed != 0 ]; then
     # swift-testing's "✘ Test ... recorded an issue at FILE:LINE: ..." lines; each shortened.
     echo "== the failed tests' issues (in full above):"
-    grep -ao '✘ Test .* recorded an issue.*' "$lane_log" | cut -c1-400 | head -n 20 || true
+    grep -ao '✘ Test .* recorded an issue.*' "$lane_log" | cut -c1-1000 | head -n 20 || true
     grep -aE 'Fatal error|==[0-9]+==ERROR' "$lane_log" | cut -c1-400 | head -n 5 || true
 fi
 rm -f "$lane_log"

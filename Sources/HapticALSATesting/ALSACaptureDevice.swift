@@ -42,6 +42,31 @@ public struct ALSARecording: Sendable {
         guard let stamp = stamps.first(where: { $0.framesCaptured > Int64(frame) }) else { return nil }
         return stamp.monotonicNanos - (stamp.framesCaptured - Int64(frame)) * 1_000_000_000 / Int64(sampleRate)
     }
+
+    /// Estimated CLOCK_MONOTONIC time at which `frame` was captured, from the earliest of the
+    /// bounds the stamps of the `window` seconds after it arrived give (nil when no stamp covers
+    /// it). Each stamp bounds the frame's time from above: a read comes late, never early (a
+    /// starved reader, or a sound server's sink running behind and catching up), and frames a
+    /// recording lost only move later stamps' bounds later. The first stamp alone can be late
+    /// by tens of milliseconds on a loaded machine. Over a second, a clock 100 ppm fast skews
+    /// the bound by 0.1 ms.
+    public func monotonicNanos(ofFrame frame: Int, earliestWithin window: Double) -> Int64? {
+        guard let first = stamps.firstIndex(where: { $0.framesCaptured > Int64(frame) }) else { return nil }
+        let last = stamps[first].monotonicNanos + Int64(max(0, min(window, 60)) * 1e9)
+        var best = Int64.max
+        for stamp in stamps[first...] {
+            if stamp.monotonicNanos > last { break }
+            best = min(best, stamp.monotonicNanos - (stamp.framesCaptured - Int64(frame)) * 1_000_000_000 / Int64(sampleRate))
+        }
+        return best
+    }
+
+    /// How late the first stamp after `frame` is against ``monotonicNanos(ofFrame:earliestWithin:)``
+    /// (ns; nil when no stamp covers it): a reading's lateness, for a measurement's notes.
+    public func stampLateness(ofFrame frame: Int, window: Double) -> Int64? {
+        guard let first = monotonicNanos(ofFrame: frame), let best = monotonicNanos(ofFrame: frame, earliestWithin: window) else { return nil }
+        return first - best
+    }
 }
 
 /// Records a capture PCM (for example a sound server's monitor of the sink the engine plays

@@ -185,6 +185,12 @@ public struct ClickTrack: Sendable {
 
     /// Finds the hits on the first recording and the bursts on the second, and pairs them.
     private func match(source a: ALSARecording, haptic b: ALSARecording, channel: Int, afterFrom: Int, playerUnderruns: Int) -> Outcome {
+        // A frame's time: the earliest bound the stamps of the second after it give. The first
+        // stamp alone can be late by tens of milliseconds on a loaded machine, more than the
+        // follower's latency: a hit's onset stamped after its haptic, which read as a miss.
+        func time(_ recording: ALSARecording, _ frame: Int) -> Int64? {
+            recording.monotonicNanos(ofFrame: frame, earliestWithin: Self.stampWindow)
+        }
         // The hits as heard on the first monitor: the tone stays below 0.2, a hit rises above it.
         let heard = Self.onsets({ abs(a.floatSamples[$0]) }, frames: a.frames, threshold: 0.3, quiet: 4800)
         let drive = (0..<b.frames).map { b.floatSamples[$0 * b.channels + min(max(channel, 0), b.channels - 1)] }
@@ -205,14 +211,14 @@ public struct ClickTrack: Sendable {
         outcome.bursts = bursts.count
         outcome.burstsAfterTrack = bursts.filter { $0 >= afterFrom }.count
         for (k, onset) in heard.enumerated() {
-            guard let t0 = a.monotonicNanos(ofFrame: onset) else { outcome.missed.append(k); continue }
+            guard let t0 = time(a, onset) else { outcome.missed.append(k); continue }
             // The burst for this hit: the first to start within 200 ms after the onset.
             let match = bursts.first { frame in
-                guard let t = b.monotonicNanos(ofFrame: frame) else { return false }
+                guard let t = time(b, frame) else { return false }
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
             }
             guard let start = match else {
-                let nearest = bursts.compactMap { b.monotonicNanos(ofFrame: $0) }.min { abs($0 - t0) < abs($1 - t0) }
+                let nearest = bursts.compactMap { time(b, $0) }.min { abs($0 - t0) < abs($1 - t0) }
                 outcome.notes.append("hit \(k) unmatched; the nearest burst \(nearest.map { Self.ms($0 - t0) } ?? "none") from its onset")
                 outcome.missed.append(k)
                 continue
@@ -228,20 +234,29 @@ public struct ClickTrack: Sendable {
             // (The first sample on the drive itself: the Hilbert envelope, computed over the
             // whole recording, rises a little before the drive does.)
             let first = (windowStart..<windowEnd).first { Double(abs(drive[$0])) >= level + 0.05 * rise } ?? start
-            guard let t1 = b.monotonicNanos(ofFrame: half) else { outcome.missed.append(k); continue }
+            guard let t1 = time(b, half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
-            if let t2 = b.monotonicNanos(ofFrame: first) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }
+            if let t2 = time(b, first) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }
+        }
+        // How late the first stamps were where it mattered (corrected above), when it was much.
+        let sourceLate = heard.compactMap { a.stampLateness(ofFrame: $0, window: Self.stampWindow) }.max() ?? 0
+        let hapticLate = bursts.compactMap { b.stampLateness(ofFrame: $0, window: Self.stampWindow) }.max() ?? 0
+        if max(sourceLate, hapticLate) > 2_000_000 {
+            outcome.notes.append("the recordings' first stamps were late by up to \(Self.ms(sourceLate)) at the hits, \(Self.ms(hapticLate)) at the bursts (corrected)")
         }
         // Bursts no hit claimed (invented), and where they lie from the nearest hit.
-        let onsetTimes = heard.compactMap { a.monotonicNanos(ofFrame: $0) }
+        let onsetTimes = heard.compactMap { time(a, $0) }
         for frame in bursts where frame < afterFrom {
-            guard let t = b.monotonicNanos(ofFrame: frame) else { continue }
+            guard let t = time(b, frame) else { continue }
             guard !onsetTimes.contains(where: { t >= $0 - 5_000_000 && t <= $0 + 200_000_000 }) else { continue }
             let nearest = onsetTimes.min { abs($0 - t) < abs($1 - t) }
             outcome.notes.append("a burst of drive at frame \(frame) of \(b.frames), \(nearest.map { Self.ms(t - $0) } ?? "-") from the nearest hit's onset, envelope \(Self.rounded(envelope[frame])) (steady \(Self.rounded(steady)), peak \(Self.rounded(peak)))")
         }
         return outcome
     }
+
+    /// The stamps a frame's time is bounded by: those of the second after it arrived.
+    private static let stampWindow = 1.0
 
     private static func ms(_ nanos: Int64) -> String { "\((Double(nanos) / 1e5).rounded() / 10) ms" }
     private static func rounded(_ x: Double) -> String { "\((x * 1000).rounded() / 1000)" }

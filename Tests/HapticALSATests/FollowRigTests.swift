@@ -51,7 +51,7 @@ struct FollowRigTests {
 
     /// Checks that every hit was followed and none invented.
     static func expectFollowed(_ outcome: Outcome, _ label: String) {
-        #expect(outcome.missed.isEmpty, "\(label): hits not followed: \(outcome.missed)")
+        #expect(outcome.missed.isEmpty, "\(label): hits not followed: \(outcome.missed); \(outcome.notes.joined(separator: "; "))")
         #expect(outcome.bursts - outcome.burstsAfterTrack == outcome.heard,
                 "\(label): bursts of drive \(outcome.bursts - outcome.burstsAfterTrack) for \(outcome.heard) hits: none may be invented")
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
