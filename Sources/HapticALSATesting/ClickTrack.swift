@@ -72,6 +72,9 @@ public struct ClickTrack: Sendable {
         /// sample above a twentieth of the loudest.
         public var latencies: [Double]
         public var firstSampleLatencies: [Double]
+        /// The felt latencies as each frame's first stamp alone dates it (the recordings' read
+        /// lateness left in), to show what the earliest bound changes.
+        public var firstStampLatencies: [Double] = []
         /// Overruns in the two recordings (each would void the timing).
         public var overruns: Int
         /// Underruns of the track's player (a loaded machine; the first monitor shows what played).
@@ -236,6 +239,9 @@ public struct ClickTrack: Sendable {
             let first = (windowStart..<windowEnd).first { Double(abs(drive[$0])) >= level + 0.05 * rise } ?? start
             guard let t1 = time(b, half) else { outcome.missed.append(k); continue }
             outcome.latencies.append(Double(t1 - t0) / 1e6)
+            if let u0 = a.monotonicNanos(ofFrame: onset), let u1 = b.monotonicNanos(ofFrame: half) {
+                outcome.firstStampLatencies.append(Double(u1 - u0) / 1e6)
+            }
             if let t2 = time(b, first) { outcome.firstSampleLatencies.append(Double(t2 - t0) / 1e6) }
         }
         // How late the first stamps were where it mattered (corrected above), when it was much.

@@ -217,6 +217,9 @@ func measure(_ label: String, _ track: ClickTrack, subject: Subject? = nil) -> C
               + (outcome.overruns > 0 ? "; \(outcome.overruns) recording overruns (timing void)" : "")
               + (outcome.playerUnderruns > 0 ? "; the track's player underran \(outcome.playerUnderruns) times" : "")
               + (outcome.serverUnderruns.map { "; the server logged \($0) stream underruns" } ?? ""))
+        print("\(label): felt latency with each frame dated by its first stamp alone (the recordings' read lateness left in): "
+              + "median \(f(quantile(outcome.firstStampLatencies, 0.5))) ms, p99 \(f(quantile(outcome.firstStampLatencies, 0.99))) ms")
+        for note in outcome.notes where note.contains("stamps") { print("\(label): \(note)") }
         // Where the tail is: the slowest hits (their order among those matched, from 0).
         let slowest = outcome.latencies.enumerated().sorted { $0.element > $1.element }.prefix(4)
         print("\(label): slowest hits " + slowest.map { "#\($0.offset) \(f($0.element)) ms" }.joined(separator: ", "))
