@@ -47,9 +47,9 @@ public struct ALSARecording: Sendable {
     /// bounds the stamps of the `window` seconds after it arrived give (nil when no stamp covers
     /// it). Each stamp bounds the frame's time from above: a read comes late, never early (a
     /// starved reader, or a sound server's sink running behind and catching up), and frames a
-    /// recording lost only move later stamps' bounds later. The first stamp alone can be late
-    /// by tens of milliseconds on a loaded machine. Over a second, a clock 100 ppm fast skews
-    /// the bound by 0.1 ms.
+    /// recording lost only move later stamps' bounds later. The first stamp alone was late by
+    /// 1.5–3.7 ms in follow-bench's runs, and a loaded machine may starve a reader longer. Over a
+    /// second, a clock 100 ppm fast skews the bound by 0.1 ms.
     public func monotonicNanos(ofFrame frame: Int, earliestWithin window: Double) -> Int64? {
         guard let first = stamps.firstIndex(where: { $0.framesCaptured > Int64(frame) }) else { return nil }
         let last = stamps[first].monotonicNanos + Int64(max(0, min(window, 60)) * 1e9)

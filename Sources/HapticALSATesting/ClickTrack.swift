@@ -189,8 +189,8 @@ public struct ClickTrack: Sendable {
     /// Finds the hits on the first recording and the bursts on the second, and pairs them.
     private func match(source a: ALSARecording, haptic b: ALSARecording, channel: Int, afterFrom: Int, playerUnderruns: Int) -> Outcome {
         // A frame's time: the earliest bound the stamps of the second after it give. The first
-        // stamp alone can be late by tens of milliseconds on a loaded machine, more than the
-        // follower's latency: a hit's onset stamped after its haptic, which read as a miss.
+        // stamp alone carries its reader's lateness (milliseconds; on a loaded machine, if more
+        // than the follower's latency, a hit's onset would be dated after its haptic: a "miss").
         func time(_ recording: ALSARecording, _ frame: Int) -> Int64? {
             recording.monotonicNanos(ofFrame: frame, earliestWithin: Self.stampWindow)
         }
