@@ -28,7 +28,13 @@ private var pendingCapacity: Int { @_noLocks @inline(__always) get { 8 } }
 ///   for four hops (the span the analyser's own peak would look at) the burst's amplitude grows
 ///   with the sound's peak, slewed by at most full scale per millisecond;
 /// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`), and
-///   at the transient's frequency while it sounds (so that the two add up instead of beating).
+///   at the transient's frequency while it sounds (so that the two add up instead of beating);
+/// - every burst starting on its carrier's crest, and the continuous layer brought into step with
+///   it half a millisecond in, through a notch to zero (no step in the drive). A burst that
+///   started where the vibration under it was (the two in step from the first sample) rose from
+///   whatever phase that was: from a zero crossing, its carrier and its envelope (a quarter
+///   period's rise) grew together, and the hit was felt up to 5 ms later than one started on a
+///   crest: most of the felt latency's spread.
 ///
 /// Two placements (``FollowTiming``). Steady (`render`, `bridge`): output sample n depends on
 /// the captured samples up to n only (a frame or a hit takes effect on the sample after the last
@@ -71,8 +77,7 @@ final class AnalysisVoice {
         /// The largest captured sample since the hit (linear), watched until `growUntil`.
         var peak: Float
         var growUntil: Int64
-        /// The carrier's phase at the start (cycles): the continuous layer's there, so that the
-        /// two add up as the burst rises instead of beating against each other from its start.
+        /// The carrier's phase at the start (cycles): its crest on the first sample.
         var phase: Double
         /// The earliest placement: the serial of the ``Growth`` its amplitude follows (-1: none;
         /// the steady placement follows the captured samples aligned with its own).
@@ -118,6 +123,8 @@ final class AnalysisVoice {
     private let amplitudeRow: UnsafeMutablePointer<Float>
     private let segmentStart: UnsafeMutablePointer<Int>
     private let segmentSharpness: UnsafeMutablePointer<Double>
+    /// Whether the continuous oscillator is brought into step with the latest burst where a segment starts.
+    private let segmentInStep: UnsafeMutablePointer<Bool>
     private let segmentCapacity: Int
     /// Start samples of the latest hits (a ring).
     private let duckStarts: UnsafeMutablePointer<Int64>
@@ -137,6 +144,10 @@ final class AnalysisVoice {
     /// The latest hit's sharpness, which the continuous layer takes while its burst sounds.
     private var heldSharpness = 0.0
     private var holdFrom: Int64 = 0
+    /// Where the continuous layer comes into step with the latest burst (its start plus `notch`),
+    /// at the bottom of a notch from the burst's start to `notch` after this.
+    private var inStepAt: Int64 = -1 << 40
+    private let notch: Int64
     private var holdUntil: Int64 = 0
     /// Transients started since `init`.
     private(set) var transientsStarted = 0
@@ -209,9 +220,12 @@ final class AnalysisVoice {
         intensityRow = .allocate(capacity: self.maxBlock)
         duckRow = .allocate(capacity: self.maxBlock)
         amplitudeRow = .allocate(capacity: self.maxBlock)
-        segmentCapacity = analyzer.outputCapacity + 2 * pendingCapacity + 3  // frames, and each hit's hold
+        // Frames, and each hit's hold (its start and end) and the layer's step into it.
+        segmentCapacity = analyzer.outputCapacity + 3 * pendingCapacity + 4
         segmentStart = .allocate(capacity: segmentCapacity)
         segmentSharpness = .allocate(capacity: segmentCapacity)
+        segmentInStep = .allocate(capacity: segmentCapacity)
+        notch = max(1, Int64((0.0005 * sampleRate).rounded()))
         duckStarts = .allocate(capacity: duckCapacity)
         duckStarts.initialize(repeating: -1 << 40, count: duckCapacity)
         duckSamples = Int64((duckAttack + duckHold + duckRelease) * sampleRate) + 1
@@ -249,6 +263,7 @@ final class AnalysisVoice {
         amplitudeRow.deallocate()
         segmentStart.deallocate()
         segmentSharpness.deallocate()
+        segmentInStep.deallocate()
         duckStarts.deallocate()
         silence.deallocate()
         pendingHits.deallocate()
@@ -474,6 +489,7 @@ final class AnalysisVoice {
         sharpness = 0
         heldSharpness = 0
         holdFrom = 0
+        inStepAt = -1 << 40
         holdUntil = 0
         spliceUntil = 0
         spliceLevel = 0
@@ -529,6 +545,7 @@ final class AnalysisVoice {
             if length > longest { longest = length }
         }
         holdFrom = start
+        inStepAt = start + notch
         holdUntil = start + longest
         heldSharpness = sharpness
     }
@@ -547,7 +564,9 @@ final class AnalysisVoice {
         // The rows all actuators share: intensity (ramped per frame), ducking, sharpness segments.
         segmentStart[0] = 0
         segmentSharpness[0] = sharpnessHeard(at: blockStart)
+        segmentInStep[0] = false
         var segments = 1
+        let stepAt = inStepAt
         var f = 0
         var loudest: Float = 0
         for i in 0..<n {
@@ -558,12 +577,16 @@ final class AnalysisVoice {
                 f += 1
             }
             let heard = sharpnessHeard(at: p)
-            if segmentSharpness[segments - 1] != heard {
+            let inStep = p == stepAt
+            let changed = segmentSharpness[segments - 1] != heard
+            if changed || inStep {
                 if segmentStart[segments - 1] == i {
                     segmentSharpness[segments - 1] = heard
+                    if inStep { segmentInStep[segments - 1] = true }
                 } else if segments < segmentCapacity {
                     segmentStart[segments] = i
                     segmentSharpness[segments] = heard
+                    segmentInStep[segments] = inStep
                     segments += 1
                 }
             }
@@ -573,7 +596,7 @@ final class AnalysisVoice {
             }
             intensityRow[i] = level
             if level > loudest { loudest = level }
-            duckRow[i] = duckGain(at: p)
+            duckRow[i] = duckGain(at: p) * notchGain(at: p, stepAt)
         }
         // Frames that end with the block take effect on the next block's first sample.
         while f < frames.count {
@@ -592,7 +615,11 @@ final class AnalysisVoice {
                 let to = s + 1 < segments ? segmentStart[s + 1] : n
                 // Re-anchored in silence too: the anchors fall on the frames' ends whatever the blocks.
                 let inc = frequencyForSharpness(segmentSharpness[s], band.pointee.frequencyTable) / sampleRate
-                reanchor(band, blockStart + Int64(from), inc)
+                if segmentInStep[s] {
+                    bringInStep(band, blockStart + Int64(from), inc)
+                } else {
+                    reanchor(band, blockStart + Int64(from), inc)
+                }
                 if loudest > 0 {
                     addOscillator(out, amplitudeRow, blockStart, from, to, band.pointee.phaseAnchor, band.pointee.anchorSample, inc)
                 }
@@ -603,7 +630,7 @@ final class AnalysisVoice {
     }
 
     /// The continuous layer's sharpness at sample `p`: the latest hit's while its burst sounds
-    /// (the two at one frequency, in step from the burst's first sample, add up; at two they
+    /// (the two at one frequency, in step half a millisecond in, add up; at two they
     /// beat, and the kick's own loudness swelling the layer at another frequency cancelled the
     /// burst 5–10 ms in: a notch in the felt envelope, some hits felt 20 ms late), else the frames'.
     @_noLocks @inline(__always)
@@ -646,6 +673,25 @@ final class AnalysisVoice {
         return Float(gain)
     }
 
+    /// The notch the continuous layer passes through to come into step with the latest burst:
+    /// from the burst's start (`stepAt - notch`) down to 0 at `stepAt` and back up as far after.
+    @_noLocks @inline(__always)
+    private func notchGain(at p: Int64, _ stepAt: Int64) -> Float {
+        let d = p - stepAt
+        if d <= -notch { return 1 }
+        if d >= notch { return 1 }
+        return Float(d < 0 ? -d : d) / Float(notch)
+    }
+
+    /// The continuous oscillator in step with the latest burst from sample `n` (`notch` after
+    /// the burst's start) on: the burst's carrier is 0.25 + k · inc cycles at its k-th sample.
+    @_noLocks @inline(__always)
+    private func bringInStep(_ band: UnsafeMutablePointer<Band>, _ n: Int64, _ inc: Double) {
+        band.pointee.phaseAnchor = fractionalPart(0.25 + Double(notch) * inc)
+        band.pointee.anchorSample = n
+        band.pointee.inc = inc
+    }
+
     /// Intensity 0…1 → amplitude by the profile's law (its table, linearly interpolated).
     @_noLocks @inline(__always)
     private func amplitude(_ intensity: Float, _ table: UnsafeMutablePointer<Float>) -> Float {
@@ -683,11 +729,9 @@ final class AnalysisVoice {
         let shape = TransientGeometry(
             sharpness: sharpness, frequencyTable: band.pointee.frequencyTable, sampleRate: sampleRate, rule: band.pointee.rule)
         let a = amplitude(intensity, band.pointee.amplitudeTable)
-        // In step with the continuous oscillator on the start's sample (its phase is taken at
-        // n, the burst's carrier at k + ½).
-        let inc = band.pointee.inc
-        let phase = inc < 0 ? 0 : fractionalPart(
-            band.pointee.phaseAnchor + Double(start &- band.pointee.anchorSample) * inc - 0.5 * shape.inc)
+        // On its carrier's crest at the first sample (the carrier is taken at k + ½); the
+        // continuous oscillator comes into step with it `notch` later (`bringInStep`).
+        let phase = fractionalPart(0.25 - 0.5 * shape.inc)
         let burst = Burst(
             start: start, shape: shape, amplitude: a, target: a, peak: intensity * intensity,
             growUntil: growth < 0 ? start + Int64(4 * hop) : start, phase: phase, growth: growth)

@@ -191,12 +191,12 @@ struct AnalysisVoiceTests {
         #expect(rise.half < Self.median(lowHalf), "analysis felt sooner than the crossover: \(rise.half) vs \(Self.median(lowHalf)) ms")
     }
 
-    /// Over a steady vibration (the tone's), a hit's burst starts in step with it: the two add
-    /// up as the burst rises, so the hit is felt as soon as on silence. (A burst at its own
-    /// phase beat against the vibration from its first cycle: a quarter of the kicks were felt
-    /// 10–12 ms late, the median 4.8 ms.) Felt as the rig measures it: half way from the
-    /// level before the hit to the peak of the Hilbert envelope.
-    @Test("over a steady vibration a hit is felt as soon as on silence: its burst starts in step with the vibration")
+    /// Over a steady vibration (the tone's), the vibration comes into step with a hit's burst
+    /// half a millisecond in: the two add up as the burst rises, so the hit is felt as soon as on
+    /// silence. (A burst whose phase was left to chance beat against the vibration from its first
+    /// cycle: a quarter of the kicks were felt 10–12 ms late, the median 4.8 ms.) Felt as the rig
+    /// measures it: half way from the level before the hit to the peak of the Hilbert envelope.
+    @Test("over a steady vibration a hit is felt as soon as on silence: the vibration comes into step with its burst")
     func burstInStepWithTheVibration() throws {
         let times = Self.hitTimes(first: 2, count: 24)
         let onsets = times.map { Int($0 * Double(Self.rate)) }
