@@ -40,7 +40,12 @@ public struct ALSARecording: Sendable {
     /// taken after that frame arrived (nil when no stamp covers it).
     public func monotonicNanos(ofFrame frame: Int) -> Int64? {
         guard let stamp = stamps.first(where: { $0.framesCaptured > Int64(frame) }) else { return nil }
-        return stamp.monotonicNanos - (stamp.framesCaptured - Int64(frame)) * 1_000_000_000 / Int64(sampleRate)
+        return bound(stamp, frame)
+    }
+
+    /// The latest time `frame` can have been captured, by `stamp`.
+    private func bound(_ stamp: CaptureStamp, _ frame: Int) -> Int64 {
+        stamp.monotonicNanos - (stamp.framesCaptured - Int64(frame)) * 1_000_000_000 / Int64(sampleRate)
     }
 
     /// Estimated CLOCK_MONOTONIC time at which `frame` was captured, from the earliest of the
@@ -56,7 +61,7 @@ public struct ALSARecording: Sendable {
         var best = Int64.max
         for stamp in stamps[first...] {
             if stamp.monotonicNanos > last { break }
-            best = min(best, stamp.monotonicNanos - (stamp.framesCaptured - Int64(frame)) * 1_000_000_000 / Int64(sampleRate))
+            best = min(best, bound(stamp, frame))
         }
         return best
     }

@@ -212,16 +212,18 @@ public struct ClickTrack: Sendable {
         let bursts = Self.onsets(
             { Float(envelope[$0]) }, frames: envelope.count, threshold: Float(steady + 0.2 * (peak - steady)), quiet: 4800)
         outcome.bursts = bursts.count
+        // Each burst's time, once (nil where no stamp covers it).
+        let burstTimes = bursts.map { time(b, $0) }
         outcome.burstsAfterTrack = bursts.filter { $0 >= afterFrom }.count
         for (k, onset) in heard.enumerated() {
             guard let t0 = time(a, onset) else { outcome.missed.append(k); continue }
             // The burst for this hit: the first to start within 200 ms after the onset.
-            let match = bursts.first { frame in
-                guard let t = time(b, frame) else { return false }
+            let match = bursts.indices.first { i in
+                guard let t = burstTimes[i] else { return false }
                 return t >= t0 - 5_000_000 && t <= t0 + 200_000_000
-            }
+            }.map { bursts[$0] }
             guard let start = match else {
-                let nearest = bursts.compactMap { time(b, $0) }.min { abs($0 - t0) < abs($1 - t0) }
+                let nearest = burstTimes.compactMap { $0 }.min { abs($0 - t0) < abs($1 - t0) }
                 outcome.notes.append("hit \(k) unmatched; the nearest burst \(nearest.map { Self.ms($0 - t0) } ?? "none") from its onset")
                 outcome.missed.append(k)
                 continue
@@ -252,8 +254,8 @@ public struct ClickTrack: Sendable {
         }
         // Bursts no hit claimed (invented), and where they lie from the nearest hit.
         let onsetTimes = heard.compactMap { time(a, $0) }
-        for frame in bursts where frame < afterFrom {
-            guard let t = time(b, frame) else { continue }
+        for (frame, time) in zip(bursts, burstTimes) where frame < afterFrom {
+            guard let t = time else { continue }
             guard !onsetTimes.contains(where: { t >= $0 - 5_000_000 && t <= $0 + 200_000_000 }) else { continue }
             let nearest = onsetTimes.min { abs($0 - t) < abs($1 - t) }
             outcome.notes.append("a burst of drive at frame \(frame) of \(b.frames), \(nearest.map { Self.ms(t - $0) } ?? "-") from the nearest hit's onset, envelope \(Self.rounded(envelope[frame])) (steady \(Self.rounded(steady)), peak \(Self.rounded(peak)))")

@@ -143,10 +143,10 @@ final class AnalysisVoice {
     private var sharpness = 0.0
     /// The latest hit's sharpness, which the continuous layer takes while its burst sounds.
     private var heldSharpness = 0.0
-    private var holdFrom: Int64 = 0
-    /// Where the continuous layer comes into step with the latest burst (its start plus `notch`),
-    /// at the bottom of a notch from the burst's start to `notch` after this.
-    private var inStepAt: Int64 = -1 << 40
+    /// The latest burst's start (long before the stream's start while there is none).
+    private var holdFrom: Int64 = -1 << 40
+    /// The continuous layer comes into step with the latest burst `notch` samples after its
+    /// start (`holdFrom`), at the bottom of a notch from the burst's start to `notch` after that.
     private let notch: Int64
     private var holdUntil: Int64 = 0
     /// Transients started since `init`.
@@ -488,8 +488,7 @@ final class AnalysisVoice {
         rampLeft = 0
         sharpness = 0
         heldSharpness = 0
-        holdFrom = 0
-        inStepAt = -1 << 40
+        holdFrom = -1 << 40
         holdUntil = 0
         spliceUntil = 0
         spliceLevel = 0
@@ -545,7 +544,6 @@ final class AnalysisVoice {
             if length > longest { longest = length }
         }
         holdFrom = start
-        inStepAt = start + notch
         holdUntil = start + longest
         heldSharpness = sharpness
     }
@@ -566,7 +564,7 @@ final class AnalysisVoice {
         segmentSharpness[0] = sharpnessHeard(at: blockStart)
         segmentInStep[0] = false
         var segments = 1
-        let stepAt = inStepAt
+        let stepAt = holdFrom + notch
         var f = 0
         var loudest: Float = 0
         for i in 0..<n {
