@@ -114,22 +114,31 @@ struct BreakpointReducer {
 }
 
 /// A binary min-heap of triangles by area (ties: earlier middle first, so results are
-/// deterministic).
-struct TriangleHeap {
-    struct Triangle {
-        var area: Double
-        var middle: Int
-        var left: Int
-        var right: Int
+/// deterministic). Package-wide: convert-bench's replica of Meta's reduction orders by it too.
+package struct TriangleHeap {
+    package struct Triangle {
+        package var area: Double
+        package var middle: Int
+        package var left: Int
+        package var right: Int
+        package init(area: Double, middle: Int, left: Int, right: Int) {
+            self.area = area
+            self.middle = middle
+            self.left = left
+            self.right = right
+        }
         func precedes(_ other: Triangle) -> Bool {
             area < other.area || (area == other.area && middle < other.middle)
         }
     }
     private var items: [Triangle] = []
 
-    init(capacity: Int) { items.reserveCapacity(capacity) }
+    package init(capacity: Int) { items.reserveCapacity(capacity) }
 
-    mutating func push(_ t: Triangle) {
+    /// The smallest triangle, left in the heap.
+    package var smallest: Triangle? { items.first }
+
+    package mutating func push(_ t: Triangle) {
         items.append(t)
         var i = items.count - 1
         while i > 0 {
@@ -143,7 +152,7 @@ struct TriangleHeap {
         }
     }
 
-    mutating func pop() -> Triangle? {
+    package mutating func pop() -> Triangle? {
         guard let top = items.first else { return nil }
         let last = items.removeLast()
         if !items.isEmpty {

@@ -6,10 +6,12 @@
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
 //   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
+//   swift run -c release convert-bench replica [--set DIR] [--per-file | --sweep]   (Meta Studio's analysis on its own clips)
 //
 // The set is built by bench/convert-eval/make-set.sh (default: $HAPTICSYNTH_EVAL, else
 // ../convert-eval). Quality compares ours and the trivial converter (TrivialConverter.swift)
-// with every reference, per file and per family. `--split dev|test` keeps half of each family
+// with every reference, per file and per family, and beside them Meta Haptics Studio's own
+// analysis at its defaults (StudioReplica.swift). `--split dev|test` keeps half of each family
 // (by a hash of the file name): tune on dev, judge on test.
 
 import Foundation
@@ -102,7 +104,7 @@ func quality() {
     let split = option("--split") ?? "all"
     let perFile = arguments.contains("--per-file")
     let only = option("--family")
-    var ours: [FileScore] = [], floor: [FileScore] = []
+    var ours: [FileScore] = [], floor: [FileScore] = [], studio: [FileScore] = []
     var failures: [String] = []
     for pair in loadSet() where (only == nil || pair.family == only) {
         if split == "dev" && !isDev(pair.reference) || split == "test" && isDev(pair.reference) { continue }
@@ -116,19 +118,21 @@ func quality() {
             let trivial = TrivialConverter.convert(sound.samples, sampleRate: sound.rate)
             ours.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: mine, reference: ref, soundSeconds: seconds))
             floor.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: trivial, reference: ref, soundSeconds: seconds))
+            let tool = StudioReplica.analyse(sound.samples, sampleRate: sound.rate, settings: .studioDefaults)
+            studio.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: tool, reference: ref, soundSeconds: seconds))
         } catch {
             failures.append("\(pair.reference): \(error)")
         }
     }
     if perFile {
-        print("file\tkind\tseconds\tcorr\tcorr(trivial)\tF50\tF50(trivial)\tF20\tP50\tR50\tfound/ref\tmedian |err| ms\tbps\tref bps")
-        for (a, b) in zip(ours, floor) {
+        print("file\tkind\tseconds\tcorr\tcorr(trivial)\tF50\tF50(trivial)\tF50(studio)\tF20\tP50\tR50\tfound/ref\tmedian |err| ms\tbps\tref bps")
+        for ((a, b), c) in zip(zip(ours, floor), studio) {
             let err = median(a.f50.errors.map { abs($0) * 1000 })
-            print("\(a.name)\t\(a.kind)\t\(format(a.seconds))\t\(format(a.correlation))\t\(format(b.correlation))\t\(format(a.f50.f))\t\(format(b.f50.f))\t\(format(a.f20.f))\t\(format(a.f50.precision))\t\(format(a.f50.recall))\t\(a.f50.found)/\(a.f50.reference)\t\(format(err, 1))\t\(format(a.breakpointsPerSecond, 1))\t\(format(a.referenceBreakpointsPerSecond, 1))")
+            print("\(a.name)\t\(a.kind)\t\(format(a.seconds))\t\(format(a.correlation))\t\(format(b.correlation))\t\(format(a.f50.f))\t\(format(b.f50.f))\t\(format(c.f50.f))\t\(format(a.f20.f))\t\(format(a.f50.precision))\t\(format(a.f50.recall))\t\(a.f50.found)/\(a.f50.reference)\t\(format(err, 1))\t\(format(a.breakpointsPerSecond, 1))\t\(format(a.referenceBreakpointsPerSecond, 1))")
         }
         print("")
     }
-    print("family\tkind\tfiles\tmedian corr (ours / trivial)\tmedian F50 (ours / trivial)\tpooled F50 (ours / trivial)\tmedian F20 (ours / trivial)\tP50/R50 pooled (ours)\ttiming error ms (median |e|, mean e)\tbps (ours / reference)\tbeats trivial")
+    print("family\tkind\tfiles\tmedian corr (ours / trivial)\tmedian F50 (ours / trivial)\tpooled F50 (ours / trivial)\tmedian F20 (ours / trivial)\tP50/R50 pooled (ours)\ttiming error ms (median |e|, mean e)\tbps (ours / reference)\tbeats trivial\tMeta Studio at its defaults: median corr / median F50 / pooled F50")
     var groups: [(String, [Int])] = []
     for family in Array(Set(ours.map(\.family))).sorted() {
         groups.append((family, ours.indices.filter { ours[$0].family == family }))
@@ -136,7 +140,8 @@ func quality() {
     groups.append(("all tool-made", ours.indices.filter { ours[$0].kind == "tool" }))
     groups.append(("all designer-made", ours.indices.filter { ours[$0].kind == "designer" }))
     for (name, indices) in groups where !indices.isEmpty {
-        let a = indices.map { ours[$0] }, b = indices.map { floor[$0] }
+        let a = indices.map { ours[$0] }, b = indices.map { floor[$0] }, c = indices.map { studio[$0] }
+        let tool = "\(format(median(c.compactMap(\.correlation)))) / \(format(median(c.map(\.f50.f)))) / \(format(pooledF(c.map(\.f50))))"
         let corrA = median(a.compactMap(\.correlation)), corrB = median(b.compactMap(\.correlation))
         let fA = median(a.map(\.f50.f)), fB = median(b.map(\.f50.f))
         let pooledA = pooledF(a.map(\.f50)), pooledB = pooledF(b.map(\.f50))
@@ -145,7 +150,7 @@ func quality() {
         let errors = a.flatMap(\.f50.errors)
         let meanError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count) * 1000
         let beats = (corrA ?? -1) > (corrB ?? -1) && (fA ?? 0) >= (fB ?? 0) && pooledA > pooledB
-        print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")")
+        print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")\t\(tool)")
     }
     for f in failures { print("failed: \(f)") }
 }
@@ -242,10 +247,99 @@ func long() {
     do { _ = try pattern.validate(options: .init(strict: true)); print("strict validation: clean") } catch { print("strict validation: \(error)") }
 }
 
+// MARK: the tool against its own clips
+
+/// Meta Haptics Studio's analysis (StudioReplica.swift) on the Meta clips, with the settings each
+/// clip records (SETTINGS.tsv) and with the Studio's defaults: how much of a tool-made clip the
+/// tool at its defaults gives, and how much the designer's settings for that clip.
+func replica() {
+    let perFile = arguments.contains("--per-file")
+    guard let text = try? String(contentsOfFile: setFolder + "/SETTINGS.tsv", encoding: .utf8) else {
+        fail("no SETTINGS.tsv in \(setFolder) (rebuild the set with bench/convert-eval/make-set.sh)")
+    }
+    let lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    guard let header = lines.first else { return }
+    var recorded: [String: StudioSettings] = [:]
+    for row in lines.dropFirst() where row.count == header.count {
+        let v = Dictionary(uniqueKeysWithValues: zip(header, row))
+        func number(_ key: String) -> Double { Double(v[key] ?? "") ?? 0 }
+        recorded[v["file"]!] = StudioSettings(
+            gainDB: number("gain_db"), normalize: number("normalize_audio") != 0, normalizeLevelDB: number("normalize_level_db"),
+            emphasisEnabled: number("emphasis_enabled") != 0, breakpointsPerSecond: Int(number("amplitude_breakpoints_per_second")),
+            sensitivity: number("sensitivity_percent"), peakWindow: number("peak_window_ms") / 1000, minimumRise: number("minimum_rise"),
+            plateauFactor: number("plateau_factor_percent") / 100, ducking: number("ducking_percent") / 100)
+    }
+    struct Row { var family: String; var own: FileScore; var defaults: FileScore; var changed: Bool }
+    var rows: [Row] = []
+    if perFile { print("file\tsettings changed\treference\tfound (own settings)\tF50 (own settings)\tfound (defaults)\tF50 (defaults)\tcorr (own / defaults)") }
+    for pair in loadSet() {
+        guard let settings = recorded[pair.reference] else { continue }
+        do {
+            let ref = try reference(setFolder + "/" + pair.reference)
+            let sound = try mono(setFolder + "/" + pair.sound)
+            let seconds = Double(sound.samples.count) / sound.rate
+            let own = FileScore(name: pair.reference, family: pair.family, kind: pair.kind,
+                ours: StudioReplica.analyse(sound.samples, sampleRate: sound.rate, settings: settings), reference: ref, soundSeconds: seconds)
+            let defaults = FileScore(name: pair.reference, family: pair.family, kind: pair.kind,
+                ours: StudioReplica.analyse(sound.samples, sampleRate: sound.rate, settings: .studioDefaults), reference: ref, soundSeconds: seconds)
+            let changed = settings != .studioDefaults
+            rows.append(Row(family: pair.family, own: own, defaults: defaults, changed: changed))
+            if perFile {
+                print("\(pair.reference)\t\(changed ? "yes" : "no")\t\(own.f50.reference)\t\(own.f50.found)\t\(format(own.f50.f))\t\(defaults.f50.found)\t\(format(defaults.f50.f))\t\(format(own.correlation)) / \(format(defaults.correlation))")
+            }
+        } catch {
+            print("failed: \(pair.reference): \(error)")
+        }
+    }
+    if perFile { print("") }
+    print("clips\tfiles\tF50 median (own settings / Studio defaults)\tpooled F50 (own / defaults)\texact transients (own / defaults)\tmedian corr (own / defaults)")
+    let groups: [(String, [Row])] = Array(Set(rows.map(\.family))).sorted().map { f in (f, rows.filter { $0.family == f }) }
+        + [("all Meta clips", rows), ("settings as the Studio's defaults", rows.filter { !$0.changed }),
+           ("settings changed by the designer", rows.filter(\.changed))]
+    for (name, group) in groups where !group.isEmpty {
+        let exact = { (s: [FileScore]) in s.filter { $0.f50.f == 1 }.count }
+        let own = group.map(\.own), defaults = group.map(\.defaults)
+        print("\(name)\t\(group.count)\t\(format(median(own.map(\.f50.f)))) / \(format(median(defaults.map(\.f50.f))))\t\(format(pooledF(own.map(\.f50)))) / \(format(pooledF(defaults.map(\.f50))))\t\(exact(own)) / \(exact(defaults))\t\(format(median(own.compactMap(\.correlation)))) / \(format(median(defaults.compactMap(\.correlation))))")
+    }
+}
+
+/// `replica --sweep`: the tool on every tool-made clip at each emphasis sensitivity 0…100 %
+/// (its other defaults kept): the best one setting can do against clips whose designers set the
+/// sensitivity per clip, and what knowing each clip's best sensitivity would give.
+func replicaSweep() {
+    let sensitivities = stride(from: 0.0, through: 100, by: 10).map { $0 }
+    var scores: [(family: String, f: [Double])] = []
+    for pair in loadSet() where pair.kind == "tool" {
+        do {
+            let ref = try reference(setFolder + "/" + pair.reference)
+            let sound = try mono(setFolder + "/" + pair.sound)
+            let prepared = StudioReplica.prepare(sound.samples, sampleRate: sound.rate, settings: .studioDefaults)
+            let f = sensitivities.map { s -> Double in
+                var settings = StudioSettings.studioDefaults
+                settings.sensitivity = s
+                return TransientScore(found: StudioReplica.clip(prepared, settings: settings).transients, reference: ref.transients, tolerance: 0.05).f
+            }
+            scores.append((pair.family, f))
+        } catch {
+            print("failed: \(pair.reference): \(error)")
+        }
+    }
+    print("family\tfiles\tmedian F50 at 50 % (the default)\tbest single sensitivity: % and median F50\tmedian F50 with each clip's best sensitivity\tclips reproduced exactly at some sensitivity")
+    let groups = Array(Set(scores.map(\.family))).sorted().map { f in (f, scores.filter { $0.family == f }) } + [("all tool-made", scores)]
+    for (name, group) in groups {
+        let medians = sensitivities.indices.map { k in median(group.map { $0.f[k] })! }
+        let best = medians.indices.max { medians[$0] < medians[$1] }!
+        let oracle = median(group.map { $0.f.max()! })!
+        let exact = group.filter { $0.f.contains(1) }.count
+        print("\(name)\t\(group.count)\t\(format(medians[5]))\t\(Int(sensitivities[best])) %: \(format(medians[best]))\t\(format(oracle))\t\(exact)")
+    }
+}
+
 switch arguments.first {
+case "replica": if arguments.contains("--sweep") { replicaSweep() } else { replica() }
 case "quality": quality()
 case "speed": speed()
 case "long": long()
 case "check": check()
-default: fail("usage: convert-bench quality|speed|long|check [options] (see bench/convert-bench/main.swift)")
+default: fail("usage: convert-bench quality|speed|long|check|replica [options] (see bench/convert-bench/main.swift)")
 }

@@ -11,7 +11,9 @@
 # (../shared/corpus or $HAPTICSYNTH_CORPUS: Apple's and Hapticlabs' pairs). Each family is a
 # folder of SOUND + REFERENCE (.haptic or .ahap, same base name); SOURCES.tsv lists every
 # pair: file (the reference), repo, path, licence, kind (tool or designer), family, sound,
-# sound_path. Families whose source is missing are skipped with a note.
+# sound_path. Families whose source is missing are skipped with a note. SETTINGS.tsv lists the
+# Meta Haptics Studio settings each Meta clip records it was analysed with (gain, breakpoints
+# per second, emphasis sensitivity, window, rise...), for convert-bench's `replica`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-${HAPTICSYNTH_EVAL:-../convert-eval}}
@@ -24,6 +26,19 @@ python3 - "$OUT" "$MIRROR" "$CORPUS" <<'PY'
 import json, os, subprocess, sys, shutil
 out, mirror, corpus = sys.argv[1:4]
 rows = []
+settings_rows = []  # Meta clips: the analysis settings each was made with (SETTINGS.tsv)
+
+def record_settings(reference, clip):
+    st = clip.get("settings")
+    if not st:
+        return
+    pre, off = st.get("preprocessing", {}), st.get("offline", {})
+    emph = off.get("emphasis", {})
+    settings_rows.append([reference] + [str(v) for v in [
+        pre.get("gain_db", 0), int(bool(pre.get("normalize_audio", False))), pre.get("normalize_level_db", -0.3),
+        off.get("amplitude_breakpoints_per_second", 40), int(bool(off.get("emphasis_enabled", True))),
+        emph.get("sensitivity_percent", 50), emph.get("peak_window_ms", 20), emph.get("minimum_rise", 0.05),
+        emph.get("plateau_factor_percent", 25), emph.get("ducking_percent", 50)]])
 
 def git_dir(repo):
     d = os.path.join(mirror, repo.replace("/", "+"), "repo")
@@ -84,9 +99,11 @@ if gd:
             name = pack + "_" + clip["name"].replace("/", "_").replace(" ", "_")
             add("meta-studio", name, "wav", git_show(gd, f"main/samples/{pack}/{audio}"), "haptic",
                 json.dumps(haptic).encode(), "facebook/haptics-studio", hasp + "#" + clip["name"], f"main/samples/{pack}/{audio}", lic, "tool")
+            record_settings(f"meta-studio/{name}.haptic", clip)
     under = "companion/quest/Assets/Resources/SampleProject"
     project = json.loads(git_show(gd, under + "/project.json"))
     names = {c["clipId"]: c["name"] for c in project["clips"]}
+    clips = {c["clipId"]: c for c in project["clips"]}
     files = set(git_files(gd, under))
     for path in sorted(files):
         if not path.endswith(".haptic"):
@@ -98,6 +115,8 @@ if gd:
         name = names.get(uid, uid).replace("/", "_").replace(" ", "_") + "_" + uid[:8]
         add("meta-companion", name, "wav", git_show(gd, sound), "haptic", git_show(gd, path), "facebook/haptics-studio", path, sound,
             "MIT (repository LICENSE); audio: Meta Sound Collection terms, evaluation only, not redistributed", "tool")
+        if uid in clips:
+            record_settings(f"meta-companion/{name}.haptic", clips[uid])
 else:
     print("skipped meta-studio, meta-companion: no snapshot of facebook/haptics-studio (fetch it)")
 
@@ -149,6 +168,11 @@ else:
 with open(os.path.join(out, "SOURCES.tsv"), "w") as f:
     f.write("file\trepo\tpath\tlicence\tkind\tfamily\tsound\tsound_path\n")
     for r in rows:
+        f.write("\t".join(r) + "\n")
+with open(os.path.join(out, "SETTINGS.tsv"), "w") as f:
+    f.write("file\tgain_db\tnormalize_audio\tnormalize_level_db\tamplitude_breakpoints_per_second\temphasis_enabled\t"
+            "sensitivity_percent\tpeak_window_ms\tminimum_rise\tplateau_factor_percent\tducking_percent\n")
+    for r in settings_rows:
         f.write("\t".join(r) + "\n")
 families = {}
 for r in rows:
