@@ -10,7 +10,9 @@ public struct ConversionSettings: Sendable, Equatable {
     /// Points whose removal changes the curve by less than this area (value × seconds) go
     /// even within the budget, so flat and straight stretches stay small.
     public var tolerance: Double = 0.0004
-    /// How much the continuous layer gives way under a transient, 0…1 (0.5: half).
+    /// How much the continuous layer gives way under a transient, 0…1, as a share of its
+    /// amplitude (intensity², the `.haptic` amplitude of `HapticClipMapping`), as Meta Haptics
+    /// Studio's ducking is: 0.5 halves the amplitude, so the intensity curve dips to √0.5 ≈ 0.71.
     public var ducking: Double = 0.5
     /// A gap of silence shorter than this does not end a stretch (s).
     public var silenceHangover: Double = 0.05
@@ -47,13 +49,22 @@ package var duckRelease: Double { @_noLocks @inline(__always) get { 0.015 } }
 
 /// The depth of the ducking dip `tau` seconds after a transient, for a ducking of `ducking`
 /// (0…1): 0 before it and after it, `ducking` while held. `convert`'s curves and the live
-/// follower's continuous layer give way by the same shape.
+/// follower's continuous layer give way by the same shape (`convert` takes it from the amplitude,
+/// ``duckingIntensityGain(_:ducking:)``; the follower from its drive's level).
 @_noLocks @inline(__always)
 package func duckingDepth(_ tau: Double, ducking d: Double) -> Double {
     if tau <= 0 || tau > duckAttack + duckHold + duckRelease { return 0 }
     if tau < duckAttack { return d * tau / duckAttack }
     if tau <= duckAttack + duckHold { return d }
     return d * (1 - (tau - duckAttack - duckHold) / duckRelease)
+}
+
+/// The intensity `convert`'s curve keeps `tau` seconds after a transient (1: no dip): the
+/// ducking takes its share of the amplitude, intensity², so the intensity keeps the square root
+/// of the rest.
+@inline(__always)
+package func duckingIntensityGain(_ tau: Double, ducking d: Double) -> Double {
+    (1 - duckingDepth(tau, ducking: d)).squareRoot()
 }
 
 struct ConversionBuilder {
@@ -202,7 +213,7 @@ struct ConversionBuilder {
             let tau = time - t
             if tau > duckAttack + duckHold + duckRelease { break }
             if tau <= 0 { continue }
-            gain = min(gain, 1 - duckingDepth(tau, ducking: d))
+            gain = min(gain, duckingIntensityGain(tau, ducking: d))
         }
         return gain
     }

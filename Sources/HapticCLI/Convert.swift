@@ -51,7 +51,7 @@ public struct Convert: HapticsynthVerb {
     @Option(name: .customLong("min-gap"), parsing: .unconditional, help: ArgumentHelp("The shortest time between two transients (10-10000 ms).", valueName: "ms"))
     public var minGap = 50.0
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How much the continuous layer gives way under a transient, 0-100 %.", valueName: "percent"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How much the continuous layer's amplitude gives way under a transient, 0-100 % (Meta Haptics Studio's ducking).", valueName: "percent"))
     public var ducking = 50.0
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gain applied to the sound before analysis (-60 to 60 dB).", valueName: "dB"))

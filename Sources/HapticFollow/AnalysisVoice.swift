@@ -27,7 +27,8 @@ private var pendingCapacity: Int { @_noLocks @inline(__always) get { 8 } }
 ///   Decided on the onset's rise (``HitDecision/onRise``), a hit may not have reached its peak:
 ///   for four hops (the span the analyser's own peak would look at) the burst's amplitude grows
 ///   with the sound's peak, slewed by at most full scale per millisecond;
-/// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`), and
+/// - the continuous layer ducked under each transient by `convert`'s dip (`duckingDepth`: the same
+///   share of the amplitude, here of the drive's), and
 ///   at the transient's frequency while it sounds (so that the two add up instead of beating);
 /// - every burst starting on its carrier's crest, and the continuous layer brought into step with
 ///   it half a millisecond in, through a notch to zero (no step in the drive). A burst that
@@ -111,7 +112,8 @@ final class AnalysisVoice {
     private let sameOnsetSpan: Int64
     let sampleRate: Double
     let hop: Int
-    /// How far the continuous layer gives way under a transient (`convert`'s default).
+    /// How far the continuous layer gives way under a transient: a share of the drive's amplitude
+    /// (`convert`'s default).
     let ducking: Double
     private let bands: UnsafeMutablePointer<Band>
     let bandCount: Int

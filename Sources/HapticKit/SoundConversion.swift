@@ -10,7 +10,8 @@
 
 /// What `SoundConversion.convert` does to a sound, besides the analysis settings.
 public struct SoundConversionOptions: Sendable, Equatable {
-    /// Hit sensitivity 0…1, shortest gap between hits (s), breakpoints per second, ducking 0…1.
+    /// Hit sensitivity 0…1, shortest gap between hits (s), breakpoints per second, ducking 0…1
+    /// (the share of the continuous layer's amplitude taken under a transient, ``ConversionSettings/ducking``).
     public var sensitivity = 0.5
     public var minimumGap = 0.05
     public var breakpointsPerSecond = 40.0
