@@ -50,7 +50,7 @@ package var duckRelease: Double { @_noLocks @inline(__always) get { 0.015 } }
 /// The depth of the ducking dip `tau` seconds after a transient, for a ducking of `ducking`
 /// (0…1): 0 before it and after it, `ducking` while held. `convert`'s curves and the live
 /// follower's continuous layer give way by the same shape (`convert` takes it from the amplitude,
-/// ``duckingIntensityGain(_:ducking:)``; the follower from its drive's level).
+/// ``duckingIntensityGain(_:ducking:)``; the follower from its drive's amplitude).
 @_noLocks @inline(__always)
 package func duckingDepth(_ tau: Double, ducking d: Double) -> Double {
     if tau <= 0 || tau > duckAttack + duckHold + duckRelease { return 0 }

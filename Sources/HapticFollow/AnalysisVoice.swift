@@ -6,7 +6,7 @@ import HapticRender
 /// at least the analysis's minimum gap apart; one more replaces the oldest). Computed globals:
 /// no lazy initialisation on the render path.
 private var burstCapacity: Int { @_noLocks @inline(__always) get { 4 } }
-/// Hits an ``AnalysisVoice`` remembers for the ducking (the dip lasts 41 ms).
+/// Hits an ``AnalysisVoice`` remembers for the ducking (the dip lasts 26 ms).
 private var duckCapacity: Int { @_noLocks @inline(__always) get { 4 } }
 /// Hits the earliest placement holds between two blocks (hits are at least the minimum gap
 /// apart, and a block's arrivals span a few periods; the newest are kept).
