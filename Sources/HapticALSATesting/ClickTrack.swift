@@ -215,8 +215,10 @@ public struct ClickTrack: Sendable {
         // Each burst's time, once (nil where no stamp covers it).
         let burstTimes = bursts.map { time(b, $0) }
         outcome.burstsAfterTrack = bursts.filter { $0 >= afterFrom }.count
+        // Each hit's onset time, once.
+        let heardTimes = heard.map { time(a, $0) }
         for (k, onset) in heard.enumerated() {
-            guard let t0 = time(a, onset) else { outcome.missed.append(k); continue }
+            guard let t0 = heardTimes[k] else { outcome.missed.append(k); continue }
             // The burst for this hit: the first to start within 200 ms after the onset.
             let match = bursts.indices.first { i in
                 guard let t = burstTimes[i] else { return false }
@@ -253,9 +255,9 @@ public struct ClickTrack: Sendable {
             outcome.notes.append("the recordings' first stamps were late by up to \(Self.ms(sourceLate)) at the hits, \(Self.ms(hapticLate)) at the bursts (corrected)")
         }
         // Bursts no hit claimed (invented), and where they lie from the nearest hit.
-        let onsetTimes = heard.compactMap { time(a, $0) }
-        for (frame, time) in zip(bursts, burstTimes) where frame < afterFrom {
-            guard let t = time else { continue }
+        let onsetTimes = heardTimes.compactMap { $0 }
+        for (frame, burstTime) in zip(bursts, burstTimes) where frame < afterFrom {
+            guard let t = burstTime else { continue }
             guard !onsetTimes.contains(where: { t >= $0 - 5_000_000 && t <= $0 + 200_000_000 }) else { continue }
             let nearest = onsetTimes.min { abs($0 - t) < abs($1 - t) }
             outcome.notes.append("a burst of drive at frame \(frame) of \(b.frames), \(nearest.map { Self.ms(t - $0) } ?? "-") from the nearest hit's onset, envelope \(Self.rounded(envelope[frame])) (steady \(Self.rounded(steady)), peak \(Self.rounded(peak)))")

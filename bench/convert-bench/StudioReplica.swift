@@ -38,8 +38,6 @@ struct StudioSettings: Equatable {
 
     /// Meta Haptics Studio's defaults for a new clip (frontend/src/globals/AudioAnalyzerConfig.json).
     static let studioDefaults = StudioSettings()
-    /// The SDK's `OfflineAnalysisSettings::default()` (60 breakpoints/s, 100 ms window, rise 0.1).
-    static let sdkDefaults = StudioSettings(breakpointsPerSecond: 60, peakWindow: 0.1, minimumRise: 0.1)
 }
 
 enum StudioReplica {

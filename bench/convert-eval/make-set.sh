@@ -102,7 +102,6 @@ if gd:
             record_settings(f"meta-studio/{name}.haptic", clip)
     under = "companion/quest/Assets/Resources/SampleProject"
     project = json.loads(git_show(gd, under + "/project.json"))
-    names = {c["clipId"]: c["name"] for c in project["clips"]}
     clips = {c["clipId"]: c for c in project["clips"]}
     files = set(git_files(gd, under))
     for path in sorted(files):
@@ -112,7 +111,7 @@ if gd:
         sound = f"{under}/{uid}.wav"
         if sound not in files:
             continue
-        name = names.get(uid, uid).replace("/", "_").replace(" ", "_") + "_" + uid[:8]
+        name = clips.get(uid, {}).get("name", uid).replace("/", "_").replace(" ", "_") + "_" + uid[:8]
         add("meta-companion", name, "wav", git_show(gd, sound), "haptic", git_show(gd, path), "facebook/haptics-studio", path, sound,
             "MIT (repository LICENSE); audio: Meta Sound Collection terms, evaluation only, not redistributed", "tool")
         if uid in clips:
