@@ -52,8 +52,23 @@ enum RhythmRig {
 
 @Suite("Rhythm lockstep through the sound-server rig", .serialized, .enabled(if: KitRig.isRunning, "needs scripts/rig.sh"))
 struct RhythmRigTests {
-    @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic at the planned skew in the recording; spacing exactly 28800 frames")
-    func lockstepSixtyFourBeats() throws {
+    /// What the 64-beat session left: the report, the recording, the device's rate as the
+    /// engine measured it through the session, and the engine's counters at its end.
+    struct Run {
+        let report: RhythmReport
+        let recording: ALSARecording
+        let references: (haptic: [Float], audio: [Float])
+        let rates: [(time: Double, ratio: Double)]
+        let xruns: Int, stalls: Int, lateCommands: Int, corrections: Int
+        let rate: Double
+        /// What broke the recording, nil when it is whole.
+        var gap: String? {
+            recording.overruns == 0 && xruns == 0 ? nil : "capture overruns \(recording.overruns), engine xruns \(xruns)"
+        }
+    }
+
+    /// 64 beats of beat_hit at 100 BPM through a new HapticManager, the sink's monitor recorded.
+    static func sixtyFourBeats() throws -> Run {
         let m = RhythmRig.manager()
         #expect(m.engineAvailable)
         let refs = try RhythmRig.references(m)
@@ -73,9 +88,16 @@ struct RhythmRigTests {
         m.shutDown()
         // Beats are 0.6 s apart: 0.6 s of silence is the end, never a gap between them.
         #expect(capture.waitForWholeSound(silence: 28_800), "the session recorded whole")
-        let rec = capture.stop()
-        let report = session.report(sampleRate: 48_000)
-        #expect(rec.overruns == 0 && xruns == 0, "a whole recording: capture overruns \(rec.overruns), engine xruns \(xruns)")
+        return Run(report: session.report(sampleRate: 48_000), recording: capture.stop(), references: refs, rates: rates, xruns: xruns, stalls: stalls,
+                   lateCommands: late, corrections: corrections, rate: rate)
+    }
+
+    @Test("64 beats at 100 BPM through HapticManager: every beat's sound and haptic at the planned skew in the recording; spacing exactly 28800 frames")
+    func lockstepSixtyFourBeats() throws {
+        let run = try rigSession("rhythm rig", gap: \.gap) { try Self.sixtyFourBeats() }
+        let rec = run.recording, report = run.report, refs = run.references, rates = run.rates
+        let stalls = run.stalls, late = run.lateCommands, rate = run.rate, corrections = run.corrections
+        #expect(run.gap == nil, "a whole recording: \(run.gap ?? "")")
 
         // The engine's own record: both parts of every beat at the cue's planned skew (felt alignment).
         #expect(report.rows.count == 64)

@@ -15,9 +15,23 @@ struct TwoDeviceRigTests {
     static let outMono = KitRig.env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono"
     static let inMono = KitRig.env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
 
-    @Test("32 beats: sound on the stereo sink, haptic on the mono sink; recorded skew under one period")
-    func twoRealPCMs() throws {
-        let period = 1024
+    /// What one session left: the engines' report, the two recordings and the parts' references.
+    struct Run {
+        let report: RhythmReport
+        let sound: ALSARecording, haptic: ALSARecording
+        let references: (haptic: [Float], audio: [Float])
+        let xruns: (haptic: Int, audio: Int)
+        let recordedWhole: Bool
+        /// What broke the recordings, nil when they are whole.
+        var gap: String? {
+            xruns == (0, 0) && sound.overruns == 0 && haptic.overruns == 0 ? nil
+                : "engine xruns \(xruns), capture overruns: sound \(sound.overruns), haptic \(haptic.overruns)"
+        }
+    }
+
+    /// 32 beats of beat_hit at 100 BPM through a new HapticManager, sound on the stereo sink and
+    /// haptic on the mono sink (1024-frame periods), both sinks' monitors recorded.
+    static func session(period: Int) throws -> Run {
         var config = HapticManager.Configuration(hapticsFolder: kitHaptics, assetsFolder: kitAssets,
                                                  output: .alsa(Self.outMono), audioOutput: .alsa(Self.outB))
         for role in 0..<2 {
@@ -41,13 +55,23 @@ struct TwoDeviceRigTests {
         session.run(wait: { t in
             while MonotonicClock.now() < t { usleep(UInt32(max(1_000, min(20_000, (t - MonotonicClock.now()) * 1e6)))) }  // the beat's time
         })
-        let xruns = (m.currentEngine?.xrunCount ?? -1) + (m.currentAudioEngine?.xrunCount ?? -1)
+        let xruns = (haptic: m.currentEngine?.xrunCount ?? -1, audio: m.currentAudioEngine?.xrunCount ?? -1)
         m.shutDown()
         // Beats are 0.6 s apart: 0.6 s of silence is the end, never a gap between them.
-        #expect(capA.waitForWholeSound(silence: 28_800) && capH.waitForWholeSound(silence: 28_800), "the session recorded whole")
-        let recA = capA.stop(), recH = capH.stop()
-        let report = session.report(sampleRate: 48_000)
-        #expect(xruns == 0 && recA.overruns == 0 && recH.overruns == 0)
+        let whole = capA.waitForWholeSound(silence: 28_800) && capH.waitForWholeSound(silence: 28_800)
+        return Run(report: session.report(sampleRate: 48_000), sound: capA.stop(), haptic: capH.stop(), references: refs,
+                   xruns: xruns, recordedWhole: whole)
+    }
+
+    @Test("32 beats: sound on the stereo sink, haptic on the mono sink; recorded skew under one period")
+    func twoRealPCMs() throws {
+        let period = 1024
+        let run = try rigSession("two-device rig", gap: \.gap) { try Self.session(period: period) }
+        #expect(run.recordedWhole, "the session recorded whole")
+        #expect(run.gap == nil, "\(run.gap ?? "")")
+        let recA = run.sound, recH = run.haptic, report = run.report, refs = run.references
+        #expect(run.recordedWhole, "the session recorded whole")
+        #expect(run.gap == nil, "\(run.gap ?? "")")
         #expect(report.twoDevice && report.summary.incomplete == 0)
         let devices = Set(report.rows.flatMap { [$0.audio?.device, $0.haptic?.device] }.compactMap { $0 })
         #expect(devices == [Self.outB, Self.outMono])
