@@ -25,7 +25,8 @@ public struct Serve: AsyncParsableCommand {
             drop is reported in one line with the fix, and the status says where each channel went.
 
             --follow CAPTURE follows live sound as the follow verb does (--input-channels, \
-            --follow-gain, --follow-mode), as one more voice under the patterns: its drive is \
+            --follow-gain, --follow-mode, and for the analysis mode --follow-sensitivity, \
+            --follow-gate, --follow-timing), as one more voice under the patterns: its drive is \
             ducked by --follow-ducking while a pattern sounds, and OSC sets its gain, mode, \
             mute and ducking (/hapticsynth/follow/...). A lost capture is reopened while the \
             output keeps running; a lost device or capture prints a line when lost and when back.

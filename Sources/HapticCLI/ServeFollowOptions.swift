@@ -3,7 +3,8 @@ import Foundation
 import HapticKit
 
 /// `serve --follow CAPTURE [--input-channels LIST] [--follow-gain dB] [--follow-mode MODE]
-/// [--follow-ducking dB]`: live sound followed as one more voice of serve's engine.
+/// [--follow-ducking dB] [--follow-sensitivity %] [--follow-gate dBFS] [--follow-timing T]`:
+/// live sound followed as one more voice of serve's engine, with the follow verb's settings.
 public struct ServeFollowOptions: ParsableArguments {
     @Option(name: .customLong("follow"), help: ArgumentHelp("ALSA capture device to follow as one more voice (as the follow verb does).", valueName: "capture"))
     public var capture: String?
@@ -21,14 +22,31 @@ public struct ServeFollowOptions: ParsableArguments {
     @Option(name: .customLong("follow-ducking"), parsing: .unconditional, help: ArgumentHelp("With --follow: the follower ducked by this much while a pattern sounds, -60 to 0 dB (OSC /hapticsynth/follow/ducking).", valueName: "dB"))
     public var ducking = Double(FollowControls.defaultDuckingDecibels)
 
+    // The analysis mode's settings, as the follow verb's --sensitivity, --gate and --timing.
+    // They hold from the start whatever the mode, since OSC may switch to analysis later.
+    @Option(name: .customLong("follow-sensitivity"), parsing: .unconditional, help: ArgumentHelp("With --follow, in the analysis mode: how readily hits become transients, 0-100 % (0: none), as follow's --sensitivity.", valueName: "percent"))
+    public var sensitivity = 50.0
+
+    @Option(name: .customLong("follow-gate"), parsing: .unconditional, help: ArgumentHelp("With --follow, in the analysis mode: noise gate, -120 to 0 dBFS, as follow's --gate.", valueName: "dBFS"))
+    public var gate = -60.0
+
+    @Option(name: .customLong("follow-timing"), help: ArgumentHelp("With --follow, in the analysis mode: earliest or steady, as follow's --timing.", valueName: "timing"))
+    public var timing: FollowTiming = .earliest
+
     public init() {}
 
     public func validate() throws {
         guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--follow-gain \(gain): expected -60...40 dB") }
         guard ducking.isFinite, (-60...0).contains(ducking) else { throw ValidationError("--follow-ducking \(ducking): expected -60...0 dB") }
+        guard sensitivity.isFinite, (0...100).contains(sensitivity) else {
+            throw ValidationError("--follow-sensitivity \(sensitivity): expected 0...100 %")
+        }
+        guard gate.isFinite, (-120...0).contains(gate) else { throw ValidationError("--follow-gate \(gate): expected -120...0 dBFS") }
         _ = try Follow.channels(inputChannels)
-        if capture == nil, inputChannels != nil || gain != 0 || mode != .lowpass || ducking != Double(FollowControls.defaultDuckingDecibels) {
-            throw ValidationError("--input-channels, --follow-gain, --follow-mode and --follow-ducking need --follow CAPTURE")
+        let anySet = inputChannels != nil || gain != 0 || mode != .lowpass || ducking != Double(FollowControls.defaultDuckingDecibels)
+            || sensitivity != 50 || gate != -60 || timing != .earliest
+        if capture == nil, anySet {
+            throw ValidationError("--input-channels and the --follow-... options need --follow CAPTURE")
         }
     }
 
@@ -49,7 +67,9 @@ public struct ServeFollowOptions: ParsableArguments {
         capture.map { capture in
             Request(
                 capture: capture,
-                settings: FollowSettings(mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: (try? Follow.channels(inputChannels)) ?? []),
+                settings: FollowSettings(
+                    mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: (try? Follow.channels(inputChannels)) ?? [],
+                    sensitivity: sensitivity / 100, gate: pow(10, gate / 20), timing: timing),
                 duckingDecibels: Float(ducking))
         }
     }

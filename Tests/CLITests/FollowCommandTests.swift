@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import HapticCLI
+
 /// `follow`'s bad input, before any sound server is needed: one line naming what and where,
 /// a non-zero exit, no ready line.
 @Suite("follow: bad input")
@@ -50,6 +52,12 @@ struct ServeFollowCommandTests {
         (["--follow", "x", "--input-channels", "0"], "--input-channels 0: \"0\" is not a channel number 1...64", 64),
         (["--follow-gain", "-6"], "need --follow CAPTURE", 64),
         (["--input-channels", "4"], "need --follow CAPTURE", 64),
+        (["--follow", "x", "--follow-sensitivity", "nan"], "--follow-sensitivity nan: expected 0...100 %", 64),
+        (["--follow", "x", "--follow-sensitivity", "-0.5"], "expected 0...100 %", 64),
+        (["--follow", "x", "--follow-gate", "1e308"], "--follow-gate 1e+308: expected -120...0 dBFS", 64),
+        (["--follow", "x", "--follow-timing", "late"], "'late' is invalid for '--follow-timing <timing>'", 64),
+        (["--follow-timing", "steady"], "need --follow CAPTURE", 64),
+        (["--follow-sensitivity", "0"], "need --follow CAPTURE", 64),
     ])
     func badInput(arguments: [String], message: String, status: Int32) throws {
         let run = try LiveProcess(Self.base + arguments)
@@ -58,5 +66,21 @@ struct ServeFollowCommandTests {
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.count == 1 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
         #expect(!run.stderr.contains("serve: ready"))
+    }
+}
+
+/// `serve --follow`'s analysis settings: what the follower is given.
+@Suite("serve --follow: the analysis settings")
+struct ServeFollowSettingsTests {
+    @Test("--follow-sensitivity, --follow-gate and --follow-timing reach the follower; without them, follow's defaults")
+    func settingsReachTheFollower() throws {
+        let set = try #require(try ServeFollowOptions.parse([
+            "--follow", "mon", "--follow-mode", "analysis", "--follow-sensitivity", "80", "--follow-gate", "-40", "--follow-timing", "steady",
+        ]).request?.settings)
+        #expect(set.mode == .analysis && set.timing == .steady)
+        #expect(abs(set.sensitivity - 0.8) < 1e-12 && abs(set.gate - 0.01) < 1e-12, "sensitivity \(set.sensitivity), gate \(set.gate)")
+        let plain = try #require(try ServeFollowOptions.parse(["--follow", "mon"]).request?.settings)
+        #expect(plain.timing == .earliest && abs(plain.sensitivity - 0.5) < 1e-12 && abs(plain.gate - 0.001) < 1e-12,
+                "the follow verb's defaults: \(plain)")
     }
 }
