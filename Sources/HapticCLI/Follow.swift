@@ -52,13 +52,13 @@ public struct Follow: AsyncParsableCommand {
 
     // `.unconditional`: "-6" is this option's value, not an unknown flag.
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gain on the followed sound, -60 to 40 dB.", valueName: "dB"))
-    public var gain = 0.0
+    public var gain = FollowOptionValues.defaultGainDecibels
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Analysis: how readily hits become transients, 0-100 % (0: none), as convert's.", valueName: "percent"))
-    public var sensitivity = 50.0
+    public var sensitivity = FollowOptionValues.defaultSensitivityPercent
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Analysis: noise gate, -120 to 0 dBFS: quieter sound drives nothing (a hit must rise 12 dB above it).", valueName: "dBFS"))
-    public var gate = -60.0
+    public var gate = FollowOptionValues.defaultGateDBFS
 
     @Option(name: .long, help: ArgumentHelp("Analysis: earliest (each hit felt in the first period after it is heard, up to a period of jitter) or steady (every hit one fixed delay after its sound, about a period later).", valueName: "timing"))
     public var timing: FollowTiming = .earliest
@@ -86,11 +86,8 @@ public struct Follow: AsyncParsableCommand {
     var bufferPeriods: Int { live.bufferPeriods(default: Self.defaultBufferPeriods) }
 
     public func validate() throws {
-        guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--gain \(gain): expected -60...40 dB") }
-        guard sensitivity.isFinite, (0...100).contains(sensitivity) else {
-            throw ValidationError("--sensitivity \(sensitivity): expected 0...100 %")
-        }
-        guard gate.isFinite, (-120...0).contains(gate) else { throw ValidationError("--gate \(gate): expected -120...0 dBFS") }
+        try FollowOptionValues.check(gainDecibels: gain, gainFlag: "--gain", sensitivityPercent: sensitivity, sensitivityFlag: "--sensitivity",
+                                     gateDBFS: gate, gateFlag: "--gate")
         _ = try Self.channels(inputChannels)
     }
 
@@ -134,9 +131,8 @@ public struct Follow: AsyncParsableCommand {
         let device = live.device
         let outputConfiguration = live.playerConfiguration(
             layout: layout, profile: resolvedProfile, rate: Self.sampleRate, defaultBufferPeriods: Self.defaultBufferPeriods)
-        let settings = FollowSettings(
-            mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: followed, sensitivity: sensitivity / 100,
-            gate: pow(10, gate / 20), timing: timing)
+        let settings = FollowOptionValues.settings(
+            mode: mode, gainDecibels: gain, inputChannels: followed, sensitivityPercent: sensitivity, gateDBFS: gate, timing: timing)
         let outages = OutageReport(verb: "follow", device: device)
         let capture = self.capture
         let follower: LiveFollower

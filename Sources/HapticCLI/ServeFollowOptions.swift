@@ -14,7 +14,7 @@ public struct ServeFollowOptions: ParsableArguments {
 
     // `.unconditional`: "-6" is this option's value, not an unknown flag.
     @Option(name: .customLong("follow-gain"), parsing: .unconditional, help: ArgumentHelp("With --follow: gain on the followed sound, -60 to 40 dB (OSC /hapticsynth/follow/gain).", valueName: "dB"))
-    public var gain = 0.0
+    public var gain = FollowOptionValues.defaultGainDecibels
 
     @Option(name: .customLong("follow-mode"), help: ArgumentHelp("With --follow: \(FollowMode.allCases.map(\.rawValue).joined(separator: ", ")) (OSC /hapticsynth/follow/mode).", valueName: "mode"))
     public var mode: FollowMode = .lowpass
@@ -25,10 +25,10 @@ public struct ServeFollowOptions: ParsableArguments {
     // The analysis mode's settings, as the follow verb's --sensitivity, --gate and --timing.
     // They hold from the start whatever the mode, since OSC may switch to analysis later.
     @Option(name: .customLong("follow-sensitivity"), parsing: .unconditional, help: ArgumentHelp("With --follow, in the analysis mode: how readily hits become transients, 0-100 % (0: none), as follow's --sensitivity.", valueName: "percent"))
-    public var sensitivity = 50.0
+    public var sensitivity = FollowOptionValues.defaultSensitivityPercent
 
     @Option(name: .customLong("follow-gate"), parsing: .unconditional, help: ArgumentHelp("With --follow, in the analysis mode: noise gate, -120 to 0 dBFS, as follow's --gate.", valueName: "dBFS"))
-    public var gate = -60.0
+    public var gate = FollowOptionValues.defaultGateDBFS
 
     @Option(name: .customLong("follow-timing"), help: ArgumentHelp("With --follow, in the analysis mode: earliest or steady, as follow's --timing.", valueName: "timing"))
     public var timing: FollowTiming = .earliest
@@ -36,15 +36,13 @@ public struct ServeFollowOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--follow-gain \(gain): expected -60...40 dB") }
+        try FollowOptionValues.check(gainDecibels: gain, gainFlag: "--follow-gain", sensitivityPercent: sensitivity,
+                                     sensitivityFlag: "--follow-sensitivity", gateDBFS: gate, gateFlag: "--follow-gate")
         guard ducking.isFinite, (-60...0).contains(ducking) else { throw ValidationError("--follow-ducking \(ducking): expected -60...0 dB") }
-        guard sensitivity.isFinite, (0...100).contains(sensitivity) else {
-            throw ValidationError("--follow-sensitivity \(sensitivity): expected 0...100 %")
-        }
-        guard gate.isFinite, (-120...0).contains(gate) else { throw ValidationError("--follow-gate \(gate): expected -120...0 dBFS") }
         _ = try Follow.channels(inputChannels)
-        let anySet = inputChannels != nil || gain != 0 || mode != .lowpass || ducking != Double(FollowControls.defaultDuckingDecibels)
-            || sensitivity != 50 || gate != -60 || timing != .earliest
+        let anySet = inputChannels != nil || gain != FollowOptionValues.defaultGainDecibels || mode != .lowpass
+            || ducking != Double(FollowControls.defaultDuckingDecibels) || sensitivity != FollowOptionValues.defaultSensitivityPercent
+            || gate != FollowOptionValues.defaultGateDBFS || timing != .earliest
         if capture == nil, anySet {
             throw ValidationError("--input-channels and the --follow-... options need --follow CAPTURE")
         }
@@ -67,9 +65,9 @@ public struct ServeFollowOptions: ParsableArguments {
         capture.map { capture in
             Request(
                 capture: capture,
-                settings: FollowSettings(
-                    mode: mode, gain: Float(pow(10, gain / 20)), inputChannels: (try? Follow.channels(inputChannels)) ?? [],
-                    sensitivity: sensitivity / 100, gate: pow(10, gate / 20), timing: timing),
+                settings: FollowOptionValues.settings(
+                    mode: mode, gainDecibels: gain, inputChannels: (try? Follow.channels(inputChannels)) ?? [],
+                    sensitivityPercent: sensitivity, gateDBFS: gate, timing: timing),
                 duckingDecibels: Float(ducking))
         }
     }
