@@ -3,6 +3,7 @@
 //
 //   swift run -c release convert-bench quality [--set DIR] [--split dev|test|all] [--per-file]
 //                                              [--family F] [--sensitivity %] [--min-gap ms] [--ducking %]
+//   swift run -c release convert-bench quality --sweep [--set DIR]   (ours at each sensitivity 0…100 %)
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
 //   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
@@ -303,18 +304,20 @@ func replica() {
     }
 }
 
+/// The sensitivities the sweeps try: 0, 10, … 100 %.
+let sweptSensitivities = stride(from: 0.0, through: 100, by: 10).map { $0 }
+
 /// `replica --sweep`: the tool on every tool-made clip at each emphasis sensitivity 0…100 %
 /// (its other defaults kept): the best one setting can do against clips whose designers set the
 /// sensitivity per clip, and what knowing each clip's best sensitivity would give.
 func replicaSweep() {
-    let sensitivities = stride(from: 0.0, through: 100, by: 10).map { $0 }
     var scores: [(family: String, f: [Double])] = []
     for pair in loadSet() where pair.kind == "tool" {
         do {
             let ref = try reference(setFolder + "/" + pair.reference)
             let sound = try mono(setFolder + "/" + pair.sound)
             let prepared = StudioReplica.prepare(sound.samples, sampleRate: sound.rate, settings: .studioDefaults)
-            let f = sensitivities.map { s -> Double in
+            let f = sweptSensitivities.map { s -> Double in
                 var settings = StudioSettings.studioDefaults
                 settings.sensitivity = s
                 return TransientScore(found: StudioReplica.clip(prepared, settings: settings).transients, reference: ref.transients, tolerance: 0.05).f
@@ -324,20 +327,48 @@ func replicaSweep() {
             print("failed: \(pair.reference): \(error)")
         }
     }
+    printSweep(scores)
+}
+
+/// `quality --sweep`: our converter on every tool-made clip at each `--sensitivity` 0…100 %
+/// (its other defaults kept), the same table as `replica --sweep`: how close our hits come when
+/// the sensitivity is chosen per clip, as the references' designers chose theirs.
+func qualitySweep() {
+    var scores: [(family: String, f: [Double])] = []
+    for pair in loadSet() where pair.kind == "tool" {
+        do {
+            let ref = try reference(setFolder + "/" + pair.reference)
+            let f = try sweptSensitivities.map { s -> Double in
+                var options = SoundConversionOptions()
+                options.sensitivity = s / 100
+                let converted = try SoundConversion.convert(soundAt: setFolder + "/" + pair.sound, options: options)
+                return TransientScore(found: converted.haptics.transients.map(\.time), reference: ref.transients, tolerance: 0.05).f
+            }
+            scores.append((pair.family, f))
+        } catch {
+            print("failed: \(pair.reference): \(error)")
+        }
+    }
+    printSweep(scores)
+}
+
+/// One row per family (and all): the median F50 at the default 50 %, at the best single
+/// sensitivity, and with each clip's own best.
+func printSweep(_ scores: [(family: String, f: [Double])]) {
     print("family\tfiles\tmedian F50 at 50 % (the default)\tbest single sensitivity: % and median F50\tmedian F50 with each clip's best sensitivity\tclips reproduced exactly at some sensitivity")
     let groups = Array(Set(scores.map(\.family))).sorted().map { f in (f, scores.filter { $0.family == f }) } + [("all tool-made", scores)]
     for (name, group) in groups {
-        let medians = sensitivities.indices.map { k in median(group.map { $0.f[k] })! }
+        let medians = sweptSensitivities.indices.map { k in median(group.map { $0.f[k] })! }
         let best = medians.indices.max { medians[$0] < medians[$1] }!
         let oracle = median(group.map { $0.f.max()! })!
         let exact = group.filter { $0.f.contains(1) }.count
-        print("\(name)\t\(group.count)\t\(format(medians[5]))\t\(Int(sensitivities[best])) %: \(format(medians[best]))\t\(format(oracle))\t\(exact)")
+        print("\(name)\t\(group.count)\t\(format(medians[5]))\t\(Int(sweptSensitivities[best])) %: \(format(medians[best]))\t\(format(oracle))\t\(exact)")
     }
 }
 
 switch arguments.first {
 case "replica": if arguments.contains("--sweep") { replicaSweep() } else { replica() }
-case "quality": quality()
+case "quality": if arguments.contains("--sweep") { qualitySweep() } else { quality() }
 case "speed": speed()
 case "long": long()
 case "check": check()
