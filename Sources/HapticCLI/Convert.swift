@@ -23,9 +23,14 @@ public struct Convert: HapticsynthVerb {
             input, a symbolic link or anything that is not a regular file; `-o -` writes AHAP \
             (or --format) to standard output. Several inputs convert into a folder.
 
+            How many hits become transients is a choice for each sound (the clips designers \
+            make with Meta Haptics Studio and Lofelt Studio set it clip by clip): \
+            --list-sensitivities lists what each --sensitivity gives.
+
             Examples:
               hapticsynth convert explosion.wav -o explosion.ahap
               hapticsynth convert explosion.wav -o explosion.ahap --audio --sensitivity 70
+              hapticsynth convert explosion.wav -o explosion.ahap --list-sensitivities
               hapticsynth convert sfx/*.wav -o haptics/ --format haptic
               hapticsynth convert song.flac -o chorus.ahap --from 62.5 --to 80 --channel 1
               hapticsynth convert clip.haptic -o clip.ahap
@@ -71,6 +76,9 @@ public struct Convert: HapticsynthVerb {
 
     @Flag(name: .long, help: "Keep the sound in the pattern as an AudioCustom event (its path relative to the output), played in lockstep by play and rhythm.")
     public var audio = false
+
+    @Flag(name: .customLong("list-sensitivities"), help: "Also list, for each sensitivity from 10 to 100 %, how many transients the sound gets and when (to choose --sensitivity for it).")
+    public var listSensitivities = false
 
     @Flag(name: .long, help: "Read AHAP and .haptic inputs strictly (every warning is an error).")
     public var strict = false
@@ -150,6 +158,11 @@ public struct Convert: HapticsynthVerb {
                 let (text, summary, notes) = try convert(target.input, to: target.output, format: target.format)
                 try TextFileWriter.write(text, to: target.output, inputs: inputIdentities)
                 if toStandardOutput { out.printError(summary) } else { out.print(summary) }
+                if listSensitivities && !isPattern(target.input) {
+                    for line in try sensitivityTable(target.input) {
+                        if toStandardOutput { out.printError(line) } else { out.print(line) }
+                    }
+                }
                 for note in notes { out.printError("\(target.input): note: \(note)") }
             } catch let error as CLIError {
                 out.printError(error.description)
@@ -180,9 +193,8 @@ public struct Convert: HapticsynthVerb {
 
     /// The output text, a summary line, and notes.
     func convert(_ input: String, to path: String, format: OutputFormat) throws -> (String, String, [String]) {
-        let lower = input.lowercased()
         var bytes: [UInt8]?
-        if lower.hasSuffix(".ahap") || lower.hasSuffix(".haptic") || lower.hasSuffix(".json") {
+        if isPattern(input) {
             do { bytes = try PatternFile.readBytes(input) } catch { throw CLIError(error.description) }
         }
         if let bytes {
@@ -265,7 +277,34 @@ public struct Convert: HapticsynthVerb {
             throw CLIError(PatternFileError.invalid(file: input, error: error).description)
         }
         if audio { notes.append("--audio applies to sound inputs; ignored") }
+        if listSensitivities { notes.append("--list-sensitivities applies to sound inputs; ignored") }
         return (text, "\(path): from \(input): \(what)", notes)
+    }
+
+    /// Whether `input` is read as a pattern (AHAP or .haptic) rather than a sound: by its extension.
+    func isPattern(_ input: String) -> Bool {
+        let lower = input.lowercased()
+        return lower.hasSuffix(".ahap") || lower.hasSuffix(".haptic") || lower.hasSuffix(".json")
+    }
+
+    /// `--list-sensitivities`: the transients the sound gets at each sensitivity 10…100 %, the
+    /// other options as given, one line each (a conversion per line: exactly what `convert
+    /// --sensitivity` with that value writes).
+    func sensitivityTable(_ input: String) throws -> [String] {
+        let shown = 16
+        var lines = ["\(input): transients at each --sensitivity (this conversion: \(String(format: "%g", sensitivity)) %):"]
+        for percent in stride(from: 10, through: 100, by: 10) {
+            var options = soundOptions
+            options.sensitivity = Double(percent) / 100
+            let times = try SoundConversion.convert(soundAt: input, options: options).haptics.transients.map(\.time)
+            var line = (percent < 100 ? " " : "") + " \(percent) %: \(times.count)"
+            if !times.isEmpty {
+                line += " at " + times.prefix(shown).map { String(format: "%.3f", $0) }.joined(separator: " ")
+                line += times.count > shown ? " … (\(times.count - shown) more)" : " s"
+            }
+            lines.append(line)
+        }
+        return lines
     }
 
     /// `file`'s path relative to the folder of `output` (the current folder for standard output).

@@ -126,6 +126,68 @@ struct ConvertCommandTests {
         #expect(loaded.locateAudio("../sfx/a.wav") != nil)
     }
 
+    @Test("--list-sensitivities: what each sensitivity gives, as convert --sensitivity writes it; on stderr with -o -")
+    func listSensitivities() throws {
+        let temp = try TempFolder()
+        // A loud click at 0.2 s, a quieter one at 0.7 s and a faint one at 1.2 s, over faint noise.
+        let rate = 48000
+        var seed: UInt32 = 12345
+        let samples = (0..<2 * rate).map { i -> Float in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let noise = 0.003 * (Float(seed >> 8) / Float(1 << 24) - 0.5)
+            let t = Double(i) / Double(rate)
+            var click: Float = 0
+            for (at, level) in [(0.2, 0.8), (0.7, 0.1), (1.2, 0.03)] where t >= at && t < at + 0.01 {
+                click = Float(level * exp(-(t - at) / 0.001) * sin(2 * Double.pi * 150 * (t - at)))
+            }
+            return noise + click
+        }
+        let sound = temp.url.appendingPathComponent("clicks.wav").path
+        try writeSound(sound, samples: samples)
+        let out = temp.url.appendingPathComponent("clicks.ahap").path
+        let run = try CLIRun(["convert", sound, "-o", out, "--list-sensitivities"])
+        print("convert --list-sensitivities:\n\(run.stdout)\(run.stderr)")
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 12, "the summary, a heading and ten rows")
+        #expect(lines[1] == "\(sound): transients at each --sensitivity (this conversion: 50 %):")
+        // Each row: "  P %: N at t1 t2 ... s" (or "  P %: 0").
+        var rows: [Int: [Double]] = [:]
+        for line in lines[2...] {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            let percent = try #require(Int(parts[0].dropLast(2).trimmingCharacters(in: .whitespaces)), "\(line)")
+            let fields = parts[1].split(separator: " ")
+            let count = try #require(Int(fields[0]), "\(line)")
+            let times = fields.dropFirst(2).dropLast().compactMap { Double($0) }
+            #expect(times.count == count, "\(line)")
+            rows[percent] = times
+        }
+        #expect(rows.keys.sorted() == Array(stride(from: 10, through: 100, by: 10)))
+        // The row for the conversion's own sensitivity is the file it wrote.
+        let written = try AHAPPattern.decode(text: String(contentsOfFile: out, encoding: .utf8)).pattern
+            .events.filter { $0.type == .hapticTransient }.map(\.time)
+        #expect(rows[50]?.map { String(format: "%.3f", $0) } == written.map { String(format: "%.3f", $0) })
+        // The loud click is there at every sensitivity; the faint one only at the most sensitive.
+        for (percent, times) in rows { #expect(times.contains { abs($0 - 0.2) < 0.003 }, "\(percent) %: \(times)") }
+        #expect(rows[10]?.contains { abs($0 - 1.2) < 0.003 } == false)
+        #expect(rows[100]?.contains { abs($0 - 1.2) < 0.003 } == true)
+        // A value taken from the table gives what the table said.
+        let chosen = temp.url.appendingPathComponent("chosen.ahap").path
+        #expect(try CLIRun(["convert", sound, "-o", chosen, "--sensitivity", "100"]).status == 0)
+        let atHundred = try AHAPPattern.decode(text: String(contentsOfFile: chosen, encoding: .utf8)).pattern
+            .events.filter { $0.type == .hapticTransient }.count
+        #expect(atHundred == rows[100]?.count)
+        // With -o -, standard output holds the pattern alone (the process, its real standard output).
+        let piped = try runShell("'\(hapticsynthBinary)' convert clicks.wav -o - --list-sensitivities --sensitivity 30", in: temp.url)
+        #expect(piped.status == 0)
+        #expect((try? AHAPPattern.decode(from: Array(piped.stdout))) != nil, "\(piped.stdout.count) bytes on standard output")
+        #expect(piped.stderr.contains("(this conversion: 30 %)") && piped.stderr.contains(" 100 %: "), "\(piped.stderr)")
+        // A pattern input has no sensitivities: said, not failed.
+        let back = temp.url.appendingPathComponent("back.haptic").path
+        let pattern = try CLIRun(["convert", out, "-o", back, "--list-sensitivities"])
+        #expect(pattern.status == 0 && pattern.stderr.contains("--list-sensitivities applies to sound inputs; ignored"), "\(pattern.stderr)")
+    }
+
     @Test("options past their ranges are refused by the parser", arguments: [
         ["--breakpoints-per-second", "0"], ["--sensitivity", "101"], ["--min-gap", "1"], ["--ducking", "-5"],
         ["--gain", "1e308"], ["--normalize", "3"], ["--channel", "0"], ["--channel", "left"], ["--from", "-1"],
