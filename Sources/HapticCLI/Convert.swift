@@ -299,8 +299,8 @@ public struct Convert: HapticsynthVerb {
             let times = try SoundConversion.convert(soundAt: input, options: options).haptics.transients.map(\.time)
             var line = (percent < 100 ? " " : "") + " \(percent) %: \(times.count)"
             if !times.isEmpty {
-                line += " at " + times.prefix(shown).map { String(format: "%.3f", $0) }.joined(separator: " ")
-                line += times.count > shown ? " … (\(times.count - shown) more)" : " s"
+                line += " at " + times.prefix(shown).map { String(format: "%.3f", $0) }.joined(separator: " ") + " s"
+                if times.count > shown { line += ", and \(times.count - shown) more" }
             }
             lines.append(line)
         }

@@ -158,7 +158,7 @@ struct ConvertCommandTests {
             let percent = try #require(Int(parts[0].dropLast(2).trimmingCharacters(in: .whitespaces)), "\(line)")
             let fields = parts[1].split(separator: " ")
             let count = try #require(Int(fields[0]), "\(line)")
-            let times = fields.dropFirst(2).dropLast().compactMap { Double($0) }
+            let times = fields.dropFirst(2).prefix { $0 != "s" }.compactMap { Double($0) }
             #expect(times.count == count, "\(line)")
             rows[percent] = times
         }
@@ -182,6 +182,12 @@ struct ConvertCommandTests {
         #expect(piped.status == 0)
         #expect((try? AHAPPattern.decode(from: Array(piped.stdout))) != nil, "\(piped.stdout.count) bytes on standard output")
         #expect(piped.stderr.contains("(this conversion: 30 %)") && piped.stderr.contains(" 100 %: "), "\(piped.stderr)")
+        // A long list shows its first 16 times and says how many more.
+        let beat = temp.url.appendingPathComponent("beat.wav").path
+        try writeSound(beat, seconds: 5)
+        let long = try CLIRun(["convert", beat, "-o", temp.url.appendingPathComponent("beat.ahap").path, "--list-sensitivities"])
+        let row = try #require(long.stdout.split(separator: "\n").first { $0.hasPrefix("  50 %: ") }, "\(long.stdout)")
+        #expect(row.hasPrefix("  50 %: 20 at 0.000 0.250 0.500") && row.hasSuffix(" 3.750 s, and 4 more"), "\(row)")
         // A pattern input has no sensitivities: said, not failed.
         let back = temp.url.appendingPathComponent("back.haptic").path
         let pattern = try CLIRun(["convert", out, "-o", back, "--list-sensitivities"])
