@@ -326,7 +326,8 @@ struct EngineRigTests {
     /// The test holds them to one period: in the twelfth, on a loaded machine (the unit tests,
     /// the fuzzer and an analysis script beside it), they landed 3.8 ms, then 5.8 ms late. The
     /// engine follows the server's timestamps, so those were most likely off after the xrun;
-    /// not shown. Among themselves the onsets after the stall are exact, or apart by a move of
+    /// not shown (the printed line now tells the engine's part from the recording's: each
+    /// onset's time by the capture's stamps, its overruns, the grid's corrections). Among themselves the onsets after the stall are exact, or apart by a move of
     /// the schedule grid (at least its drift tolerance), never by a jitter.
     @Test("a stalled render thread gives counted xruns; onsets after it keep their schedule")
     func stalledRenderThread() throws {
@@ -352,7 +353,17 @@ struct EngineRigTests {
         let frameDelta = Int(delta * Double(Self.rate))
         var errors: [Int] = []
         for (i, k) in ks.enumerated() { errors.append(found[i] - found[0] - k * frameDelta) }
-        print("engine rig stall: xruns \(engine.xrunCount), onset offsets from schedule (frames): \(errors)")
+        // Where a late onset comes from (the engine's mapping, or the recording): each onset's
+        // time by the capture's own stamps against its scheduled time. Late there too: the
+        // engine placed it late (its mapping after the xrun); on time there but late in frames:
+        // the recording lost or gained frames. A capture overrun and the grid's corrections say more.
+        let heardMs = zip(found, ks).map { frame, k -> Double in
+            guard let at = rec.monotonicNanos(ofFrame: frame) else { return .nan }
+            return ((Double(at) / 1e9 - (base + Double(k) * delta)) * 1e5).rounded() / 100
+        }
+        print("engine rig stall: xruns \(engine.xrunCount), onset offsets from schedule (frames): \(errors); "
+              + "captured − scheduled by the capture's stamps (ms): \(heardMs); capture overruns \(rec.overruns), "
+              + "grid corrections \(engine.scheduleCorrectionCount)")
         #expect(errors[1] == 0)
         #expect(errors[2...].allSatisfy { abs($0) < 1024 }, "after the stall, within a period of the schedule: \(errors)")
         let gridStep = engine.configuration.scheduleDriftToleranceSeconds * Double(Self.rate)
