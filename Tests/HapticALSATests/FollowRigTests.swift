@@ -57,6 +57,29 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
+    /// Whether the recording shows every hit followed and none invented, and is whole.
+    static func isWhole(_ outcome: Outcome) -> Bool {
+        outcome.missed.isEmpty && outcome.bursts - outcome.burstsAfterTrack == outcome.heard && outcome.overruns == 0
+    }
+
+    /// Runs one follow session (`session`: start follow, play and measure, stop; returns the
+    /// outcome and follow's summary line), and once more, from a new follow process, when the
+    /// server logged underruns and the recording is not whole: a hole the server put in sink
+    /// B shows its edges as bursts no hit made, or hides a hit's (a loaded fresh clone's suite
+    /// once recorded 25 bursts for 24 hits with 2 server underruns, the extra burst 200 ms
+    /// before a hit, while follow counted 24 transients). The attempt judged must still be
+    /// whole, so a session disturbed twice fails, and one without server underruns is judged
+    /// as it came.
+    static func followSession(_ label: String, _ session: () throws -> (Outcome, String)) throws -> (Outcome, String) {
+        var (outcome, summary) = try session()
+        if let underruns = outcome.serverUnderruns, underruns > 0, !isWhole(outcome) {
+            print("follow rig (\(label)): \(underruns) server underruns (holes in sink B) and \(outcome.bursts - outcome.burstsAfterTrack) bursts "
+                  + "for \(outcome.heard) hits, missed \(outcome.missed): measured again with a new follow")
+            (outcome, summary) = try session()
+        }
+        return (outcome, summary)
+    }
+
     /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
     /// analysis) with `timing` (nil: the default, earliest), with `bufferPeriods` of output
     /// buffer (nil: its default, 2).
@@ -96,13 +119,16 @@ struct FollowRigTests {
         // ("analysis --timing steady": the analysis mode with the steady timing.)
         let mode = String(modeAndTiming.split(separator: " ")[0])
         let timing = modeAndTiming.firstMatch(of: /--timing (\w+)/).map { String($0.1) }
-        let follow = try Self.startFollow(period: period, mode: mode, timing: timing, bufferPeriods: 8)
-        defer { follow.kill() }
         let label = "click track\(tone ? "" : " (kicks alone)"), \(modeAndTiming), period \(period)"
-        let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
-        let summary = Self.stop(follow)
-        #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
-        print("follow rig: \(summary)")
+        let (outcome, summary) = try Self.followSession(label) {
+            let follow = try Self.startFollow(period: period, mode: mode, timing: timing, bufferPeriods: 8)
+            defer { follow.kill() }
+            let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
+            let summary = Self.stop(follow)
+            #expect(follow.stdout.contains("stopped; followed"), "a summary: \(follow.stdout)")
+            print("follow rig: \(summary)")
+            return (outcome, summary)
+        }
         Self.expectFollowed(outcome, label)
         if mode == "analysis" {
             // One transient per hit, and none for the silences (the whole run, by follow's own
@@ -128,12 +154,16 @@ struct FollowRigTests {
         #expect(try JackRig.control("start-server") == 0)  // a JACK fault test may have left it stopped
         let bus = try JackRig.startBus()
         defer { JackRig.end(bus) }
-        let follow = try Self.startFollow(period: 256, mode: mode, bufferPeriods: 8, capture: JackRig.busIn)
-        defer { follow.kill() }
         let label = "two clocks, \(mode)"
-        let outcome = try Self.playAndFollow(Self.hits, label: label, period: 256, buffer: Self.bufferNote(follow),
-                                             player: JackRig.busOut, source: JackRig.busIn)
-        print("follow rig (\(label)): \(Self.stop(follow))")
+        let (outcome, _) = try Self.followSession(label) {
+            let follow = try Self.startFollow(period: 256, mode: mode, bufferPeriods: 8, capture: JackRig.busIn)
+            defer { follow.kill() }
+            let outcome = try Self.playAndFollow(Self.hits, label: label, period: 256, buffer: Self.bufferNote(follow),
+                                                 player: JackRig.busOut, source: JackRig.busIn)
+            let summary = Self.stop(follow)
+            print("follow rig (\(label)): \(summary)")
+            return (outcome, summary)
+        }
         Self.expectFollowed(outcome, label)
     }
 
