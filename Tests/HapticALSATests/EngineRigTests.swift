@@ -327,8 +327,9 @@ struct EngineRigTests {
     /// the fuzzer and an analysis script beside it), they landed 3.8 ms, then 5.8 ms late. The
     /// engine follows the server's timestamps, so those were most likely off after the xrun;
     /// not shown (the printed line now tells the engine's part from the recording's: each
-    /// onset's time by the capture's stamps, its overruns, the grid's corrections). Among themselves the onsets after the stall are exact, or apart by a move of
-    /// the schedule grid (at least its drift tolerance), never by a jitter.
+    /// onset's time by the capture's stamps, its overruns, the grid's corrections). Among
+    /// themselves the onsets after the stall are exact, or apart by a move of the schedule
+    /// grid (at least its drift tolerance), never by a jitter.
     @Test("a stalled render thread gives counted xruns; onsets after it keep their schedule")
     func stalledRenderThread() throws {
         let engine = makeEngine(period: 1024, bufferPeriods: 3)

@@ -57,27 +57,15 @@ struct FollowRigTests {
         #expect(outcome.overruns == 0, "\(label): whole recordings: \(outcome.overruns) overruns")
     }
 
-    /// Whether the recording shows every hit followed and none invented, and is whole.
-    static func isWhole(_ outcome: Outcome) -> Bool {
-        outcome.missed.isEmpty && outcome.bursts - outcome.burstsAfterTrack == outcome.heard && outcome.overruns == 0
-    }
-
-    /// Runs one follow session (`session`: start follow, play and measure, stop; returns the
-    /// outcome and follow's summary line), and once more, from a new follow process, when the
-    /// server logged underruns and the recording is not whole: a hole the server put in sink
-    /// B shows its edges as bursts no hit made, or hides a hit's (a loaded fresh clone's suite
-    /// once recorded 25 bursts for 24 hits with 2 server underruns, the extra burst 200 ms
-    /// before a hit, while follow counted 24 transients). The attempt judged must still be
-    /// whole, so a session disturbed twice fails, and one without server underruns is judged
-    /// as it came.
-    static func followSession(_ label: String, _ session: () throws -> (Outcome, String)) throws -> (Outcome, String) {
-        var (outcome, summary) = try session()
-        if let underruns = outcome.serverUnderruns, underruns > 0, !isWhole(outcome) {
-            print("follow rig (\(label)): \(underruns) server underruns (holes in sink B) and \(outcome.bursts - outcome.burstsAfterTrack) bursts "
-                  + "for \(outcome.heard) hits, missed \(outcome.missed): measured again with a new follow")
-            (outcome, summary) = try session()
-        }
-        return (outcome, summary)
+    /// What broke a follow session's recording, for ``rigSession``: server underruns when the
+    /// recording is not whole (a hole the server put in sink B shows its edges as bursts no hit
+    /// made, or hides a hit's: a loaded fresh clone's suite once recorded 25 bursts for 24 hits
+    /// with 2 server underruns, the extra burst 200 ms before a hit, while follow counted 24
+    /// transients); nil otherwise, so a session without server underruns is judged as it came.
+    static func serverGap(_ outcome: Outcome) -> String? {
+        let whole = outcome.missed.isEmpty && outcome.bursts - outcome.burstsAfterTrack == outcome.heard && outcome.overruns == 0
+        guard let underruns = outcome.serverUnderruns, underruns > 0, !whole else { return nil }
+        return "\(underruns) server underruns (holes in sink B); \(outcome.bursts - outcome.burstsAfterTrack) bursts for \(outcome.heard) hits, missed \(outcome.missed)"
     }
 
     /// `follow` from the mono sink's monitor to sink B at `period` in `mode` (nil: the default,
@@ -120,7 +108,7 @@ struct FollowRigTests {
         let mode = String(modeAndTiming.split(separator: " ")[0])
         let timing = modeAndTiming.firstMatch(of: /--timing (\w+)/).map { String($0.1) }
         let label = "click track\(tone ? "" : " (kicks alone)"), \(modeAndTiming), period \(period)"
-        let (outcome, summary) = try Self.followSession(label) {
+        let (outcome, summary) = try rigSession("follow rig (\(label))", gap: { Self.serverGap($0.0) }) {
             let follow = try Self.startFollow(period: period, mode: mode, timing: timing, bufferPeriods: 8)
             defer { follow.kill() }
             let outcome = try Self.playAndFollow(Self.hits, tone: tone, label: label, period: period, buffer: Self.bufferNote(follow))
@@ -155,7 +143,7 @@ struct FollowRigTests {
         let bus = try JackRig.startBus()
         defer { JackRig.end(bus) }
         let label = "two clocks, \(mode)"
-        let (outcome, _) = try Self.followSession(label) {
+        let (outcome, _) = try rigSession("follow rig (\(label))", gap: { Self.serverGap($0.0) }) {
             let follow = try Self.startFollow(period: 256, mode: mode, bufferPeriods: 8, capture: JackRig.busIn)
             defer { follow.kill() }
             let outcome = try Self.playAndFollow(Self.hits, label: label, period: 256, buffer: Self.bufferNote(follow),

@@ -4,6 +4,7 @@ import HapticEngine
 import HapticEngineTesting
 import HapticALSATesting
 import HapticRender
+import HapticTestSupport
 import HapticSoundFile
 import Testing
 

@@ -58,17 +58,3 @@ func firstNonZero(_ x: [Float], from start: Int = 0) -> Int? {
     }
     return nil
 }
-
-/// Runs a rig session, and once more when the first one was not recorded whole.
-///
-/// `make test` runs the unit tests and a fuzzer beside the rig lane on two cores, and once in a
-/// long while an engine xrun or a capture overrun leaves a gap that no sample comparison
-/// survives. One such hiccup is printed and the session runs again; the caller still requires
-/// the attempt it gets to be whole, so a session that breaks twice fails.
-/// - Parameter gap: what broke the recording (engine xruns, capture overruns), nil when whole.
-func rigSession<Run>(_ label: String, gap: (Run) -> String?, _ session: () throws -> Run) throws -> Run {
-    let first = try session()
-    guard let broken = gap(first) else { return first }
-    print("\(label): not recorded whole (\(broken)); running the session once more")
-    return try session()
-}
