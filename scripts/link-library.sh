@@ -26,10 +26,23 @@ version="$major.$minor.$patch"
 # out shows as an undefined symbol at link time, and the link fails).
 modules=(CHapticSynth HapticSynthC HapticKit HapticEngine HapticALSA CALSASupport CSoundServer HapticSoundFile HapticAnalysis HapticFollow
          HapticRender HapticDSP HapticPattern Logging)
+# A Swift module's objects are those its output file map names that exist (the objects of
+# its current sources, or the module's one object from a whole-module build), and its wrapped
+# module: a build folder keeps the objects of deleted or renamed files, which would link
+# twice. A C module's are all it has.
 objects=()
 for module in "${modules[@]}"; do
-    found=("$bin/$module.build/"*.o)
-    [ -e "${found[0]}" ] || { echo "link-library.sh: no objects for $module in $bin (swift build --target HapticSynthC first)" >&2; exit 1; }
+    dir="$bin/$module.build"
+    found=()
+    if [ -f "$dir/output-file-map.json" ]; then
+        while IFS= read -r object; do
+            [ -e "$object" ] && found+=("$object")
+        done < <(sed -n 's/^ *"object": "\(.*\)",\{0,1\}$/\1/p' "$dir/output-file-map.json")
+        [ -e "$dir/$module.swiftmodule.o" ] && found+=("$dir/$module.swiftmodule.o")
+    else
+        for object in "$dir/"*.o; do [ -e "$object" ] && found+=("$object"); done
+    fi
+    [ ${#found[@]} -gt 0 ] || { echo "link-library.sh: no objects for $module in $bin (swift build --target HapticSynthC first)" >&2; exit 1; }
     objects+=("${found[@]}")
 done
 
