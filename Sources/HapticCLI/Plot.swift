@@ -8,14 +8,14 @@ public struct Plot: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
         abstract: "Draw patterns, their render, sounds and rhythm timing to PNG, SVG or PDF.",
         discussion: """
-            Draws time-aligned panels, one picture for all inputs: for a pattern (.ahap) its \
-            events (continuous intensity with envelopes and curves as an area coloured by \
-            sharpness, transients as stems, audio events as named bars) and its render on the \
-            --profile (the drive per channel, its envelope, the ceiling, the limiter's gain \
-            reduction where it acts, each transient's felt onset against its event time); for a \
-            sound file its waveform and envelope (the envelope also behind a pattern given with \
-            it); for a rhythm report \
-            (the JSON of `rhythm --json`, live or -o) the planned, sample and felt skew per beat. \
+            Draws time-aligned panels, one picture for all inputs: for a pattern (.ahap, or a \
+            .haptic clip read as `render` reads it) its events (continuous intensity with \
+            envelopes and curves as an area coloured by sharpness, transients as stems, audio \
+            events as named bars) and its render on the --profile (the drive per channel, its \
+            envelope, the ceiling, the limiter's gain reduction where it acts, each transient's \
+            felt onset against its event time); for a sound file its waveform and envelope (the \
+            envelope also behind a pattern given with it); for a rhythm report (the JSON of \
+            `rhythm --json`, live or -o) the planned, sample and felt skew per beat. \
             What is drawn is computed by the renderer itself, not re-implemented for the picture.
 
             The format follows the output's extension (png, svg, pdf), or --format; `-o -` \
@@ -27,12 +27,13 @@ public struct Plot: HapticsynthVerb {
               hapticsynth plot Haptics/heartbeat.ahap -o heartbeat.png
               hapticsynth plot rain.ahap -o rain.svg --profile voice-coil --from 0.5 --to 1.5
               hapticsynth plot sound.wav sound.ahap -o converted.pdf --theme dark
+              hapticsynth plot clip.wav clip.haptic clip.ahap -o compare.png
               hapticsynth rhythm --bpm 120 --beats 32 -o session.wav --json > session.json
               hapticsynth plot session.json -o timing.png
             """
     )
 
-    @Argument(help: ArgumentHelp("Patterns (.ahap), sound files, rhythm reports (.json).", valueName: "input"))
+    @Argument(help: ArgumentHelp("Patterns (.ahap, .haptic), sound files, rhythm reports (.json).", valueName: "input"))
     public var inputs: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The picture (.png, .svg, .pdf; - for standard output).", valueName: "output"))

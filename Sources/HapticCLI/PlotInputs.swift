@@ -1,5 +1,5 @@
-// The inputs of `plot`, read and told apart: AHAP patterns (prepared on the profile, as
-// `render` prepares them), sound files (through libsndfile), and rhythm reports (the JSON
+// The inputs of `plot`, read and told apart: patterns, AHAP or `.haptic` (prepared on the
+// profile, as `render` prepares them), sound files (through libsndfile), and rhythm reports (the JSON
 // that `rhythm --json` prints, live or offline).
 
 import Foundation
@@ -45,7 +45,7 @@ struct PlotInputs {
             let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
             if ext == "json", let rhythm = try rhythmReport(path) {
                 inputs.rhythms.append(rhythm)
-            } else if ext == "ahap" || ext == "json" {
+            } else if ext == "ahap" || ext == "haptic" || ext == "json" {
                 try inputs.addPattern(path, synthesis: synthesis, profile: profile)
             } else {
                 inputs.sounds.append(try sound(path))
@@ -121,7 +121,7 @@ struct PlotInputs {
     static func sound(_ path: String) throws(CLIError) -> Sound {
         let buffer: SoundBuffer
         do { buffer = try SoundFileReader.read(path, maxSeconds: Limits.maxSoundSeconds) } catch {
-            throw CLIError("\(path): not a pattern (.ahap), a rhythm report (.json) or a sound file libsndfile reads: \(error.message)")
+            throw CLIError("\(path): not a pattern (.ahap, .haptic), a rhythm report (.json) or a sound file libsndfile reads: \(error.message)")
         }
         guard buffer.frames > 0 else { throw CLIError("\(path): the sound has no frames") }
         return Sound(path: path, buffer: buffer, envelope: TimeSeries.envelope(of: buffer))

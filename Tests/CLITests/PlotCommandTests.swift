@@ -42,6 +42,26 @@ struct PlotCommandTests {
         #expect(only.status == 0 && only.stdout.contains("1 panel,"), "\(only.stdout)\(only.stderr)")
     }
 
+    @Test("a .haptic clip plots as the AHAP it converts to: its pattern and drive, over the same time")
+    func hapticClip() throws {
+        let temp = try TempFolder()
+        let clip = temp.url.appendingPathComponent("h.haptic").path
+        let back = temp.url.appendingPathComponent("back.ahap").path
+        for (input, output) in [(heartbeatPath, clip), (clip, back)] {
+            let run = try CLIRun(["convert", input, "-o", output])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        // "x.svg: svg 900x540, 2 panels, 0.000–1.500 s": everything after the picture's name.
+        var summaries: [String] = []
+        for (input, name) in [(clip, "x.svg"), (back, "x.svg")] {
+            let run = try CLIRun(["plot", input, "-o", temp.url.appendingPathComponent(name).path, "--size", "900"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("2 panels"), "pattern and drive: \(run.stdout)")
+            summaries.append(String(run.stdout.split(separator: "\n").first { $0.contains("x.svg: ") }?.split(separator: " ", maxSplits: 1).last ?? ""))
+        }
+        #expect(!summaries[0].isEmpty && summaries[0] == summaries[1], "the clip drawn as the pattern it converts to: \(summaries)")
+    }
+
     /// What `rhythm --json` prints, cut to two beats.
     static let rhythmReport = """
         {"mode": "offline to session.wav", "report": {"cue": "beat_hit", "sampleRate": 48000, "bpm": 120, "lead": 0.2,
@@ -102,7 +122,7 @@ struct PlotCommandTests {
             (temp.url.appendingPathComponent("folder").path, "folder: cannot read: is a directory"),
             (fifo, "fifo.ahap: cannot read: not a regular file"),
             (broken, "broken.ahap: "),
-            (noise, "noise.wav: not a pattern (.ahap), a rhythm report (.json) or a sound file libsndfile reads"),
+            (noise, "noise.wav: not a pattern (.ahap, .haptic), a rhythm report (.json) or a sound file libsndfile reads"),
             (notReport, "bad.json: not a rhythm report as `rhythm --json` writes it"),
         ]
         for (input, expected) in cases {
