@@ -56,7 +56,7 @@ public struct Rhythm: AsyncParsableCommand {
     @Option(name: .customLong("haptic-device"), help: ArgumentHelp("Two-device mode: the haptic goes to this ALSA device, the sound to -D.", valueName: "device"))
     public var hapticDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("The patterns folder.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The patterns folder (.ahap files and .haptic clips).", valueName: "dir"))
     public var haptics: String?
 
     @Option(name: .long, help: ArgumentHelp("The assets folder (sfx/, cues.json).", valueName: "dir"))

@@ -18,7 +18,7 @@ public struct CueSheet: Sendable, Equatable {
 
     /// What a cue makes the actuator do.
     public enum Haptic: Sendable, Equatable {
-        /// A pattern of the library (`Haptics/<name>.ahap`).
+        /// A pattern of the library (`Haptics/<name>.ahap`, or `<name>.haptic`).
         case pattern(String)
         /// One transient at the cue's time.
         case transient(Transient)

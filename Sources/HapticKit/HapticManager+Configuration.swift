@@ -15,7 +15,7 @@ extension HapticManager {
 
     /// Everything a manager is made with.
     public struct Configuration: Sendable {
-        /// The patterns folder (`Haptics/`; empty: none).
+        /// The patterns folder (`Haptics/`: `*.ahap` and `*.haptic`; empty: none).
         public var hapticsFolder: String
         /// The assets folder (`Assets/`: `sfx/*.wav`, `cues.json`; empty: none).
         public var assetsFolder: String

@@ -3,8 +3,11 @@ import HapticPattern
 import Logging
 import Synchronization
 
-/// The bundled haptic patterns (a folder of `.ahap` files), parsed once into a cache
-/// keyed by file name without extension (`Haptics/heartbeat.ahap` → `"heartbeat"`).
+/// The bundled haptic patterns (a folder of `.ahap` files, and `.haptic` clips from Meta Haptics
+/// Studio or Lofelt Studio, read as the AHAP pattern they convert to), parsed once into a cache
+/// keyed by file name without extension (`Haptics/heartbeat.ahap` → `"heartbeat"`). When
+/// `name.ahap` and `name.haptic` are both there, the AHAP file is the pattern and the clip is
+/// skipped (with that reason).
 ///
 /// Thread-safe: the cache is behind a `Mutex`; parsing runs outside it, so a lookup
 /// never waits for a preload.
@@ -23,7 +26,7 @@ public final class PatternLibrary: Sendable {
         public var wasCached: Bool
     }
 
-    /// The folder searched for `*.ahap`.
+    /// The folder searched for `*.ahap` and `*.haptic`.
     public let folder: String
     /// Whether files are decoded in strict mode (warnings are errors).
     public let strict: Bool
@@ -47,8 +50,8 @@ public final class PatternLibrary: Sendable {
         self.logger = logger
     }
 
-    /// Parses every `*.ahap` of the folder once. A missing folder or a broken file is
-    /// logged at debug level and skipped, never fatal; only regular files are opened (a
+    /// Parses every `*.ahap` and `*.haptic` of the folder once. A missing folder or a broken
+    /// file is logged at debug level and skipped, never fatal; only regular files are opened (a
     /// named pipe or a device called `*.ahap` is skipped, never waited on). Calling it again does not
     /// re-parse (the report says `wasCached`); a call made while another is parsing
     /// returns at once as well.
@@ -67,25 +70,35 @@ public final class PatternLibrary: Sendable {
         var patterns: [String: AHAPPattern] = [:]
         var skipped: [String: String] = [:]
         var parsed = 0
-        var files: [String] = []
+        var files: [(file: String, clip: Bool)] = []
         switch folder.isEmpty ? .success([]) : listFiles(folder, suffix: ".ahap") {  // empty: no folder
-        case .success(let names): files = names
+        case .success(let names): files = names.map { ($0, false) }
         case .failure(let problem):
             skipped[folder] = problem.description
             logger.debug("pattern library: \(printable(folder)): \(problem); no patterns loaded")
         }
-        for file in files {
-            let name = String(file.dropLast(5))
+        if !folder.isEmpty, case .success(let names) = listFiles(folder, suffix: ".haptic") {
+            files += names.map { ($0, true) }
+        }
+        let ahapNames = Set(files.filter { !$0.clip }.map { String($0.file.dropLast(5)) })
+        for (file, clip) in files {
+            let name = String(file.dropLast(clip ? 7 : 5))
             let path = folder.hasSuffix("/") ? folder + file : folder + "/" + file
+            if clip && ahapNames.contains(name) {
+                skipped[path] = "\(name).ahap has the same name and is the pattern"
+                continue
+            }
             switch readWholeFile(path) {
             case .failure(let problem):
                 skipped[path] = problem.description
                 logger.debug("pattern library: \(printable(path)): \(problem); skipped")
             case .success(let bytes):
                 parsed += 1
-                do {
-                    let decoded = try AHAPPattern.decode(from: bytes, options: AHAPDecodeOptions(strict: strict))
-                    patterns[name] = decoded.pattern
+                do throws(AHAPError) {
+                    let options = AHAPDecodeOptions(strict: strict)
+                    patterns[name] = clip
+                        ? try HapticClip.decode(from: bytes, options: options).clip.ahapPattern()
+                        : try AHAPPattern.decode(from: bytes, options: options).pattern
                 } catch {
                     skipped[path] = error.description
                     logger.debug("pattern library: \(printable(path)): \(error); skipped")

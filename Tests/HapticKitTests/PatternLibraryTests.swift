@@ -49,6 +49,28 @@ struct PatternLibraryTests {
         #expect(r.skipped[dir.path + "/nope"]?.hasPrefix("cannot open the folder") == true, "\(r.skipped)")
     }
 
+    @Test(".haptic clips load by name as the AHAP they convert to; name.ahap wins over name.haptic; a broken clip is skipped")
+    func hapticClipsInTheLibrary() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kit-clip-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let thud = try AHAPPattern.decode(from: Array(Data(contentsOf: URL(fileURLWithPath: kitHaptics + "/thud.ahap")))).pattern
+        let heartbeat = try AHAPPattern.decode(from: Array(Data(contentsOf: URL(fileURLWithPath: kitHaptics + "/heartbeat.ahap")))).pattern
+        let knock = HapticClip(pattern: heartbeat).encoded()
+        try Data(knock.utf8).write(to: dir.appendingPathComponent("knock.haptic"))
+        try FileManager.default.copyItem(atPath: kitHaptics + "/thud.ahap", toPath: dir.path + "/thud.ahap")
+        try Data(HapticClip(pattern: heartbeat).encoded().utf8).write(to: dir.appendingPathComponent("thud.haptic"))
+        try Data("{\"version\": {\"major\": 1}, \"signals\": ".utf8).write(to: dir.appendingPathComponent("broken.haptic"))
+        let library = PatternLibrary(folder: dir.path, strict: true)
+        let report = library.preloadPatterns()
+        #expect(library.names == ["knock", "thud"])
+        #expect(library.pattern(named: "knock") == (try HapticClip.decode(text: knock).clip.ahapPattern()), "the clip as AHAP")
+        #expect(library.pattern(named: "thud") == thud, "thud.ahap, not thud.haptic")
+        #expect(report.skipped[dir.path + "/thud.haptic"] == "thud.ahap has the same name and is the pattern", "\(report.skipped)")
+        #expect(report.skipped[dir.path + "/broken.haptic"] != nil && report.skipped.count == 2, "\(report.skipped)")
+        #expect(report.parsed == 3, "knock.haptic, thud.ahap, broken.haptic")
+    }
+
     @Test("a named pipe called *.ahap, or a FIFO cue sheet, is skipped and named at once, never waited on")
     func namedPipesAreNeverOpened() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kit-fifo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

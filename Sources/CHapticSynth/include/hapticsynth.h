@@ -202,8 +202,9 @@ typedef struct hs_engine_options {
     int period_frames;
     /** Periods in the device's buffer, 2–16. 0: 3. */
     int buffer_periods;
-    /** A folder of *.ahap patterns played by name (hs_engine_play_named, hs_player_create_named,
-     *  the cue sheet). NULL: none. */
+    /** A folder of patterns played by name (hs_engine_play_named, hs_player_create_named, the
+     *  cue sheet): *.ahap files, and *.haptic clips read as the AHAP they convert to (name.ahap
+     *  wins over name.haptic). NULL: none. */
     const char *haptics_folder;
     /** A folder with sfx/ *.wav sound effects and cues.json, the cue sheet (hs_engine_play_cue,
      *  hs_engine_play_sound); also searched for the sounds of AudioCustom events. NULL: none. */
@@ -373,7 +374,8 @@ int hs_engine_prepare(hs_engine *engine, const hs_pattern *pattern);
  *  voices are in use or the command queue is full. */
 int hs_engine_play(hs_engine *engine, const hs_pattern *pattern, double time);
 
-/** Plays the library pattern `name` (a file `name`.ahap of the haptics folder) at `time`. */
+/** Plays the library pattern `name` (a file `name`.ahap, or `name`.haptic, of the haptics
+ *  folder) at `time`. */
 int hs_engine_play_named(hs_engine *engine, const char *name, double time);
 
 /** Fires the cue `name` of the cue sheet at `time`: its sound and haptic, felt together
