@@ -1,6 +1,6 @@
 // The inputs of `plot`, read and told apart: patterns, AHAP or `.haptic` (prepared on the
-// profile, as `render` prepares them), sound files (through libsndfile), and rhythm reports (the JSON
-// that `rhythm --json` prints, live or offline).
+// profile, as `render` prepares them), sound files (through libsndfile), and rhythm reports
+// (the JSON that `rhythm --json` prints, live or offline).
 
 import Foundation
 import HapticKit
