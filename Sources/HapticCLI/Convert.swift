@@ -140,6 +140,23 @@ public struct Convert: HapticsynthVerb {
         return o
     }
 
+    /// The options a sound was converted with, as `convert` takes them. Written to the output's
+    /// metadata (AHAP `Description`, `.haptic` `description`), so that a file says how it was
+    /// made, and how to make it again with one value changed.
+    var conversionDescription: String {
+        func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
+        var parts = [
+            "hapticsynth convert", "--sensitivity \(number(sensitivity))", "--min-gap \(number(minGap))",
+            "--ducking \(number(ducking))", "--breakpoints-per-second \(number(breakpointsPerSecond))",
+            normalize.map { "--normalize \(number($0))" } ?? "--gain \(number(gain))",
+            "--channel \(soundOptions.channel.map(String.init) ?? "mix")",
+        ]
+        if from != 0 { parts.append("--from \(number(from))") }
+        if let to { parts.append("--to \(number(to))") }
+        if audio { parts.append("--audio") }
+        return parts.joined(separator: " ")
+    }
+
     public func execute(into out: inout some CommandOutput) throws -> Int32 {
         let targets: [(input: String, output: String, format: OutputFormat)]
         let folder: OutputFolder?
@@ -212,7 +229,9 @@ public struct Convert: HapticsynthVerb {
         var counts = ""
         switch format {
         case .ahap:
-            let metadata = JSONValue.object([("Editor", .string(editor)), ("Source", .string(name))])
+            let metadata = JSONValue.object([
+                ("Editor", .string(editor)), ("Source", .string(name)), ("Description", .string(conversionDescription)),
+            ])
             let pattern = haptics.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
             do { _ = try pattern.validate(options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted pattern does not pass strict validation (\(error)); please report this")
@@ -222,7 +241,7 @@ public struct Convert: HapticsynthVerb {
             counts = "\(events.filter { $0.type == .hapticContinuous }.count) continuous events, "
                 + "\(events.filter { $0.type == .hapticTransient }.count) transients"
         case .haptic:
-            let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name))
+            let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name, description: conversionDescription))
             text = clip.encoded()
             do { _ = try HapticClip.decode(text: text, options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted clip does not pass strict validation (\(error)); please report this")

@@ -126,6 +126,34 @@ struct ConvertCommandTests {
         #expect(loaded.locateAudio("../sfx/a.wav") != nil)
     }
 
+    @Test("the output's metadata says how it was made: its description's options make the same file again")
+    func descriptionReproduces() throws {
+        let temp = try TempFolder()
+        let sound = temp.url.appendingPathComponent("beat.wav").path
+        try writeSound(sound, seconds: 3, channels: 2)
+        for (name, options) in [
+            ("a.ahap", ["--sensitivity", "70", "--min-gap", "62.5", "--from", "0.5", "--to", "2.25", "--audio"]),
+            ("b.haptic", ["--normalize", "-3", "--channel", "2", "--ducking", "20", "--breakpoints-per-second", "25"]),
+        ] {
+            let first = temp.url.appendingPathComponent(name).path
+            #expect(try CLIRun(["convert", sound, "-o", first] + options).status == 0)
+            let text = try String(contentsOfFile: first, encoding: .utf8)
+            let description = name.hasSuffix(".ahap")
+                ? try AHAPPattern.decode(text: text).pattern.metadata.flatMap { metadata -> String? in
+                    if case .object(let members) = metadata, case .string(let s)? = members.first(where: { $0.0 == "Description" })?.1 { return s }
+                    return nil
+                }
+                : try HapticClip.decode(text: text).clip.metadata.description
+            let words = try #require(description?.split(separator: " ").map(String.init), "no description in \(name)")
+            #expect(Array(words.prefix(2)) == ["hapticsynth", "convert"], "\(words)")
+            for option in options where option.hasPrefix("--") { #expect(words.contains(option), "\(option) in \(words)") }
+            let again = temp.url.appendingPathComponent("again-" + name).path
+            let run = try CLIRun(["convert", sound, "-o", again] + words.dropFirst(2))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try String(contentsOfFile: again, encoding: .utf8) == text, "\(name) made again from \(words)")
+        }
+    }
+
     @Test("--list-sensitivities: what each sensitivity gives, as convert --sensitivity writes it; on stderr with -o -")
     func listSensitivities() throws {
         let temp = try TempFolder()
