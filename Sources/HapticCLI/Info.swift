@@ -7,10 +7,12 @@ public struct Info: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
         abstract: "Summarise an AHAP or .haptic file.",
         discussion: """
-            Shows the pattern's duration, event counts by type, the ranges of parameter \
-            values it uses, its parameter curves, the audio files it references (and whether \
-            each exists, looked up relative to the pattern's folder and then in each \
-            --audio-root), and the lenient reader's warnings. Exits 1 when the file does not load.
+            Shows the pattern's metadata (who made it, from what sound, and for a file \
+            `convert` made, the options it was made with), duration, event counts by type, the \
+            ranges of parameter values it uses, its parameter curves, the audio files it \
+            references (and whether each exists, looked up relative to the pattern's folder and \
+            then in each --audio-root), and the lenient reader's warnings. Exits 1 when the file \
+            does not load.
 
             It also shows where a transient's energy lands on each built-in profile (or the \
             one --profile names), measured on the rendered output: the time its Hilbert \
@@ -62,11 +64,19 @@ public struct Info: HapticsynthVerb {
             var message: String
             var kind: String
         }
+        /// One member of the file's metadata: who made it, from what, how (a converted file's
+        /// `Description` holds the options it was made with).
+        struct Field: Codable {
+            var key: String
+            var value: String
+        }
         var file: String
         /// `ahap`, or `haptic` for a Meta/Lofelt `.haptic` clip (summarised as the AHAP it converts to).
         var format: String
         var bytes: Int
         var version: Double?
+        /// The metadata's members in file order (a `.haptic` clip's, as its AHAP names them).
+        var metadata: [Field]
         var duration: Double
         var events: [String: Int]
         var parameters: Int
@@ -119,7 +129,8 @@ public struct Info: HapticsynthVerb {
             return 1
         }
         let report = Report(
-            file: file, format: loaded.clip == nil ? "ahap" : "haptic", bytes: loaded.byteCount, version: pattern.version, duration: summary.duration,
+            file: file, format: loaded.clip == nil ? "ahap" : "haptic", bytes: loaded.byteCount, version: pattern.version,
+            metadata: Self.fields(of: pattern.metadata), duration: summary.duration,
             events: Dictionary(uniqueKeysWithValues: summary.eventCounts.map { ($0.key.rawValue, $0.value) }),
             parameters: summary.parameterCount, curveElements: summary.curveCount,
             eventParameterRanges: EventParameterID.allCases.compactMap { id in
@@ -148,6 +159,10 @@ public struct Info: HapticsynthVerb {
             output.print("format: .haptic \(v.major).\(v.minor).\(v.patch) (Meta/Lofelt), \(clip.amplitude.count) amplitude and \(clip.frequency.count) frequency breakpoints, \(clip.amplitude.filter { $0.emphasis != nil }.count) emphasis; summarised as the AHAP pattern it converts to")
         } else {
             output.print("version: \(pattern.version.map { $0.description } ?? "none")")
+        }
+        if !report.metadata.isEmpty {
+            output.print("metadata:")
+            for field in report.metadata { output.print(printable("  \(field.key): \(field.value)")) }
         }
         output.print("duration: \(seconds(summary.duration))")
         let counts = EventType.allCases.compactMap { type in
@@ -185,6 +200,28 @@ public struct Info: HapticsynthVerb {
             output.print("  \(entry.profile): " + parts.joined(separator: "; "))
         }
         return 0
+    }
+
+    /// The metadata's members as text, each cut to `limit` characters (a file's metadata can
+    /// be as long as the file): strings as they are, numbers and booleans as JSON writes them,
+    /// lists and objects by their size.
+    static func fields(of metadata: JSONValue?, limit: Int = 400) -> [Report.Field] {
+        guard case .object(let members) = metadata else { return [] }
+        func cut(_ text: String) -> String {
+            text.count <= limit ? text : String(text.prefix(limit)) + "… (\(text.count) characters)"
+        }
+        return members.map { key, value in
+            let text: String
+            switch value {
+            case .null: text = "null"
+            case .bool(let b): text = b ? "true" : "false"
+            case .number(let n): text = n.description
+            case .string(let s): text = s
+            case .array(let items): text = "(a list of \(items.count))"
+            case .object(let fields): text = "(an object of \(fields.count))"
+            }
+            return Report.Field(key: cut(key), value: cut(text))
+        }
     }
 
     private func number(_ value: Double) -> String { value.description }

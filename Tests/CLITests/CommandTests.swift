@@ -202,6 +202,25 @@ struct InfoCommandTests {
         #expect((object["curves"] as? [[String: Any]])?.first?["controlPoints"] as? Int == 2)
     }
 
+    @Test("metadata: each member on a line, escaped and cut to 400 characters; in --json too")
+    func metadata() throws {
+        let folder = try TempFolder()
+        let long = String(repeating: "x", count: 1000)
+        let path = try folder.file("m.ahap", cleanPattern.replacingOccurrences(
+            of: "\"Version\": 1.0, ",
+            with: #""Version": 1.0, "Metadata": {"Project": "door\nknock", "Description": "\#(long)", "Rating": 4.5, "Tags": ["a", "b"]}, "#))
+        let run = try CLIRun(["info", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = "version: 1.0\nmetadata:\n  Project: door\\nknock\n  Description: \(String(repeating: "x", count: 400))… (1000 characters)\n"
+            + "  Rating: 4.5\n  Tags: (a list of 2)\nduration: 1.000 s\n"
+        #expect(run.stdout.contains(expected), "\(run.stdout)")
+        let json = try CLIRun(["info", "--json", path])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let fields = try #require(object["metadata"] as? [[String: String]])
+        #expect(fields.map { $0["key"] } == ["Project", "Description", "Rating", "Tags"])
+        #expect(fields.first?["value"] == "door\nknock", "--json keeps the text (JSON escapes it)")
+    }
+
     @Test("a missing or invalid file: one line on stderr naming it, exit 1")
     func failures() throws {
         let folder = try TempFolder()
