@@ -86,6 +86,36 @@ import Testing
         #expect(s.frames_rendered == Int64(frame + 4000) && s.voices_started == 1, "\(s.frames_rendered) frames, \(s.voices_started) voices")
     }
 
+    @Test("a .haptic clip in the haptics folder plays by name, as the clip file loaded itself plays")
+    func hapticClipPlaysByName() throws {
+        let folder = NSTemporaryDirectory() + "hs-clips-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let heartbeat = try AHAPPattern.load(file: repoRoot + "/Haptics/heartbeat.ahap").pattern
+        try Data(HapticClip(pattern: heartbeat).encoded().utf8).write(to: URL(fileURLWithPath: folder + "/knock.haptic"))
+        var heard: [[Float]] = []
+        for byName in [true, false] {
+            var options = hs_engine_options()
+            #expect(hs_engine_options_init(&options) == HS_OK)
+            options.offline = 1
+            options.haptics_folder = permanent(folder)
+            var engine: OpaquePointer? = nil
+            try #require(hs_engine_open_with(&engine, &options) == HS_OK, "\(lastError())")
+            defer { hs_engine_close(engine) }
+            if byName {
+                #expect(hs_engine_play_named(engine, "knock", 0) == HS_OK, "\(lastError())")
+            } else {
+                var pattern: OpaquePointer? = nil
+                try #require(hs_pattern_load_file(&pattern, folder + "/knock.haptic") == HS_OK, "\(lastError())")
+                defer { hs_pattern_free(pattern) }
+                #expect(hs_engine_play(engine, pattern, 0) == HS_OK, "\(lastError())")
+            }
+            heard.append(pull(engine, frames: 48_000, channels: 1).samples)
+        }
+        #expect(heard[0].contains { abs($0) > 0.01 }, "the clip sounds")
+        #expect(differingSamples(heard[0], heard[1]) == 0, "by name as from its file")
+    }
+
     @Test("the library, cues and sound effects of an offline engine (Haptics/, Assets/)")
     func libraryAndCues() throws {
         var options = hs_engine_options()
