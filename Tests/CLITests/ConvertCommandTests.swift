@@ -222,6 +222,33 @@ struct ConvertCommandTests {
         #expect(pattern.status == 0 && pattern.stderr.contains("--list-sensitivities applies to sound inputs; ignored"), "\(pattern.stderr)")
     }
 
+    @Test("SIGINT, SIGTERM and SIGHUP during a batch end it at once: the finished output stays, no temporary file, inputs unchanged",
+          arguments: [SIGINT, SIGTERM, SIGHUP])
+    func signals(signal: Int32) throws {
+        let temp = try TempFolder()
+        try writeSound(temp.url.appendingPathComponent("short.wav").path, seconds: 0.5)
+        // Ten minutes at 8 kHz: seconds of analysis in a debug build, so the signal finds it under way.
+        try writeSound(temp.url.appendingPathComponent("long.wav").path, seconds: 600, rate: 8000)
+        let before = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
+        let long = try Data(contentsOf: temp.url.appendingPathComponent("long.wav"))
+        let finished = temp.url.appendingPathComponent("out/short.ahap").path
+        var sawFirst = false
+        let run = try runShell("exec '\(hapticsynthBinary)' convert short.wav long.wav -o out/", in: temp.url) { process in
+            // Wait (at most 60 s) for the first output, then signal during the second.
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, process.isRunning, !FileManager.default.fileExists(atPath: finished) { usleep(20_000) }
+            sawFirst = FileManager.default.fileExists(atPath: finished)
+            kill(process.processIdentifier, signal)
+        }
+        print("convert killed by signal \(signal): \(run.signalled ? "ended by signal \(run.status)" : "exit \(run.status)")")
+        #expect(sawFirst, "the first output was written before the signal")
+        #expect(run.signalled && run.status == signal, "ended by the signal, not run to the end")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted() == (before + ["out"]).sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.appendingPathComponent("out").path) == ["short.ahap"],
+                "the finished output, no temporary file, no half of the second")
+        #expect(try Data(contentsOf: temp.url.appendingPathComponent("long.wav")) == long)
+    }
+
     @Test("options past their ranges are refused by the parser", arguments: [
         ["--breakpoints-per-second", "0"], ["--sensitivity", "101"], ["--min-gap", "1"], ["--ducking", "-5"],
         ["--gain", "1e308"], ["--normalize", "3"], ["--channel", "0"], ["--channel", "left"], ["--from", "-1"],
