@@ -346,6 +346,46 @@ int hs_pattern_load_file(hs_pattern **out, const char *path);
  *  need not be NUL-terminated. Sounds are looked for in the engine's assets folder. */
 int hs_pattern_load_json(hs_pattern **out, const char *json, size_t length);
 
+/** How hs_pattern_from_sound_file converts a sound (hs_convert_options_init first): the options
+ *  of `hapticsynth convert`, in its units and with its defaults. */
+typedef struct hs_convert_options {
+    size_t struct_size;
+    /** How readily hits become transients, 0–100 (%; 0: none). Default 50. */
+    double sensitivity;
+    /** The shortest time between two transients, 10–10000 ms. Default 50. */
+    double min_gap_ms;
+    /** How much the continuous layer's amplitude gives way under a transient, 0–100 (%).
+     *  Default 50. */
+    double ducking;
+    /** At most this many curve points per second, per curve, 2–1000. Default 40. */
+    double breakpoints_per_second;
+    /** Gain applied to the sound before the analysis, -60–60 dB. Default 0. */
+    double gain_db;
+    /** Non-zero: the sound's peak is normalised to normalize_dbfs (-60–0) first, instead of a
+     *  gain (gain_db must then be 0). Default 0. */
+    int normalize;
+    double normalize_dbfs;
+    /** The channel to analyse, 1, 2, ...; 0 (default): the mean of all channels. */
+    int channel;
+    /** The part of the sound to convert, seconds from its start: from from_seconds (0–86400;
+     *  default 0, where the pattern starts) to to_seconds (0, the default: the sound's end). */
+    double from_seconds;
+    double to_seconds;
+} hs_convert_options;
+
+/** Fills `options` with the defaults (and its struct_size). */
+int hs_convert_options_init(hs_convert_options *options);
+
+/** Turns the sound file `path` (any format libsndfile reads: WAV, FLAC, AIFF, Ogg, MP3 where
+ *  libsndfile has it) into a pattern, as `hapticsynth convert` does with the same options:
+ *  continuous events shaped by the sound's loudness and spectrum, and a transient at each hit.
+ *  The sound is read a block at a time, up to an hour of it; a conversion takes about a
+ *  thousandth of the sound's length, so make it off the audio thread. `options` NULL: the
+ *  defaults. HS_ERR_IO when the file cannot be opened or read as a sound; HS_ERR_UNSUPPORTED
+ *  for a sound the conversion does not take (its sample rate, no frames, longer than an hour,
+ *  a channel or a part it does not have). */
+int hs_pattern_from_sound_file(hs_pattern **out, const char *path, const hs_convert_options *options);
+
 /** Frees a pattern (players made from it keep what they need). NULL: nothing. */
 void hs_pattern_free(hs_pattern *pattern);
 

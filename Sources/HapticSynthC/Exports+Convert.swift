@@ -1,0 +1,82 @@
+import CHapticSynth
+import HapticKit
+
+// hs_pattern_from_sound_file: a sound turned into a pattern, as `hapticsynth convert` does it,
+// so that an engine can make the haptics of its own sound effects when it loads them.
+
+/// `convert`'s defaults, in its units (percent, ms), for fields a caller's struct does not have.
+private let convertDefaults: hs_convert_options = {
+    var o = hs_convert_options()
+    o.struct_size = MemoryLayout<hs_convert_options>.size
+    o.sensitivity = 50
+    o.min_gap_ms = 50
+    o.ducking = 50
+    o.breakpoints_per_second = 40
+    return o
+}()
+
+@c(hs_convert_options_init)
+public func hs_convert_options_init(_ options: UnsafeMutablePointer<hs_convert_options>?) -> Int32 {
+    run("hs_convert_options_init") { () throws(Failure) in
+        try required(options, "options").pointee = convertDefaults
+    }
+}
+
+@c(hs_pattern_from_sound_file)
+public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
+                                       _ options: UnsafePointer<hs_convert_options>?) -> Int32 {
+    run("hs_pattern_from_sound_file") { () throws(Failure) in
+        let out = try required(out, "out")
+        out.pointee = nil
+        let path = try requiredString(path, "path")
+        let given = options == nil ? convertDefaults : try versioned(options, "options", convertDefaults)
+        let settings = try soundOptions(given)
+        let conversion: SoundConversionResult
+        do throws(SoundFileError) {
+            conversion = try SoundConversion.convert(soundAt: path, options: settings)
+        } catch {
+            // The conversion names its options as `convert`'s flags; here they are fields.
+            var message = error.description
+            for (flag, field) in [("--channel", "options->channel"), ("--from", "options->from_seconds"), ("--to", "options->to_seconds")] {
+                message = message.replacing(flag + " ", with: field + " ")
+            }
+            throw Failure(error.operation == .open || error.operation == .read ? HS_ERR_IO : HS_ERR_UNSUPPORTED, message)
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let metadata = JSONValue.object([("Editor", .string("libhapticsynth")), ("Source", .string(name))])
+        let pattern = conversion.haptics.ahapPattern(metadata: metadata)
+        try patternTable.give(CPattern(DecodedAHAP(pattern: pattern, warnings: []), path: path), to: out)
+    }
+}
+
+/// The C options checked (every number finite and within `convert`'s ranges) and turned into
+/// the conversion's own units.
+private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundConversionOptions {
+    let ranges: [(value: Double, range: ClosedRange<Double>, name: String)] = [
+        (given.sensitivity, 0...100, "sensitivity"), (given.min_gap_ms, 10...10_000, "min_gap_ms"),
+        (given.ducking, 0...100, "ducking"), (given.breakpoints_per_second, 2...1000, "breakpoints_per_second"),
+        (given.gain_db, -60...60, "gain_db"), (given.normalize_dbfs, -60...0, "normalize_dbfs"),
+        (given.from_seconds, 0...86_400, "from_seconds"), (given.to_seconds, 0...86_400, "to_seconds"),
+    ]
+    for (value, range, name) in ranges where !(value.isFinite && range.contains(value)) {
+        throw .invalidArgument("options->\(name) \(value) is outside \(range.lowerBound)...\(range.upperBound)")
+    }
+    guard given.channel >= 0 else { throw .invalidArgument("options->channel \(given.channel) is negative (0: the mean of all)") }
+    if given.normalize != 0 && given.gain_db != 0 {
+        throw .invalidArgument("options->normalize and options->gain_db \(given.gain_db): give one of them")
+    }
+    if given.to_seconds != 0 && given.to_seconds <= given.from_seconds {
+        throw .invalidArgument("options->to_seconds \(given.to_seconds) is not after options->from_seconds \(given.from_seconds)")
+    }
+    var o = SoundConversionOptions()
+    o.sensitivity = given.sensitivity / 100
+    o.minimumGap = given.min_gap_ms / 1000
+    o.ducking = given.ducking / 100
+    o.breakpointsPerSecond = given.breakpoints_per_second
+    o.gainDB = given.gain_db
+    o.normalizeTo = given.normalize != 0 ? given.normalize_dbfs : nil
+    o.channel = given.channel == 0 ? nil : Int(given.channel)
+    o.from = given.from_seconds
+    o.to = given.to_seconds == 0 ? nil : given.to_seconds
+    return o
+}
