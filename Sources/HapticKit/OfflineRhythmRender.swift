@@ -93,7 +93,7 @@ public enum OfflineRhythmRender {
 
     /// Every file of the library a session may read: the patterns, the cue sheet, the sound effects.
     static func libraryFiles(_ configuration: HapticManager.Configuration) -> [FileIdentity] {
-        let folders = [(configuration.hapticsFolder, ".ahap"), (configuration.hapticsFolder, ".haptic"), (configuration.assetsFolder + "/sfx", ".wav")]
+        let folders = PatternLibrary.fileSuffixes.map { (configuration.hapticsFolder, $0) } + [(configuration.assetsFolder + "/sfx", ".wav")]
         let files = folders.flatMap { folder, suffix in
             ((try? listFiles(folder, suffix: suffix).get()) ?? []).map { folder + "/" + $0 }
         }

@@ -28,6 +28,8 @@ public final class PatternLibrary: Sendable {
 
     /// The folder searched for `*.ahap` and `*.haptic`.
     public let folder: String
+    /// The names of the files the library loads end so (the AHAP file first: it wins a name).
+    static let fileSuffixes = [".ahap", ".haptic"]
     /// Whether files are decoded in strict mode (warnings are errors).
     public let strict: Bool
     private let logger: Logger
@@ -70,18 +72,16 @@ public final class PatternLibrary: Sendable {
         var patterns: [String: AHAPPattern] = [:]
         var skipped: [String: String] = [:]
         var parsed = 0
-        var files: [(file: String, clip: Bool)] = []
-        switch folder.isEmpty ? .success([]) : listFiles(folder, suffix: ".ahap") {  // empty: no folder
-        case .success(let names): files = names.map { ($0, false) }
+        var files: [String] = []
+        switch folder.isEmpty ? .success([]) : listFiles(folder, suffix: "") {  // empty: no folder
+        case .success(let names): files = names.filter { name in Self.fileSuffixes.contains { name.hasSuffix($0) } }
         case .failure(let problem):
             skipped[folder] = problem.description
             logger.debug("pattern library: \(printable(folder)): \(problem); no patterns loaded")
         }
-        if !folder.isEmpty, case .success(let names) = listFiles(folder, suffix: ".haptic") {
-            files += names.map { ($0, true) }
-        }
-        let ahapNames = Set(files.filter { !$0.clip }.map { String($0.file.dropLast(5)) })
-        for (file, clip) in files {
+        let ahapNames = Set(files.filter { $0.hasSuffix(".ahap") }.map { String($0.dropLast(5)) })
+        for file in files {
+            let clip = file.hasSuffix(".haptic")
             let name = String(file.dropLast(clip ? 7 : 5))
             let path = folder.hasSuffix("/") ? folder + file : folder + "/" + file
             if clip && ahapNames.contains(name) {

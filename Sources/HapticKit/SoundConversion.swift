@@ -25,6 +25,14 @@ public struct SoundConversionOptions: Sendable, Equatable {
     /// The part of the sound to convert (s); the pattern starts at `from`.
     public var from = 0.0
     public var to: Double?
+    /// What the caller calls `channel`, `from` and `to` in its messages (`convert`'s flags by
+    /// default; the C library's fields).
+    public var names = Names()
+
+    public struct Names: Sendable, Equatable {
+        public var channel = "--channel", from = "--from", to = "--to"
+        public init() {}
+    }
 
     public init() {}
 }
@@ -53,19 +61,19 @@ public enum SoundConversion {
                 "sample rate \(info.sampleRate) Hz is outside the \(Limits.sampleRates.lowerBound)–\(Limits.sampleRates.upperBound) Hz the analysis takes")
         }
         if let channel = options.channel, !(1...info.channels).contains(channel) {
-            throw refuse("--channel \(channel): the file has \(info.channels) channel\(info.channels == 1 ? "" : "s")")
+            throw refuse("\(options.names.channel) \(channel): the file has \(info.channels) channel\(info.channels == 1 ? "" : "s")")
         }
         guard info.frames > 0 else { throw refuse("no audio: the file has 0 frames") }
         let first = Int((options.from * rate).rounded())
         guard first < info.frames else {
-            throw refuse("--from \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
+            throw refuse("\(options.names.from) \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
         }
         let end = min(info.frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
-        guard end > first else { throw refuse("--to \(options.to ?? 0) s is not after --from \(options.from) s") }
+        guard end > first else { throw refuse("\(options.names.to) \(options.to ?? 0) s is not after \(options.names.from) \(options.from) s") }
         let length = Double(end - first) / rate
         guard length <= Limits.maxTime else {
             throw refuse(
-                "\(decimalText(length, places: 1)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with --from and --to")
+                "\(decimalText(length, places: 1)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with \(options.names.from) and \(options.names.to)")
         }
 
         var gain = pow(10, options.gainDB / 20)

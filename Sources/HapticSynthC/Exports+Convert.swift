@@ -35,12 +35,7 @@ public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer
         do throws(SoundFileError) {
             conversion = try SoundConversion.convert(soundAt: path, options: settings)
         } catch {
-            // The conversion names its options as `convert`'s flags; here they are fields.
-            var message = error.description
-            for (flag, field) in [("--channel", "options->channel"), ("--from", "options->from_seconds"), ("--to", "options->to_seconds")] {
-                message = message.replacing(flag + " ", with: field + " ")
-            }
-            throw Failure(error.operation == .open || error.operation == .read ? HS_ERR_IO : HS_ERR_UNSUPPORTED, message)
+            throw Failure(error.operation == .open || error.operation == .read ? HS_ERR_IO : HS_ERR_UNSUPPORTED, error.description)
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let metadata = JSONValue.object([("Editor", .string("libhapticsynth")), ("Source", .string(name))])
@@ -78,5 +73,8 @@ private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundC
     o.channel = given.channel == 0 ? nil : Int(given.channel)
     o.from = given.from_seconds
     o.to = given.to_seconds == 0 ? nil : given.to_seconds
+    o.names.channel = "options->channel"
+    o.names.from = "options->from_seconds"
+    o.names.to = "options->to_seconds"
     return o
 }

@@ -143,14 +143,13 @@ struct FollowRigTests {
         let bus = try JackRig.startBus()
         defer { JackRig.end(bus) }
         let label = "two clocks, \(mode)"
-        let (outcome, _) = try rigSession("follow rig (\(label))", gap: { Self.serverGap($0.0) }) {
+        let outcome = try rigSession("follow rig (\(label))", gap: Self.serverGap) {
             let follow = try Self.startFollow(period: 256, mode: mode, bufferPeriods: 8, capture: JackRig.busIn)
             defer { follow.kill() }
             let outcome = try Self.playAndFollow(Self.hits, label: label, period: 256, buffer: Self.bufferNote(follow),
                                                  player: JackRig.busOut, source: JackRig.busIn)
-            let summary = Self.stop(follow)
-            print("follow rig (\(label)): \(summary)")
-            return (outcome, summary)
+            print("follow rig (\(label)): \(Self.stop(follow))")
+            return outcome
         }
         Self.expectFollowed(outcome, label)
     }

@@ -59,7 +59,7 @@ struct PatternLibraryTests {
         let knock = HapticClip(pattern: heartbeat).encoded()
         try Data(knock.utf8).write(to: dir.appendingPathComponent("knock.haptic"))
         try FileManager.default.copyItem(atPath: kitHaptics + "/thud.ahap", toPath: dir.path + "/thud.ahap")
-        try Data(HapticClip(pattern: heartbeat).encoded().utf8).write(to: dir.appendingPathComponent("thud.haptic"))
+        try Data(knock.utf8).write(to: dir.appendingPathComponent("thud.haptic"))
         try Data("{\"version\": {\"major\": 1}, \"signals\": ".utf8).write(to: dir.appendingPathComponent("broken.haptic"))
         let library = PatternLibrary(folder: dir.path, strict: true)
         let report = library.preloadPatterns()
