@@ -312,10 +312,10 @@ public struct Convert: HapticsynthVerb {
     func sensitivityTable(_ input: String) throws -> [String] {
         let shown = 16
         var lines = ["\(input): transients at each --sensitivity (this conversion: \(String(format: "%g", sensitivity)) %):"]
-        for percent in stride(from: 10, through: 100, by: 10) {
-            var options = soundOptions
-            options.sensitivity = Double(percent) / 100
-            let times = try SoundConversion.convert(soundAt: input, options: options).haptics.transients.map(\.time)
+        let percents = Array(stride(from: 10, through: 100, by: 10))
+        let ladder = try SoundConversion.sensitivityLadder(soundAt: input, options: soundOptions, sensitivities: percents.map { Double($0) / 100 })
+        for (percent, rung) in zip(percents, ladder.rungs) {
+            let times = rung.times
             var line = (percent < 100 ? " " : "") + " \(percent) %: \(times.count)"
             if !times.isEmpty {
                 line += " at " + times.prefix(shown).map { String(format: "%.3f", $0) }.joined(separator: " ") + " s"

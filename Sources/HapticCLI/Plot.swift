@@ -18,6 +18,13 @@ public struct Plot: HapticsynthVerb {
             `rhythm --json`, live or -o) the planned, sample and felt skew per beat. \
             What is drawn is computed by the renderer itself, not re-implemented for the picture.
 
+            The sensitivity panel (--panels sound,sensitivity; drawn only when asked for) shows \
+            the transients `convert` gives a sound at each --sensitivity from 5 to 100 % (a \
+            conversion at each: a row of dots per sensitivity), the chosen --sensitivity's row \
+            on a dashed line, so that a sound's sensitivity can be chosen by eye, as Meta Haptics \
+            Studio's slider shows it (the tools' clips set it clip by clip). The conversions \
+            take --sensitivity and --min-gap as `convert` does, the channels mixed, no gain.
+
             The format follows the output's extension (png, svg, pdf), or --format; `-o -` \
             writes to standard output (PNG unless --format says otherwise). The file is written \
             like `render` writes: to a temporary name renamed when complete, never over an \
@@ -28,6 +35,7 @@ public struct Plot: HapticsynthVerb {
               hapticsynth plot rain.ahap -o rain.svg --profile voice-coil --from 0.5 --to 1.5
               hapticsynth plot sound.wav sound.ahap -o converted.pdf --theme dark
               hapticsynth plot clip.wav clip.haptic clip.ahap -o compare.png
+              hapticsynth plot explosion.wav -o choose.png --panels sound,sensitivity
               hapticsynth rhythm --bpm 120 --beats 32 -o session.wav --json > session.json
               hapticsynth plot session.json -o timing.png
             """
@@ -54,8 +62,14 @@ public struct Plot: HapticsynthVerb {
     @Option(name: .long, help: ArgumentHelp("Colours: light or dark.", valueName: "theme"))
     public var theme = PlotThemeName.light.rawValue
 
-    @Option(name: .long, help: ArgumentHelp("The panels to draw, in order: any of pattern, drive, sound, rhythm (default: all the inputs give).", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("The panels to draw, in order: any of pattern, drive, sound, sensitivity, rhythm (default: all the inputs give, except sensitivity).", valueName: "list"))
     public var panels: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The sensitivity panel's chosen sensitivity, 0-100 % (convert's --sensitivity).", valueName: "percent"))
+    public var sensitivity = 50.0
+
+    @Option(name: .customLong("min-gap"), parsing: .unconditional, help: ArgumentHelp("The sensitivity panel's shortest time between two transients (10-10000 ms; convert's --min-gap).", valueName: "ms"))
+    public var minGap = 50.0
 
     @OptionGroup public var synthesis: SynthesisOptions
 
@@ -63,7 +77,7 @@ public struct Plot: HapticsynthVerb {
 
     /// The panels `--panels` can name.
     enum PanelKind: String, CaseIterable {
-        case pattern, drive, sound, rhythm
+        case pattern, drive, sound, sensitivity, rhythm
     }
 
     public func validate() throws {
@@ -83,6 +97,8 @@ public struct Plot: HapticsynthVerb {
             }
         }
         if let from, let to, to <= from { throw ValidationError("--to \(to): must come after --from \(from)") }
+        guard sensitivity.isFinite, (0...100).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected 0–100 %") }
+        guard minGap.isFinite, (10...10_000).contains(minGap) else { throw ValidationError("--min-gap \(minGap): expected 10–10000 ms") }
         if let panels {
             for name in panels.split(separator: ",", omittingEmptySubsequences: false) where PanelKind(rawValue: String(name)) == nil {
                 throw ValidationError("--panels: unknown panel \"\(name)\" (known: \(PanelKind.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -172,6 +188,10 @@ public struct Plot: HapticsynthVerb {
                 for s in loaded.sounds {
                     drawn.append(SoundPanel(sound: s.buffer, title: titled("sound", s.path), envelope: s.envelope))
                 }
+            case .sensitivity:
+                for s in loaded.sounds {
+                    drawn.append(try sensitivityPanel(s, title: titled("transients by sensitivity", s.path)))
+                }
             case .rhythm:
                 for r in loaded.rhythms { drawn.append(SkewPanel(beats: r.beats, title: titled("skew audio − haptic per beat", r.path))) }
             }
@@ -194,4 +214,19 @@ public struct Plot: HapticsynthVerb {
     }
 
     static func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// The sound's sensitivity ladder, 5 to 100 % and the chosen sensitivity, as `convert` gives it.
+    func sensitivityPanel(_ sound: PlotInputs.Sound, title: String) throws(CLIError) -> SensitivityPanel {
+        var options = SoundConversionOptions()
+        options.minimumGap = minGap / 1000
+        let chosen = sensitivity / 100
+        let ladder: SensitivityLadder
+        do {
+            ladder = try SoundConversion.sensitivityLadder(
+                soundAt: sound.path, options: options, sensitivities: stride(from: 5, through: 100, by: 5).map { Double($0) / 100 } + [chosen])
+        } catch { throw CLIError(error.description) }
+        return SensitivityPanel(
+            rows: ladder.rungs.map { SensitivityPanel.Row(sensitivity: $0.sensitivity, times: $0.times) }, chosen: chosen,
+            duration: Double(sound.buffer.frames) / sound.buffer.sampleRate, title: title)
+    }
 }

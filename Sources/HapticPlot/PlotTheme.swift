@@ -61,6 +61,10 @@ public struct PlotTheme: Sendable {
     public var plannedSkew: PlotColour
     public var sampleSkew: PlotColour
     public var feltSkew: PlotColour
+    /// The sensitivity panel: each transient at the sensitivity that first gives it, and the
+    /// transients at the chosen sensitivity.
+    public var hit: PlotColour
+    public var hitAtSensitivity: PlotColour
     /// The sharpness scale, from 0 (dull, low) to 1 (sharp, high), evenly spaced stops.
     public var sharpnessStops: [PlotColour]
 
@@ -86,6 +90,7 @@ public struct PlotTheme: Sendable {
         eventTime: PlotColour(0x656D76), feltOnset: PlotColour(0xBF3989), ceiling: PlotColour(0xD1242F, alpha: 0.55),
         audioBar: PlotColour(0x1A7F37), soundWaveform: PlotColour(0x6E7781), soundEnvelope: PlotColour(0x1A7F37),
         plannedSkew: PlotColour(0x656D76), sampleSkew: PlotColour(0x3B6FB6), feltSkew: PlotColour(0xBF3989),
+        hit: PlotColour(0x3B6FB6), hitAtSensitivity: PlotColour(0xBF3989),
         sharpnessStops: [PlotColour(0x2C1E7A), PlotColour(0x7B2A9A), PlotColour(0xC23A6B), PlotColour(0xE9702A), PlotColour(0xE8B800)])
 
     public static let dark = PlotTheme(
@@ -95,5 +100,6 @@ public struct PlotTheme: Sendable {
         eventTime: PlotColour(0x8B949E), feltOnset: PlotColour(0xF778BA), ceiling: PlotColour(0xFF7B72, alpha: 0.55),
         audioBar: PlotColour(0x3FB950), soundWaveform: PlotColour(0x6E7681), soundEnvelope: PlotColour(0x3FB950),
         plannedSkew: PlotColour(0x8B949E), sampleSkew: PlotColour(0x58A6FF), feltSkew: PlotColour(0xF778BA),
+        hit: PlotColour(0x58A6FF), hitAtSensitivity: PlotColour(0xF778BA),
         sharpnessStops: [PlotColour(0x5A4FCF), PlotColour(0x9D4EDD), PlotColour(0xE05A8A), PlotColour(0xF28C38), PlotColour(0xFFD23F)])
 }

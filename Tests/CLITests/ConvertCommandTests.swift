@@ -26,6 +26,23 @@ func writeSound(
     try SoundFileWriter.write(interleaved, channels: channels, sampleRate: rate, to: path, format: format, sampleFormat: bits)
 }
 
+/// Two seconds at 48 kHz: a loud click at 0.2 s, a quieter one at 0.7 s and a faint one at
+/// 1.2 s, over faint noise (some sensitivities find the faint one, some do not).
+func gradedClicks() -> [Float] {
+    let rate = 48000
+    var seed: UInt32 = 12345
+    return (0..<2 * rate).map { i -> Float in
+        seed = seed &* 1_664_525 &+ 1_013_904_223
+        let noise = 0.003 * (Float(seed >> 8) / Float(1 << 24) - 0.5)
+        let t = Double(i) / Double(rate)
+        var click: Float = 0
+        for (at, level) in [(0.2, 0.8), (0.7, 0.1), (1.2, 0.03)] where t >= at && t < at + 0.01 {
+            click = Float(level * exp(-(t - at) / 0.001) * sin(2 * Double.pi * 150 * (t - at)))
+        }
+        return noise + click
+    }
+}
+
 @Suite("hapticsynth convert")
 struct ConvertCommandTests {
     @Test("a sound becomes a strict-valid AHAP that renders, with its transients and curves")
@@ -157,21 +174,8 @@ struct ConvertCommandTests {
     @Test("--list-sensitivities: what each sensitivity gives, as convert --sensitivity writes it; on stderr with -o -")
     func listSensitivities() throws {
         let temp = try TempFolder()
-        // A loud click at 0.2 s, a quieter one at 0.7 s and a faint one at 1.2 s, over faint noise.
-        let rate = 48000
-        var seed: UInt32 = 12345
-        let samples = (0..<2 * rate).map { i -> Float in
-            seed = seed &* 1_664_525 &+ 1_013_904_223
-            let noise = 0.003 * (Float(seed >> 8) / Float(1 << 24) - 0.5)
-            let t = Double(i) / Double(rate)
-            var click: Float = 0
-            for (at, level) in [(0.2, 0.8), (0.7, 0.1), (1.2, 0.03)] where t >= at && t < at + 0.01 {
-                click = Float(level * exp(-(t - at) / 0.001) * sin(2 * Double.pi * 150 * (t - at)))
-            }
-            return noise + click
-        }
         let sound = temp.url.appendingPathComponent("clicks.wav").path
-        try writeSound(sound, samples: samples)
+        try writeSound(sound, samples: gradedClicks())
         let out = temp.url.appendingPathComponent("clicks.ahap").path
         let run = try CLIRun(["convert", sound, "-o", out, "--list-sensitivities"])
         print("convert --list-sensitivities:\n\(run.stdout)\(run.stderr)")

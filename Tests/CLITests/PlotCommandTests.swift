@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HapticCLI
+import HapticKit
+import HapticPlot
 import HapticSoundFile
 import Testing
 
@@ -40,6 +42,43 @@ struct PlotCommandTests {
         #expect(run.stdout.contains("4 panels"), "sound, pattern, drive, rhythm: \(run.stdout)")
         let only = try CLIRun(["plot", sound, heartbeatPath, "-o", out, "--panels", "sound"])
         #expect(only.status == 0 && only.stdout.contains("1 panel,"), "\(only.stdout)\(only.stderr)")
+    }
+
+    @Test("the sensitivity panel: the transients convert gives at each sensitivity, the chosen row exactly convert's file")
+    func sensitivityPanel() throws {
+        let temp = try TempFolder()
+        let sound = temp.url.appendingPathComponent("clicks.wav").path
+        try writeSound(sound, samples: gradedClicks())
+        let picture = temp.url.appendingPathComponent("s.svg").path
+        let run = try CLIRun(["plot", sound, "-o", picture, "--panels", "sound,sensitivity", "--sensitivity", "30", "--min-gap", "80", "--size", "900"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.stdout.contains("2 panels"), "\(run.stdout)")
+        // What convert gives at each sensitivity of the panel, with the same minimum gap.
+        var counts: [Int: Int] = [:]
+        for percent in Array(stride(from: 5, through: 100, by: 5)) {
+            var options = SoundConversionOptions()
+            options.sensitivity = Double(percent) / 100
+            options.minimumGap = 0.08
+            counts[percent] = try SoundConversion.convert(soundAt: sound, options: options).haptics.transients.count
+        }
+        let ahap = temp.url.appendingPathComponent("s.ahap").path
+        #expect(try CLIRun(["convert", sound, "-o", ahap, "--sensitivity", "30", "--min-gap", "80"]).status == 0)
+        let written = try AHAPPattern.decode(text: String(contentsOfFile: ahap, encoding: .utf8)).pattern.events.filter { $0.type == .hapticTransient }
+        #expect(written.count == counts[30] && counts[5]! < counts[100]!, "\(counts)")
+        // The picture's dots: one closed sub-path each, the chosen row's in its own colour (its
+        // data path; the legend's swatch is a path of one).
+        let svg = try String(contentsOfFile: picture, encoding: .utf8)
+        let body = svg.components(separatedBy: "</defs>").last ?? svg
+        func dots(_ c: PlotColour) -> Int {
+            func percent(_ v: Double) -> String { String(format: "%.6f", v * 100).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression) + "%" }
+            let fill = "fill:rgb(\(percent(c.red)),\(percent(c.green)),\(percent(c.blue)));"
+            return body.split(separator: "\n").filter { $0.hasPrefix("<path") && $0.contains(fill) }.map { $0.components(separatedBy: " Z").count - 1 }.max() ?? 0
+        }
+        #expect(dots(PlotTheme.light.hitAtSensitivity) == written.count)
+        #expect(dots(PlotTheme.light.hit) == counts.filter { $0.key != 30 }.values.reduce(0, +), "\(counts)")
+        // Asked for with no sound among the inputs: nothing to draw, said.
+        let none = try CLIRun(["plot", heartbeatPath, "-o", temp.url.appendingPathComponent("n.png").path, "--panels", "sensitivity"])
+        #expect(none.status != 0 && none.stderr.contains("nothing to draw"), "\(none.stderr)")
     }
 
     @Test("a .haptic clip plots as the AHAP it converts to: its pattern and drive, over the same time")
@@ -90,6 +129,10 @@ struct PlotCommandTests {
         (["-o", "@DIR/x.png", "--from", "nan"], "--from nan"),
         (["-o", "@DIR/x.png", "--panels", "pattern,spectrum"], "unknown panel \"spectrum\""),
         (["-o", "@DIR/x.png", "--profile", "nope"], "--profile nope: no such built-in profile"),
+        (["-o", "@DIR/x.png", "--sensitivity", "150"], "--sensitivity 150.0: expected 0–100 %"),
+        (["-o", "@DIR/x.png", "--sensitivity", "nan"], "--sensitivity nan"),
+        (["-o", "@DIR/x.png", "--min-gap", "5"], "--min-gap 5.0: expected 10–10000 ms"),
+        (["-o", "@DIR/x.png", "--min-gap", "1e308"], "--min-gap 1e+308"),
     ])
     func badOptions(extra: [String], expected: String) throws {
         let temp = try TempFolder()

@@ -216,4 +216,43 @@ struct PlotPictureTests {
         let above = (Int(a.y)..<Int(a.y + a.height / 2 - 4)).filter { image.matches(Int(frame.scale.x(2)), $0, theme.sampleSkew, tolerance: 10) }
         #expect(!above.isEmpty)
     }
+
+    @Test("the sensitivity panel: a dot per transient at its row's sensitivity; the chosen row larger, in its colour, one path per series")
+    func sensitivityRows() throws {
+        let rows = [
+            SensitivityPanel.Row(sensitivity: 0.1, times: [0.5]), SensitivityPanel.Row(sensitivity: 0.5, times: [0.5, 1.5]),
+            SensitivityPanel.Row(sensitivity: 1, times: [0.5, 1.0, 1.5]),
+        ]
+        let panel = SensitivityPanel(rows: rows, chosen: 0.5, duration: 2, title: "s")
+        let document = PlotDocument(title: "s", panels: [panel], options: PlotOptions(width: 800, height: 360))
+        let image = try DecodedPNG(try document.render(.png))
+        let frame = document.layout()[0]
+        let r = frame.rectangle
+        let area = Rect(x: r.x, y: r.y, width: r.width, height: r.height)
+        func at(_ t: Double, _ s: Double) -> (Int, Int) { (Int(frame.scale.x(t).rounded()), Int(SensitivityPanel.y(s, area).rounded())) }
+        for (t, s) in [(0.5, 0.1), (0.5, 1.0), (1.0, 1.0), (1.5, 1.0)] {
+            let (x, y) = at(t, s)
+            #expect(image.matches(x, y, theme.hit, tolerance: 10), "a dot at \(t) s, \(s)")
+        }
+        for t in [0.5, 1.5] {
+            let (x, y) = at(t, 0.5)
+            #expect(image.matches(x, y, theme.hitAtSensitivity, tolerance: 10), "the chosen row's dot at \(t) s")
+        }
+        // No transient at 1 s on the chosen row, none at 1.5 s on the lowest.
+        let (x1, y1) = at(1.0, 0.5), (x2, y2) = at(1.5, 0.1)
+        #expect(!image.matches(x1, y1, theme.hitAtSensitivity, tolerance: 30) && !image.matches(x1, y1, theme.hit, tolerance: 30))
+        #expect(!image.matches(x2, y2, theme.hit, tolerance: 30))
+        // In SVG, the rows' dots are one path and the chosen row's another (and their swatches),
+        // each dot a closed sub-path of its path.
+        let svg = String(decoding: try document.render(.svg), as: UTF8.self)
+        let body = svg.components(separatedBy: "</defs>").last ?? svg
+        func paths(_ colour: PlotColour) -> [Substring] {
+            body.split(separator: "\n").filter { $0.hasPrefix("<path") && $0.contains("fill:" + svgColour(colour) + ";") }
+        }
+        let dots = paths(theme.hit), chosen = paths(theme.hitAtSensitivity)
+        #expect(dots.count == 2 && chosen.count == 2, "\(dots.count) and \(chosen.count) paths")
+        func closed(_ path: Substring) -> Int { path.components(separatedBy: " Z").count - 1 }
+        #expect(dots.map(closed).max() == 4, "four dots off the chosen row (and the swatch's one)")
+        #expect(chosen.map(closed).max() == 2, "two on it")
+    }
 }

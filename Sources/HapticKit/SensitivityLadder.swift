@@ -1,0 +1,50 @@
+// The transients a sound gets at each of several sensitivities: what Meta Haptics Studio's
+// sensitivity slider shows as it moves. The tools' clips set the sensitivity clip by clip
+// (issue 20's evaluation: no one setting serves them all), so a designer choosing
+// `--sensitivity` for a sound wants to see this (`convert --list-sensitivities`, `plot
+// --panels sensitivity`). Every rung is a whole conversion with that sensitivity and the other
+// options as given: exactly what `convert --sensitivity` writes, not an estimate of it. A hit
+// need not stay put as the sensitivity rises (a lower threshold can take an onset at an earlier
+// peak of the onset function, and the minimum gap then drops the later one), so each rung is
+// its own list rather than each transient having a "first sensitivity".
+
+/// The transients of one sound at a ladder of sensitivities.
+public struct SensitivityLadder: Sendable, Equatable {
+    /// The transients' times (s, from the converted range's start) at one sensitivity (0…1).
+    public struct Rung: Sendable, Equatable {
+        public var sensitivity: Double
+        public var times: [Double]
+
+        public init(sensitivity: Double, times: [Double]) {
+            self.sensitivity = sensitivity
+            self.times = times
+        }
+    }
+
+    /// In ascending sensitivity.
+    public var rungs: [Rung]
+
+    public init(rungs: [Rung]) {
+        self.rungs = rungs.sorted { $0.sensitivity < $1.sensitivity }
+    }
+
+    /// The rung at `sensitivity`, if the ladder has it.
+    public func rung(at sensitivity: Double) -> Rung? { rungs.first { $0.sensitivity == sensitivity } }
+}
+
+extension SoundConversion {
+    /// The ladder of `sensitivities` (each 0…1) for the sound at `path`: one conversion per
+    /// sensitivity, with `options` otherwise. The conversion's own limits apply to each rung
+    /// (on a sound with more hits than a pattern holds, the weakest are left out).
+    public static func sensitivityLadder(
+        soundAt path: String, options: SoundConversionOptions = .init(), sensitivities: [Double]
+    ) throws(SoundFileError) -> SensitivityLadder {
+        var rungs: [SensitivityLadder.Rung] = []
+        for s in Set(sensitivities).sorted() {
+            var o = options
+            o.sensitivity = s
+            rungs.append(.init(sensitivity: s, times: try convert(soundAt: path, options: o).haptics.transients.map(\.time)))
+        }
+        return SensitivityLadder(rungs: rungs)
+    }
+}
