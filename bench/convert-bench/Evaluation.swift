@@ -117,6 +117,8 @@ func median(_ values: [Double]) -> Double? {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+
 func pooledF(_ scores: [TransientScore]) -> Double {
     let m = scores.reduce(0) { $0 + $1.matched }, f = scores.reduce(0) { $0 + $1.found }, r = scores.reduce(0) { $0 + $1.reference }
     if f == 0 && r == 0 { return 1 }

@@ -133,7 +133,7 @@ func quality() {
         }
         print("")
     }
-    print("family\tkind\tfiles\tmedian corr (ours / trivial)\tmedian F50 (ours / trivial)\tpooled F50 (ours / trivial)\tmedian F20 (ours / trivial)\tP50/R50 pooled (ours)\ttiming error ms (median |e|, mean e)\tbps (ours / reference)\tbeats trivial\tMeta Studio at its defaults: median corr / median F50 / pooled F50")
+    print("family\tkind\tfiles\tmedian corr (ours / trivial)\tmedian F50 (ours / trivial)\tpooled F50 (ours / trivial)\tmedian F20 (ours / trivial)\tP50/R50 pooled (ours)\ttiming error ms (median |e|, mean e)\tbps (ours / reference)\tbeats trivial\tMeta Studio at its defaults: median corr / median F50 / pooled F50\tmean F50 (ours / trivial)\tfiles with F50 ≥ 0.7 (ours / trivial)")
     var groups: [(String, [Int])] = []
     for family in Array(Set(ours.map(\.family))).sorted() {
         groups.append((family, ours.indices.filter { ours[$0].family == family }))
@@ -151,7 +151,7 @@ func quality() {
         let errors = a.flatMap(\.f50.errors)
         let meanError = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count) * 1000
         let beats = (corrA ?? -1) > (corrB ?? -1) && (fA ?? 0) >= (fB ?? 0) && pooledA > pooledB
-        print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")\t\(tool)")
+        print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")\t\(tool)\t\(format(mean(a.map(\.f50.f)), 3)) / \(format(mean(b.map(\.f50.f)), 3))\t\(a.filter { $0.f50.f >= 0.7 }.count) / \(b.filter { $0.f50.f >= 0.7 }.count)")
     }
     for f in failures { print("failed: \(f)") }
 }
