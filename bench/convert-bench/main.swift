@@ -4,6 +4,7 @@
 //   swift run -c release convert-bench quality [--set DIR] [--split dev|test|all] [--per-file]
 //                                              [--family F] [--sensitivity %] [--min-gap ms] [--ducking %]
 //   swift run -c release convert-bench quality --sweep [--set DIR]   (ours at each sensitivity 0…100 %)
+//   swift run -c release convert-bench quality --against-studio [--set DIR]   (the Studio's own clips at its defaults as the references)
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
 //   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
@@ -106,6 +107,7 @@ func quality() {
     let perFile = arguments.contains("--per-file")
     let only = option("--family")
     var ours: [FileScore] = [], floor: [FileScore] = [], studio: [FileScore] = []
+    var made: [(pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double)] = []
     var failures: [String] = []
     for pair in loadSet() where (only == nil || pair.family == only) {
         if split == "dev" && !isDev(pair.reference) || split == "test" && isDev(pair.reference) { continue }
@@ -121,6 +123,7 @@ func quality() {
             floor.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: trivial, reference: ref, soundSeconds: seconds))
             let tool = StudioReplica.analyse(sound.samples, sampleRate: sound.rate, settings: .studioDefaults)
             studio.append(FileScore(name: pair.reference, family: pair.family, kind: pair.kind, ours: tool, reference: ref, soundSeconds: seconds))
+            made.append((pair, mine, trivial, tool, seconds))
         } catch {
             failures.append("\(pair.reference): \(error)")
         }
@@ -154,6 +157,25 @@ func quality() {
         print("\(name)\t\(a[0].kind)\t\(a.count)\t\(format(corrA)) / \(format(corrB))\t\(format(fA)) / \(format(fB))\t\(format(pooledA)) / \(format(pooledB))\t\(format(f20A)) / \(format(f20B))\t\(format(found > 0 ? Double(matched) / Double(found) : nil)) / \(format(refs > 0 ? Double(matched) / Double(refs) : nil))\t\(format(median(errors.map { abs($0) * 1000 }), 1)), \(format(meanError, 1))\t\(format(median(a.map(\.breakpointsPerSecond)), 1)) / \(format(median(a.map(\.referenceBreakpointsPerSecond)), 1))\t\(beats ? "yes" : "NO")\t\(tool)\t\(format(mean(a.map(\.f50.f)), 3)) / \(format(mean(b.map(\.f50.f)), 3))\t\(a.filter { $0.f50.f >= 0.7 }.count) / \(b.filter { $0.f50.f >= 0.7 }.count)")
     }
     for f in failures { print("failed: \(f)") }
+    if arguments.contains("--against-studio") { againstStudio(made) }
+}
+
+/// `quality --against-studio`: every sound's clip from Meta Haptics Studio's analysis at its
+/// defaults taken as the reference, for ours and the trivial converter: what a set made in the
+/// Studio without changing its settings would say (the tool the Meta clips come from, and the
+/// one a designer can still download).
+func againstStudio(_ made: [(pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double)]) {
+    print("")
+    print("family\tfiles\tagainst the Studio at its defaults: median corr (ours / trivial)\tmedian F50 (ours / trivial)\tfiles with F50 ≥ 0.7 (ours / trivial)")
+    var rows: [(String, [Int])] = Array(Set(made.map(\.pair.family))).sorted().map { family in (family, made.indices.filter { made[$0].pair.family == family }) }
+    rows.append(("all", Array(made.indices)))
+    func score(_ m: (pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double), _ converted: Haptics) -> FileScore {
+        FileScore(name: m.pair.reference, family: m.pair.family, kind: m.pair.kind, ours: converted, reference: m.studio, soundSeconds: m.seconds)
+    }
+    for (name, indices) in rows {
+        let a = indices.map { score(made[$0], made[$0].ours) }, b = indices.map { score(made[$0], made[$0].trivial) }
+        print("\(name)\t\(indices.count)\t\(format(median(a.compactMap(\.correlation)))) / \(format(median(b.compactMap(\.correlation))))\t\(format(median(a.map(\.f50.f)))) / \(format(median(b.map(\.f50.f))))\t\(a.filter { $0.f50.f >= 0.7 }.count) / \(b.filter { $0.f50.f >= 0.7 }.count)")
+    }
 }
 
 // MARK: speed
