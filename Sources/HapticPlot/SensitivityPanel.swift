@@ -41,9 +41,8 @@ public struct SensitivityPanel: PlotPanel {
     }
 
     public func legend(_ theme: PlotTheme) -> [LegendEntry] {
-        [LegendEntry("transients at each sensitivity", .dot(theme.hit)),
-         LegendEntry("at \(chosenLabel)", .dot(theme.hitAtSensitivity)),
-         LegendEntry(chosenLabel, .dashed(theme.muted))]
+        // (The dashed line is the chosen row's; its dots name it.)
+        [LegendEntry("transients per sensitivity", .dot(theme.hit)), LegendEntry("at \(chosenLabel)", .dot(theme.hitAtSensitivity))]
     }
 
     /// The y of a sensitivity (0…1) in `area`: 0 at the bottom, 1 at the top, a dot's radius in.
