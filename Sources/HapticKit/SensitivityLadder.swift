@@ -3,7 +3,8 @@
 // (issue 20's evaluation: no one setting serves them all), so a designer choosing
 // `--sensitivity` for a sound wants to see this (`convert --list-sensitivities`, `plot
 // --panels sensitivity`). Every rung is a whole conversion with that sensitivity and the other
-// options as given: exactly what `convert --sensitivity` writes, not an estimate of it. A hit
+// options as given (all of them fed from one reading of the file): exactly what `convert
+// --sensitivity` writes, not an estimate of it. A hit
 // need not stay put as the sensitivity rises (a lower threshold can take an onset at an earlier
 // peak of the onset function, and the minimum gap then drops the later one), so each rung is
 // its own list rather than each transient having a "first sensitivity".
@@ -33,18 +34,18 @@ public struct SensitivityLadder: Sendable, Equatable {
 }
 
 extension SoundConversion {
-    /// The ladder of `sensitivities` (each 0…1) for the sound at `path`: one conversion per
-    /// sensitivity, with `options` otherwise. The conversion's own limits apply to each rung
-    /// (on a sound with more hits than a pattern holds, the weakest are left out).
+    /// The ladder of `sensitivities` (each 0…1) for the sound at `path`: the conversion at each
+    /// sensitivity, with `options` otherwise, from one reading of the file. The conversion's own
+    /// limits apply to each rung (on a sound with more hits than a pattern holds, the weakest are
+    /// left out).
     public static func sensitivityLadder(
         soundAt path: String, options: SoundConversionOptions = .init(), sensitivities: [Double]
     ) throws(SoundFileError) -> SensitivityLadder {
-        var rungs: [SensitivityLadder.Rung] = []
-        for s in Set(sensitivities).sorted() {
-            var o = options
-            o.sensitivity = s
-            rungs.append(.init(sensitivity: s, times: try convert(soundAt: path, options: o).haptics.transients.map(\.time)))
-        }
-        return SensitivityLadder(rungs: rungs)
+        // (Sorted by `<`: a NaN goes where it falls and is refused by its conversion.)
+        var levels: [Double] = []
+        for s in sensitivities.sorted() where !levels.contains(s) { levels.append(s) }
+        guard !levels.isEmpty else { return SensitivityLadder(rungs: []) }
+        let results = try convert(soundAt: path, options: options, sensitivities: levels)
+        return SensitivityLadder(rungs: zip(levels, results).map { .init(sensitivity: $0, times: $1.haptics.transients.map(\.time)) })
     }
 }

@@ -52,73 +52,119 @@ public struct SoundConversionResult: Sendable {
 public enum SoundConversion {
     /// Converts the sound at `path` (any format libsndfile reads).
     public static func convert(soundAt path: String, options: SoundConversionOptions = .init()) throws(SoundFileError) -> SoundConversionResult {
-        func refuse(_ message: String) -> SoundFileError { SoundFileError(path: path, operation: .format, message: message) }
-        let stream = try SoundFileStream(path: path)
-        let info = stream.info
-        let rate = Double(info.sampleRate)
-        guard Limits.sampleRates.contains(info.sampleRate) else {
-            throw refuse(
-                "sample rate \(info.sampleRate) Hz is outside the \(Limits.sampleRates.lowerBound)–\(Limits.sampleRates.upperBound) Hz the analysis takes")
-        }
-        if let channel = options.channel, !(1...info.channels).contains(channel) {
-            throw refuse("\(options.names.channel) \(channel): the file has \(info.channels) channel\(info.channels == 1 ? "" : "s")")
-        }
-        guard info.frames > 0 else { throw refuse("no audio: the file has 0 frames") }
-        let first = Int((options.from * rate).rounded())
-        guard first < info.frames else {
-            throw refuse("\(options.names.from) \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
-        }
-        let end = min(info.frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
-        guard end > first else { throw refuse("\(options.names.to) \(options.to ?? 0) s is not after \(options.names.from) \(options.from) s") }
-        let length = Double(end - first) / rate
-        guard length <= Limits.maxTime else {
-            throw refuse(
-                "\(decimalText(length, places: 1)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with \(options.names.from) and \(options.names.to)")
-        }
+        try convert(soundAt: path, options: options, sensitivities: [options.sensitivity])[0]
+    }
 
-        var gain = pow(10, options.gainDB / 20)
-        if let level = options.normalizeTo {
-            var peak: Float = 0
-            try stream.readMono(from: first, to: end, channel: options.channel) { block in
-                for x in block { peak = max(peak, abs(x)) }
+    /// Converts the sound at `path` once per sensitivity (each 0…1; `options.sensitivity` is not
+    /// used), reading and decoding it once: every result is what `convert` gives with that
+    /// sensitivity. At least one sensitivity.
+    static func convert(
+        soundAt path: String, options: SoundConversionOptions, sensitivities: [Double]
+    ) throws(SoundFileError) -> [SoundConversionResult] {
+        precondition(!sensitivities.isEmpty, "at least one sensitivity")
+        let plan = try Plan(path: path, options: options)
+        var converters: [SoundConverter] = []
+        for sensitivity in sensitivities {
+            var analysis = plan.analysis
+            analysis.sensitivity = sensitivity
+            do {
+                converters.append(try SoundConverter(analysis: analysis, conversion: plan.conversion))
+            } catch {
+                throw plan.refuse(error.description)
             }
-            gain = peak > 0 ? pow(10, level / 20) / Double(peak) : 1
-        }
-        var analysis = AnalysisSettings(sampleRate: rate)
-        analysis.gain = gain
-        analysis.sensitivity = options.sensitivity
-        analysis.minimumGap = options.minimumGap
-        var conversion = ConversionSettings()
-        conversion.breakpointsPerSecond = options.breakpointsPerSecond
-        conversion.ducking = options.ducking
-        // Two curves of at most this many points per second must stay within the pattern's
-        // control points (a long sound gets fewer per second; 10 % is left for the hits' points).
-        var notes: [String] = []
-        let affordable = (0.45 * Double(Limits.maxControlPoints) / length).rounded(.down)
-        if affordable < conversion.breakpointsPerSecond {
-            conversion.breakpointsPerSecond = max(2, affordable)
-            notes.append(
-                "at most \(Int(conversion.breakpointsPerSecond)) breakpoints per second (not \(Int(options.breakpointsPerSecond))): \(decimalText(length, places: 0)) s of sound must fit the pattern limit of \(Limits.maxControlPoints) control points")
-        }
-        let converter: SoundConverter
-        do {
-            converter = try SoundConverter(analysis: analysis, conversion: conversion)
-        } catch {
-            throw refuse(error.description)
         }
         // Decoding (half the time of an MP3's conversion) on another core, ahead of the analysis.
-        try stream.readMonoDecodingAhead(from: first, to: end, channel: options.channel) { block in
-            block.withUnsafeBufferPointer { converter.feed($0.baseAddress!, count: $0.count) }
+        try plan.stream.readMonoDecodingAhead(from: plan.first, to: plan.end, channel: options.channel) { block in
+            block.withUnsafeBufferPointer { samples in
+                for converter in converters { converter.feed(samples.baseAddress!, count: samples.count) }
+            }
         }
-        var haptics = converter.finish()
-        // Hits beyond the pattern's element limit (with the events and the curves): the weakest go.
+        return converters.map { converter in
+            var haptics = converter.finish()
+            var notes = plan.notes
+            if let note = fitTransients(&haptics) { notes.append(note) }
+            return SoundConversionResult(haptics: haptics, info: plan.stream.info, gain: plan.analysis.gain, notes: notes)
+        }
+    }
+
+    /// Leaves out the weakest hits beyond the pattern's element limit (with the events and the
+    /// curves); says so when it does.
+    static func fitTransients(_ haptics: inout ConvertedHaptics) -> String? {
         let points = haptics.stretches.reduce(0) { $0 + $1.intensity.count + $1.sharpness.count }
         let room = Limits.maxElements - 16 - points / 15 - haptics.stretches.reduce(0) { $0 + Int($1.end - $1.start) / 30 + 1 }
-        if haptics.transients.count > room {
-            let kept = haptics.transients.enumerated().sorted { $0.element.intensity > $1.element.intensity }.prefix(max(0, room))
-            notes.append("kept the \(kept.count) strongest of \(haptics.transients.count) hits (the pattern limit of \(Limits.maxElements) elements)")
-            haptics.transients = kept.sorted { $0.offset < $1.offset }.map(\.element)
+        guard haptics.transients.count > room else { return nil }
+        let kept = haptics.transients.enumerated().sorted { $0.element.intensity > $1.element.intensity }.prefix(max(0, room))
+        let note = "kept the \(kept.count) strongest of \(haptics.transients.count) hits (the pattern limit of \(Limits.maxElements) elements)"
+        haptics.transients = kept.sorted { $0.offset < $1.offset }.map(\.element)
+        return note
+    }
+
+    /// What a conversion decides before it reads the samples: the file checked and opened, the
+    /// range, the gain, the analysis and conversion settings (a long sound's lower breakpoint
+    /// budget, with its note).
+    struct Plan {
+        let path: String
+        let stream: SoundFileStream
+        let first: Int
+        let end: Int
+        var analysis: AnalysisSettings
+        var conversion = ConversionSettings()
+        var notes: [String] = []
+
+        /// A refusal naming the file.
+        func refuse(_ message: String) -> SoundFileError { Self.refuse(path, message) }
+        static func refuse(_ path: String, _ message: String) -> SoundFileError {
+            SoundFileError(path: path, operation: .format, message: message)
         }
-        return SoundConversionResult(haptics: haptics, info: info, gain: gain, notes: notes)
+
+        init(path: String, options: SoundConversionOptions) throws(SoundFileError) {
+            func refuse(_ message: String) -> SoundFileError { Self.refuse(path, message) }
+            self.path = path
+            stream = try SoundFileStream(path: path)
+            let info = stream.info
+            let rate = Double(info.sampleRate)
+            guard Limits.sampleRates.contains(info.sampleRate) else {
+                throw refuse(
+                    "sample rate \(info.sampleRate) Hz is outside the \(Limits.sampleRates.lowerBound)–\(Limits.sampleRates.upperBound) Hz the analysis takes")
+            }
+            if let channel = options.channel, !(1...info.channels).contains(channel) {
+                throw refuse("\(options.names.channel) \(channel): the file has \(info.channels) channel\(info.channels == 1 ? "" : "s")")
+            }
+            guard info.frames > 0 else { throw refuse("no audio: the file has 0 frames") }
+            first = Int((options.from * rate).rounded())
+            guard first < info.frames else {
+                throw refuse("\(options.names.from) \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
+            }
+            end = min(info.frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
+            guard end > first else { throw refuse("\(options.names.to) \(options.to ?? 0) s is not after \(options.names.from) \(options.from) s") }
+            let length = Double(end - first) / rate
+            guard length <= Limits.maxTime else {
+                throw refuse(
+                    "\(decimalText(length, places: 1)) s of sound is past the \(Int(Limits.maxTime)) s a pattern can hold; convert a part of it with \(options.names.from) and \(options.names.to)")
+            }
+
+            var gain = pow(10, options.gainDB / 20)
+            if let level = options.normalizeTo {
+                var peak: Float = 0
+                try stream.readMono(from: first, to: end, channel: options.channel) { block in
+                    for x in block { peak = max(peak, abs(x)) }
+                }
+                gain = peak > 0 ? pow(10, level / 20) / Double(peak) : 1
+            }
+            analysis = AnalysisSettings(sampleRate: rate)
+            analysis.gain = gain
+            analysis.sensitivity = options.sensitivity
+            analysis.minimumGap = options.minimumGap
+            conversion.breakpointsPerSecond = options.breakpointsPerSecond
+            conversion.ducking = options.ducking
+            // Two curves of at most this many points per second must stay within the pattern's
+            // control points (a long sound gets fewer per second; 10 % is left for the hits' points).
+            let affordable = (0.45 * Double(Limits.maxControlPoints) / length).rounded(.down)
+            if affordable < conversion.breakpointsPerSecond {
+                conversion.breakpointsPerSecond = max(2, affordable)
+                notes.append(
+                    "at most \(Int(conversion.breakpointsPerSecond)) breakpoints per second (not \(Int(options.breakpointsPerSecond))): \(decimalText(length, places: 0)) s of sound must fit the pattern limit of \(Limits.maxControlPoints) control points")
+            }
+        }
     }
 }
