@@ -86,23 +86,19 @@ public struct Convert: HapticsynthVerb {
     public init() {}
 
     public func validate() throws {
-        func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) throws {
-            guard value.isFinite, range.contains(value) else {
-                throw ValidationError("--\(name) \(value): expected \(range.lowerBound.description)–\(range.upperBound.description)\(unit)")
-            }
-        }
-        try check("breakpoints-per-second", breakpointsPerSecond, 2...1000, "")
-        try check("sensitivity", sensitivity, 0...100, " %")
-        try check("min-gap", minGap, 10...10_000, " ms")
-        try check("ducking", ducking, 0...100, " %")
-        try check("gain", gain, -60...60, " dB")
+        typealias Ranges = SoundConversionOptions.Ranges
+        try requireWithin("--breakpoints-per-second", breakpointsPerSecond, Ranges.breakpointsPerSecond, "")
+        try requireWithin("--sensitivity", sensitivity, Ranges.sensitivityPercent, " %")
+        try requireWithin("--min-gap", minGap, Ranges.minimumGapMilliseconds, " ms")
+        try requireWithin("--ducking", ducking, Ranges.duckingPercent, " %")
+        try requireWithin("--gain", gain, Ranges.gainDB, " dB")
         if let normalize {
-            try check("normalize", normalize, -60...0, " dBFS")
+            try requireWithin("--normalize", normalize, Ranges.normalizeDBFS, " dBFS")
             if gain != 0 { throw ValidationError("--normalize and --gain: give one of them") }
         }
-        try check("from", from, 0...86_400, " s")
+        try requireWithin("--from", from, Ranges.seconds, " s")
         if let to {
-            try check("to", to, 0...86_400, " s")
+            try requireWithin("--to", to, Ranges.seconds, " s")
             guard to > from else { throw ValidationError("--to \(to) must be after --from \(from)") }
         }
         if channel != "mix" {

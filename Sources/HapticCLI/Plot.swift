@@ -97,8 +97,8 @@ public struct Plot: HapticsynthVerb {
             }
         }
         if let from, let to, to <= from { throw ValidationError("--to \(to): must come after --from \(from)") }
-        guard sensitivity.isFinite, (0...100).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected 0–100 %") }
-        guard minGap.isFinite, (10...10_000).contains(minGap) else { throw ValidationError("--min-gap \(minGap): expected 10–10000 ms") }
+        try requireWithin("--sensitivity", sensitivity, SoundConversionOptions.Ranges.sensitivityPercent, " %")
+        try requireWithin("--min-gap", minGap, SoundConversionOptions.Ranges.minimumGapMilliseconds, " ms")
         if let panels {
             for name in panels.split(separator: ",", omittingEmptySubsequences: false) where PanelKind(rawValue: String(name)) == nil {
                 throw ValidationError("--panels: unknown panel \"\(name)\" (known: \(PanelKind.allCases.map(\.rawValue).joined(separator: ", ")))")

@@ -79,10 +79,12 @@ public final class PatternLibrary: Sendable {
             skipped[folder] = problem.description
             logger.debug("pattern library: \(printable(folder)): \(problem); no patterns loaded")
         }
-        let ahapNames = Set(files.filter { $0.hasSuffix(".ahap") }.map { String($0.dropLast(5)) })
+        // (Every listed file ends in one of the suffixes.)
+        func patternName(_ file: String) -> String { String(file.dropLast(Self.fileSuffixes.first { file.hasSuffix($0) }?.count ?? 0)) }
+        let ahapNames = Set(files.filter { $0.hasSuffix(".ahap") }.map(patternName))
         for file in files {
             let clip = file.hasSuffix(".haptic")
-            let name = String(file.dropLast(clip ? 7 : 5))
+            let name = patternName(file)
             let path = folder.hasSuffix("/") ? folder + file : folder + "/" + file
             if clip && ahapNames.contains(name) {
                 skipped[path] = "\(name).ahap has the same name and is the pattern"

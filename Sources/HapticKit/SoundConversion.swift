@@ -35,6 +35,19 @@ public struct SoundConversionOptions: Sendable, Equatable {
     }
 
     public init() {}
+
+    /// The range each option takes in the units `convert` and the C library give it in
+    /// (percent, milliseconds, dB, dBFS, seconds): one statement of them for every caller.
+    public enum Ranges {
+        public static let sensitivityPercent: ClosedRange<Double> = 0...100
+        public static let minimumGapMilliseconds: ClosedRange<Double> = 10...10_000
+        public static let duckingPercent: ClosedRange<Double> = 0...100
+        public static let breakpointsPerSecond: ClosedRange<Double> = 2...1000
+        public static let gainDB: ClosedRange<Double> = -60...60
+        public static let normalizeDBFS: ClosedRange<Double> = -60...0
+        /// `from` and `to`.
+        public static let seconds: ClosedRange<Double> = 0...86_400
+    }
 }
 
 /// The result of a conversion, with what was done.

@@ -47,11 +47,12 @@ public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer
 /// The C options checked (every number finite and within `convert`'s ranges) and turned into
 /// the conversion's own units.
 private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundConversionOptions {
+    typealias Ranges = SoundConversionOptions.Ranges
     let ranges: [(value: Double, range: ClosedRange<Double>, name: String)] = [
-        (given.sensitivity, 0...100, "sensitivity"), (given.min_gap_ms, 10...10_000, "min_gap_ms"),
-        (given.ducking, 0...100, "ducking"), (given.breakpoints_per_second, 2...1000, "breakpoints_per_second"),
-        (given.gain_db, -60...60, "gain_db"), (given.normalize_dbfs, -60...0, "normalize_dbfs"),
-        (given.from_seconds, 0...86_400, "from_seconds"), (given.to_seconds, 0...86_400, "to_seconds"),
+        (given.sensitivity, Ranges.sensitivityPercent, "sensitivity"), (given.min_gap_ms, Ranges.minimumGapMilliseconds, "min_gap_ms"),
+        (given.ducking, Ranges.duckingPercent, "ducking"), (given.breakpoints_per_second, Ranges.breakpointsPerSecond, "breakpoints_per_second"),
+        (given.gain_db, Ranges.gainDB, "gain_db"), (given.normalize_dbfs, Ranges.normalizeDBFS, "normalize_dbfs"),
+        (given.from_seconds, Ranges.seconds, "from_seconds"), (given.to_seconds, Ranges.seconds, "to_seconds"),
     ]
     for (value, range, name) in ranges where !(value.isFinite && range.contains(value)) {
         throw .invalidArgument("options->\(name) \(value) is outside \(range.lowerBound)...\(range.upperBound)")

@@ -102,12 +102,15 @@ func conversionOptions() -> SoundConversionOptions {
     return o
 }
 
+/// One sound as ours, the trivial converter and the Studio's defaults convert it.
+typealias Converted = (pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double)
+
 func quality() {
     let split = option("--split") ?? "all"
     let perFile = arguments.contains("--per-file")
     let only = option("--family")
     var ours: [FileScore] = [], floor: [FileScore] = [], studio: [FileScore] = []
-    var made: [(pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double)] = []
+    var made: [Converted] = []
     var failures: [String] = []
     for pair in loadSet() where (only == nil || pair.family == only) {
         if split == "dev" && !isDev(pair.reference) || split == "test" && isDev(pair.reference) { continue }
@@ -164,12 +167,12 @@ func quality() {
 /// defaults taken as the reference, for ours and the trivial converter: what a set made in the
 /// Studio without changing its settings would say (the tool the Meta clips come from, and the
 /// one a designer can still download).
-func againstStudio(_ made: [(pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double)]) {
+func againstStudio(_ made: [Converted]) {
     print("")
     print("family\tfiles\tagainst the Studio at its defaults: median corr (ours / trivial)\tmedian F50 (ours / trivial)\tfiles with F50 ≥ 0.7 (ours / trivial)")
     var rows: [(String, [Int])] = Array(Set(made.map(\.pair.family))).sorted().map { family in (family, made.indices.filter { made[$0].pair.family == family }) }
     rows.append(("all", Array(made.indices)))
-    func score(_ m: (pair: Pair, ours: Haptics, trivial: Haptics, studio: Haptics, seconds: Double), _ converted: Haptics) -> FileScore {
+    func score(_ m: Converted, _ converted: Haptics) -> FileScore {
         FileScore(name: m.pair.reference, family: m.pair.family, kind: m.pair.kind, ours: converted, reference: m.studio, soundSeconds: m.seconds)
     }
     for (name, indices) in rows {
