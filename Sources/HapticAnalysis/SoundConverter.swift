@@ -14,15 +14,25 @@
 public final class SoundConverter {
     public let analyzer: StreamingAnalyzer
     public let conversion: ConversionSettings
-    private var builder: ConversionBuilder
+    /// One per sensitivity of the analyser.
+    private var builders: [ConversionBuilder]
     private var finished = false
 
-    public init(analysis: AnalysisSettings, conversion: ConversionSettings = .init()) throws(AnalysisSettings.Invalid) {
-        analyzer = try StreamingAnalyzer(settings: analysis)
+    public convenience init(analysis: AnalysisSettings, conversion: ConversionSettings = .init()) throws(AnalysisSettings.Invalid) {
+        try self.init(analysis: analysis, conversion: conversion, sensitivities: [analysis.sensitivity])
+    }
+
+    /// A converter that converts at each of `sensitivities` (each 0…1, at least one; they
+    /// replace `analysis.sensitivity`) from one analysis: `finishEach()`'s results are exactly
+    /// what converters made with each sensitivity alone give.
+    public init(analysis: AnalysisSettings, conversion: ConversionSettings = .init(), sensitivities: [Double]) throws(AnalysisSettings.Invalid) {
+        analyzer = try StreamingAnalyzer(settings: analysis, sensitivities: sensitivities)
         self.conversion = try conversion.validated()
-        builder = ConversionBuilder(
-            settings: self.conversion, sampleRate: analysis.sampleRate, hop: analyzer.hopFrames,
-            sharpnessLatency: analyzer.sharpnessLatency)
+        builders = Array(
+            repeating: ConversionBuilder(
+                settings: self.conversion, sampleRate: analysis.sampleRate, hop: analyzer.hopFrames,
+                sharpnessLatency: analyzer.sharpnessLatency),
+            count: sensitivities.count)
     }
 
     /// Samples fed so far.
@@ -34,11 +44,13 @@ public final class SoundConverter {
         var done = 0
         while done < count {
             done += analyzer.process(samples + done, count: count - done)
-            // Hits first: a hit lies at most a few hops back, in frames the builder still holds
-            // in its lookahead or in this call's frames, which it must not commit before
-            // knowing the hit (its ducking dip and breakpoint).
-            for hit in analyzer.hits { builder.add(hit) }
-            for frame in analyzer.frames { builder.add(frame) }
+            for k in builders.indices {
+                // Hits first: a hit lies at most a few hops back, in frames the builder still holds
+                // in its lookahead or in this call's frames, which it must not commit before
+                // knowing the hit (its ducking dip and breakpoint).
+                for hit in analyzer.hits(at: k) { builders[k].add(hit) }
+                for frame in analyzer.frames { builders[k].add(frame) }
+            }
         }
     }
 
@@ -46,10 +58,15 @@ public final class SoundConverter {
         samples.withUnsafeBufferPointer { if let base = $0.baseAddress { feed(base, count: $0.count) } }
     }
 
-    /// The result; the converter takes no more samples after this.
-    public func finish() -> ConvertedHaptics {
+    /// The result at the first sensitivity (`analysis.sensitivity`); the converter takes no
+    /// more samples after this.
+    public func finish() -> ConvertedHaptics { finishEach()[0] }
+
+    /// The results, one per sensitivity in the order given; the converter takes no more samples
+    /// after this.
+    public func finishEach() -> [ConvertedHaptics] {
         finished = true
-        return builder.finish(totalSamples: analyzer.samplesProcessed)
+        return builders.indices.map { builders[$0].finish(totalSamples: analyzer.samplesProcessed) }
     }
 
     /// Converts a whole buffer of mono samples in one call.

@@ -19,6 +19,12 @@
 //  - sharpness: the spectral centroid below the cutoff, over a 43 ms window at the decimated
 //    rate, mapped over `sharpnessLow…sharpnessHigh` and square-rooted (`HapticClipMapping`);
 //    every second hop (5.4 ms at 48 kHz, an eighth of its window: held in between).
+//
+// Only the threshold's multiple and floor, and the minimum gap's memory, depend on the
+// sensitivity; everything else (the spectra, the running statistics, the level checks) does
+// not. So one analyser can decide the hits of several sensitivities at once (`hits(at:)`), each
+// exactly as an analyser made with that sensitivity alone: a designer's ladder of
+// sensitivities costs one analysis, not one per rung.
 
 import HapticDSP
 
@@ -38,6 +44,17 @@ var analysisHistoryLength: Int { @_noLocks @inline(__always) get { 64 } }
 /// }
 /// ```
 public final class StreamingAnalyzer {
+    /// The checks of a hop that do not depend on the sensitivity (the level risen, clear of the
+    /// gate), made once per hop however many sensitivities ask.
+    private struct HopCheck {
+        var hop: Int64 = -1
+        /// Whether the hop passed; where its loudest recent sample is, and the largest sample of
+        /// its last four hops.
+        var passed = false
+        var loudestSample: Int64 = 0
+        var peak: Float = 0
+    }
+
     /// The settings it was made with (validated).
     public let settings: AnalysisSettings
     /// Samples per feature frame.
@@ -45,8 +62,10 @@ public final class StreamingAnalyzer {
     /// How far (s) a frame's sharpness lags its `end` (on average): half the centroid window,
     /// the decimating filter's delay, and half a hop (it is updated every second hop).
     public let sharpnessLatency: Double
-    /// The most frames and hits one `process` call can produce.
+    /// The most frames, and hits per sensitivity, one `process` call can produce.
     public let outputCapacity: Int
+    /// The sensitivities whose hits it decides (`hits(at:)`), the first `settings.sensitivity`.
+    public let sensitivities: [Double]
 
     private let geometry: AnalysisGeometry
     private var follower: LoudnessFollower
@@ -79,19 +98,24 @@ public final class StreamingAnalyzer {
     private let centroidBins: Int
     private let centroidBinHz: Float
 
-    // Per-hop history (ring of `historyLength` hops): envelope peaks, onset function, thresholds.
+    // Per-hop history (ring of `historyLength` hops): envelope peaks, onset function, and the
+    // running statistics its threshold was set from.
     private let envelopeHistory: UnsafeMutablePointer<Float>
     private let absolutePeakHistory: UnsafeMutablePointer<Float>
     private let onsetHistory: UnsafeMutablePointer<Float>
-    private let thresholdHistory: UnsafeMutablePointer<Float>
+    private let meanHistory: UnsafeMutablePointer<Float>
+    private let deviationHistory: UnsafeMutablePointer<Float>
     /// The rise-weighted mean log2 frequency per hop.
     private let riseFrequencyHistory: UnsafeMutablePointer<Float>
 
     // Outputs of the current call.
     private let frameOutput: UnsafeMutablePointer<FeatureFrame>
+    /// `outputCapacity` hits per sensitivity, one after the other.
     private let hitOutput: UnsafeMutablePointer<Hit>
     private var frameCount = 0
-    private var hitCount = 0
+    private let hitLevels: UnsafeMutablePointer<HitLevel>
+    private let levelCount: Int
+    private var hopCheck = HopCheck()
 
     // Running state.
     private var position: Int64 = 0
@@ -105,16 +129,10 @@ public final class StreamingAnalyzer {
     private var onsetDeviation: Float = 0
     private var statisticsWeight: Float
     private var sharpness: Float = 0
-    private var lastHitIndex: Int64 = -1 << 40
     private let gain: Float
     private let gate: Float
-    private let thresholdFactor: Float
-    private let thresholdFloor: Float
-    private let hitsEnabled: Bool
-    /// `HitDecision.onRise`, and whether the current rise of the onset function may still
-    /// give a hit (it gave none yet).
+    /// `HitDecision.onRise`.
     private let decidesOnRise: Bool
-    private var riseArmed = true
     private let minimumGapSamples: Int64
     /// Hops looked back for the envelope's level before a hit (30 ms).
     private let riseLookBack: Int64
@@ -122,9 +140,25 @@ public final class StreamingAnalyzer {
     public private(set) var nonFiniteSamples: Int64 = 0
 
     /// Makes an analyser; allocates everything it will use.
-    public init(settings: AnalysisSettings) throws(AnalysisSettings.Invalid) {
-        let s = try settings.validated()
+    public convenience init(settings: AnalysisSettings) throws(AnalysisSettings.Invalid) {
+        try self.init(settings: settings, sensitivities: [settings.sensitivity])
+    }
+
+    /// Makes an analyser that decides the hits of each of `sensitivities` (each 0…1, at least
+    /// one; they replace `settings.sensitivity`) from one analysis: `hits(at: k)` are exactly the
+    /// hits of an analyser made with `sensitivities[k]` alone, and the frames' threshold is the
+    /// first's. Allocates everything it will use.
+    public init(settings: AnalysisSettings, sensitivities: [Double]) throws(AnalysisSettings.Invalid) {
+        var first = settings
+        first.sensitivity = sensitivities.first ?? .nan
+        let s = try first.validated()
+        for sensitivity in sensitivities.dropFirst() {
+            var other = s
+            other.sensitivity = sensitivity
+            _ = try other.validated()
+        }
         self.settings = s
+        self.sensitivities = sensitivities
         let g = AnalysisGeometry(sampleRate: s.sampleRate)
         geometry = g
         hopFrames = g.hop
@@ -188,20 +222,21 @@ public final class StreamingAnalyzer {
         absolutePeakHistory.initialize(repeating: 0, count: analysisHistoryLength)
         onsetHistory = .allocate(capacity: analysisHistoryLength)
         onsetHistory.initialize(repeating: 0, count: analysisHistoryLength)
-        thresholdHistory = .allocate(capacity: analysisHistoryLength)
-        thresholdHistory.initialize(repeating: 0, count: analysisHistoryLength)
+        meanHistory = .allocate(capacity: analysisHistoryLength)
+        meanHistory.initialize(repeating: 0, count: analysisHistoryLength)
+        deviationHistory = .allocate(capacity: analysisHistoryLength)
+        deviationHistory.initialize(repeating: 0, count: analysisHistoryLength)
         riseFrequencyHistory = .allocate(capacity: analysisHistoryLength)
         riseFrequencyHistory.initialize(repeating: 0, count: analysisHistoryLength)
         frameOutput = .allocate(capacity: outputCapacity)
-        hitOutput = .allocate(capacity: outputCapacity)
+        levelCount = sensitivities.count
+        hitOutput = .allocate(capacity: outputCapacity * levelCount)
+        hitLevels = .allocate(capacity: levelCount)
+        for (k, sensitivity) in sensitivities.enumerated() { (hitLevels + k).initialize(to: HitLevel(sensitivity: sensitivity)) }
 
         statisticsWeight = Float(Double(g.hop) / (0.3 * s.sampleRate))
         gain = Float(s.gain)
         gate = Float(s.gate)
-        let insensitivity = Float(1 - s.sensitivity)
-        thresholdFactor = 1.5 + 10 * insensitivity * insensitivity
-        thresholdFloor = 0.02 + 0.3 * insensitivity * insensitivity
-        hitsEnabled = s.sensitivity > 0
         decidesOnRise = s.hitDecision == .onRise
         minimumGapSamples = Int64(roundFast(s.minimumGap * s.sampleRate))
         riseLookBack = Int64(0.03 * s.sampleRate) / Int64(g.hop) + 2
@@ -224,10 +259,13 @@ public final class StreamingAnalyzer {
         envelopeHistory.deallocate()
         absolutePeakHistory.deallocate()
         onsetHistory.deallocate()
-        thresholdHistory.deallocate()
+        meanHistory.deallocate()
+        deviationHistory.deallocate()
         riseFrequencyHistory.deallocate()
         frameOutput.deallocate()
         hitOutput.deallocate()
+        hitLevels.deinitialize(count: levelCount)
+        hitLevels.deallocate()
     }
 
     private static func hann(_ n: Int) -> UnsafeMutablePointer<Float> {
@@ -238,9 +276,20 @@ public final class StreamingAnalyzer {
 
     /// The frames completed by the last `process` call (valid until the next call).
     public var frames: UnsafeBufferPointer<FeatureFrame> { UnsafeBufferPointer(start: frameOutput, count: frameCount) }
-    /// The hits decided during the last `process` call (valid until the next call). A hit
-    /// lies up to two hops before the end of the last frame.
-    public var hits: UnsafeBufferPointer<Hit> { UnsafeBufferPointer(start: hitOutput, count: hitCount) }
+    /// The hits decided during the last `process` call (valid until the next call), at the
+    /// first sensitivity (`settings.sensitivity`). A hit lies up to two hops before the end of
+    /// the last frame.
+    public var hits: UnsafeBufferPointer<Hit> { hits(at: 0) }
+
+    /// The hits decided during the last `process` call at `sensitivities[level]` (valid until
+    /// the next call).
+    @_noLocks
+    public func hits(at level: Int) -> UnsafeBufferPointer<Hit> {
+        // (Tested on locals: `precondition` and `&&` take a closure, which would retain self.)
+        let count = levelCount
+        precondition(UInt(bitPattern: level) < UInt(count), "no such sensitivity")
+        return UnsafeBufferPointer(start: hitOutput + level * outputCapacity, count: hitLevels[level].hitCount)
+    }
     /// Samples taken so far.
     public var samplesProcessed: Int64 { position }
 
@@ -249,7 +298,7 @@ public final class StreamingAnalyzer {
     @_noLocks
     public func process(_ input: UnsafePointer<Float>, count: Int) -> Int {
         frameCount = 0
-        hitCount = 0
+        for k in 0..<levelCount { hitLevels[k].hitCount = 0 }
         let n = count < 0 ? 0 : (count < settings.maxBlockFrames ? count : settings.maxBlockFrames)
         let hop = Int64(geometry.hop)
         let factorMask = Int64(geometry.decimation - 1)  // a power of two
@@ -322,7 +371,8 @@ public final class StreamingAnalyzer {
         envelopeHistory.update(repeating: 0, count: analysisHistoryLength)
         absolutePeakHistory.update(repeating: 0, count: analysisHistoryLength)
         onsetHistory.update(repeating: 0, count: analysisHistoryLength)
-        thresholdHistory.update(repeating: 0, count: analysisHistoryLength)
+        meanHistory.update(repeating: 0, count: analysisHistoryLength)
+        deviationHistory.update(repeating: 0, count: analysisHistoryLength)
         riseFrequencyHistory.update(repeating: 0, count: analysisHistoryLength)
         position = 0
         decimatedPosition = 0
@@ -334,10 +384,9 @@ public final class StreamingAnalyzer {
         onsetMean = 0
         onsetDeviation = 0
         sharpness = 0
-        lastHitIndex = -1 << 40
-        riseArmed = true
+        for k in 0..<levelCount { hitLevels[k] = HitLevel(sensitivity: sensitivities[k]) }
+        hopCheck = HopCheck()
         frameCount = 0
-        hitCount = 0
         nonFiniteSamples = 0
     }
 
@@ -348,11 +397,12 @@ public final class StreamingAnalyzer {
         let slot = Int(hopIndex % Int64(analysisHistoryLength))
         let (onset, riseLogHz) = onsetFunction()
         if hopIndex & 1 == 0 { updateSharpness() }
-        let threshold = onsetMean + thresholdFactor * onsetDeviation + thresholdFloor
+        let threshold = hitLevels[0].threshold(mean: onsetMean, deviation: onsetDeviation)
         envelopeHistory[slot] = hopPeak
         absolutePeakHistory[slot] = hopAbsolutePeak
         onsetHistory[slot] = onset
-        thresholdHistory[slot] = threshold
+        meanHistory[slot] = onsetMean
+        deviationHistory[slot] = onsetDeviation
         riseFrequencyHistory[slot] = riseLogHz
         // The running statistics include this hop only after its threshold was set.
         onsetMean += (onset - onsetMean) * statisticsWeight
@@ -367,11 +417,13 @@ public final class StreamingAnalyzer {
             frameCount += 1
         }
         // (Nested conditions: `&&` takes its right side as a closure, which retains self.)
-        if hitsEnabled {
-            if decidesOnRise {
-                decideHitOnRise()
-            } else if hopIndex >= 1 {
-                decideHit()
+        for k in 0..<levelCount {
+            if hitLevels[k].enabled {
+                if decidesOnRise {
+                    decideHitOnRise(level: k)
+                } else if hopIndex >= 1 {
+                    decideHit(level: k)
+                }
             }
         }
         hopIndex += 1
@@ -437,47 +489,71 @@ public final class StreamingAnalyzer {
         sharpness = squareRootFast(f)
     }
 
-    /// Decides whether the previous hop holds a hit (a local maximum of the onset function
-    /// over its threshold, with the envelope rising), and where it is to the sample.
+    /// Decides whether the previous hop holds a hit at `hitLevels[level]` (a local maximum of the
+    /// onset function over its threshold, with the envelope rising), and where it is to the sample.
     @_noLocks
-    private func decideHit() {
+    private func decideHit(level: Int) {
         let length = Int64(analysisHistoryLength)
         let candidate = Int((hopIndex - 1) % length)
         let before = Int((hopIndex + length - 2) % length)
         let now = Int(hopIndex % length)
         let o = onsetHistory[candidate]
-        let threshold = thresholdHistory[candidate]
+        let threshold = hitLevels[level].threshold(mean: meanHistory[candidate], deviation: deviationHistory[candidate])
         // (Before the first hop there was silence: its onset function was 0.)
         let previous = hopIndex >= 2 ? onsetHistory[before] : 0
         guard o > threshold, o >= previous, o > onsetHistory[now] else { return }
-        _ = confirmHit(candidate: candidate, onset: o, threshold: threshold)
+        _ = confirmHit(level: level, candidate: candidate, onset: o, threshold: threshold)
     }
 
-    /// `HitDecision.onRise`: whether this hop, rising over its threshold, holds a hit; tried
-    /// at each hop of a rise until one passes the checks, then not again until the onset
-    /// function stops rising over its threshold.
+    /// `HitDecision.onRise`: whether this hop, rising over its threshold at `hitLevels[level]`,
+    /// holds a hit; tried at each hop of a rise until one passes the checks, then not again until
+    /// the onset function stops rising over its threshold.
     @_noLocks
-    private func decideHitOnRise() {
+    private func decideHitOnRise(level: Int) {
         let length = Int64(analysisHistoryLength)
         let now = Int(hopIndex % length)
         let o = onsetHistory[now]
-        let threshold = thresholdHistory[now]
+        let threshold = hitLevels[level].threshold(mean: meanHistory[now], deviation: deviationHistory[now])
         let previous = hopIndex >= 1 ? onsetHistory[Int((hopIndex + length - 1) % length)] : 0
         guard o > threshold, o >= previous else {
-            riseArmed = true
+            hitLevels[level].riseArmed = true
             return
         }
-        if riseArmed {
-            if confirmHit(candidate: now, onset: o, threshold: threshold) { riseArmed = false }
+        if hitLevels[level].riseArmed {
+            if confirmHit(level: level, candidate: now, onset: o, threshold: threshold) { hitLevels[level].riseArmed = false }
         }
     }
 
     /// The checks a candidate hop (history slot `candidate`, its onset function and threshold)
     /// must pass besides the onset function's (the level risen, clear of the gate, the gap),
-    /// made with the hops up to the current one; writes the hit and returns true when it passes.
+    /// made with the hops up to the current one; writes the hit at `hitLevels[level]` and returns
+    /// true when it passes.
     @_noLocks
-    private func confirmHit(candidate: Int, onset o: Float, threshold: Float) -> Bool {
+    private func confirmHit(level: Int, candidate: Int, onset o: Float, threshold: Float) -> Bool {
+        if hopCheck.hop != hopIndex { checkHop() }
+        guard hopCheck.passed else { return false }
+        let best = hopCheck.loudestSample, peak = hopCheck.peak
+        guard best - hitLevels[level].lastHitIndex >= minimumGapSamples else { return false }
+        hitLevels[level].lastHitIndex = best
+        // The rise's mean log2 frequency: 80 Hz → 0, 10 kHz → 1 (log2 80 = 6.32, log2(10000/80) = 6.97).
+        var s = (riseFrequencyHistory[candidate] - 6.3219281) / 6.9657843
+        s = s < 0 ? 0 : (s > 1 ? 1 : s)
+        let count = hitLevels[level].hitCount
+        if count < outputCapacity {
+            hitOutput[level * outputCapacity + count] = Hit(
+                sampleIndex: best, intensity: squareRootFast(peak < 1 ? peak : 1), sharpness: s,
+                strength: threshold > 0 ? o / threshold : o, decidedAt: position)
+            hitLevels[level].hitCount = count + 1
+        }
+        return true
+    }
+
+    /// The current hop's checks that do not depend on the sensitivity, into `hopCheck`: the level
+    /// must have risen and be clear of the gate, and where the hit would lie.
+    @_noLocks
+    private func checkHop() {
         let length = Int64(analysisHistoryLength)
+        hopCheck = HopCheck(hop: hopIndex)
         // The level must have risen: the largest sample of the last four hops (the onset function
         // peaks one or two hops after the onset's hop) against the quietest 4-hop peak (10.7 ms at
         // 48 kHz, half a cycle of 47 Hz) of the 30 ms before them, by 3 dB; and the envelope must
@@ -491,7 +567,7 @@ public final class StreamingAnalyzer {
             if absolutePeakHistory[k] > peak { peak = absolutePeakHistory[k] }
             if envelopeHistory[k] > envelopePeak { envelopePeak = envelopeHistory[k] }
         }
-        guard envelopePeak >= gate * 4 else { return false }
+        guard envelopePeak >= gate * 4 else { return }
         // Before the stream's first sample there was silence: a sound that starts with a hit
         // has risen from nothing.
         var base = hopIndex < 8 ? 0 : peak
@@ -506,7 +582,7 @@ public final class StreamingAnalyzer {
             if window < base { base = window }
             h -= 1
         }
-        guard peak >= base * 1.4125 else { return false }  // +3 dB
+        guard peak >= base * 1.4125 else { return }  // +3 dB
         // The loudest sample of the last five hops (the candidate's window reaches four hops back).
         let span = Int64(geometry.hop * 5)
         var best: Int64 = position - 1
@@ -523,17 +599,8 @@ public final class StreamingAnalyzer {
             }
             p += 1
         }
-        guard best - lastHitIndex >= minimumGapSamples else { return false }
-        lastHitIndex = best
-        // The rise's mean log2 frequency: 80 Hz → 0, 10 kHz → 1 (log2 80 = 6.32, log2(10000/80) = 6.97).
-        var s = (riseFrequencyHistory[candidate] - 6.3219281) / 6.9657843
-        s = s < 0 ? 0 : (s > 1 ? 1 : s)
-        if hitCount < outputCapacity {
-            hitOutput[hitCount] = Hit(
-                sampleIndex: best, intensity: squareRootFast(peak < 1 ? peak : 1), sharpness: s,
-                strength: threshold > 0 ? o / threshold : o, decidedAt: position)
-            hitCount += 1
-        }
-        return true
+        hopCheck.passed = true
+        hopCheck.loudestSample = best
+        hopCheck.peak = peak
     }
 }

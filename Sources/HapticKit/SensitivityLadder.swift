@@ -3,11 +3,13 @@
 // (issue 20's evaluation: no one setting serves them all), so a designer choosing
 // `--sensitivity` for a sound wants to see this (`convert --list-sensitivities`, `plot
 // --panels sensitivity`). Every rung is a whole conversion with that sensitivity and the other
-// options as given (all of them fed from one reading of the file): exactly what `convert
-// --sensitivity` writes, not an estimate of it. A hit
-// need not stay put as the sensitivity rises (a lower threshold can take an onset at an earlier
-// peak of the onset function, and the minimum gap then drops the later one), so each rung is
-// its own list rather than each transient having a "first sensitivity".
+// options as given: exactly what `convert --sensitivity` writes, not an estimate of it. The
+// rungs share one reading of the file and one analysis (only the hit decisions differ between
+// sensitivities; `StreamingAnalyzer(settings:sensitivities:)`), so twenty rungs cost about
+// three conversions. A hit need not stay put as the sensitivity rises (a lower threshold can
+// take an onset at an earlier peak of the onset function, and the minimum gap then drops the
+// later one), so each rung is its own list rather than each transient having a "first
+// sensitivity".
 
 /// The transients of one sound at a ladder of sensitivities.
 public struct SensitivityLadder: Sendable, Equatable {
@@ -35,9 +37,9 @@ public struct SensitivityLadder: Sendable, Equatable {
 
 extension SoundConversion {
     /// The ladder of `sensitivities` (each 0…1) for the sound at `path`: the conversion at each
-    /// sensitivity, with `options` otherwise, from one reading of the file. The conversion's own
-    /// limits apply to each rung (on a sound with more hits than a pattern holds, the weakest are
-    /// left out).
+    /// sensitivity, with `options` otherwise, from one reading of the file and one analysis. The
+    /// conversion's own limits apply to each rung (on a sound with more hits than a pattern
+    /// holds, the weakest are left out).
     public static func sensitivityLadder(
         soundAt path: String, options: SoundConversionOptions = .init(), sensitivities: [Double]
     ) throws(SoundFileError) -> SensitivityLadder {

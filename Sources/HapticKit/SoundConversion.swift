@@ -69,31 +69,25 @@ public enum SoundConversion {
     }
 
     /// Converts the sound at `path` once per sensitivity (each 0…1; `options.sensitivity` is not
-    /// used), reading and decoding it once: every result is what `convert` gives with that
-    /// sensitivity. At least one sensitivity.
+    /// used), reading, decoding and analysing it once: every result is what `convert` gives with
+    /// that sensitivity. At least one sensitivity.
     static func convert(
         soundAt path: String, options: SoundConversionOptions, sensitivities: [Double]
     ) throws(SoundFileError) -> [SoundConversionResult] {
         precondition(!sensitivities.isEmpty, "at least one sensitivity")
         let plan = try Plan(path: path, options: options)
-        var converters: [SoundConverter] = []
-        for sensitivity in sensitivities {
-            var analysis = plan.analysis
-            analysis.sensitivity = sensitivity
-            do {
-                converters.append(try SoundConverter(analysis: analysis, conversion: plan.conversion))
-            } catch {
-                throw plan.refuse(error.description)
-            }
+        let converter: SoundConverter
+        do {
+            converter = try SoundConverter(analysis: plan.analysis, conversion: plan.conversion, sensitivities: sensitivities)
+        } catch {
+            throw plan.refuse(error.description)
         }
         // Decoding (half the time of an MP3's conversion) on another core, ahead of the analysis.
         try plan.stream.readMonoDecodingAhead(from: plan.first, to: plan.end, channel: options.channel) { block in
-            block.withUnsafeBufferPointer { samples in
-                for converter in converters { converter.feed(samples.baseAddress!, count: samples.count) }
-            }
+            block.withUnsafeBufferPointer { samples in converter.feed(samples.baseAddress!, count: samples.count) }
         }
-        return converters.map { converter in
-            var haptics = converter.finish()
+        return converter.finishEach().map { converted in
+            var haptics = converted
             var notes = plan.notes
             if let note = fitTransients(&haptics) { notes.append(note) }
             return SoundConversionResult(haptics: haptics, info: plan.stream.info, gain: plan.analysis.gain, notes: notes)

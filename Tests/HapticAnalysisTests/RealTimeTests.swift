@@ -25,23 +25,27 @@ struct RealTimeTests {
         let tally = allocation_tally_open()
         let thread = Thread {
             // Made on this thread, before counting starts (as a live engine does before running).
-            let analyzer = try! StreamingAnalyzer(settings: settings)
+            // Several sensitivities at once (the ladder's analyser; the follower's has one).
+            let analyzer = try! StreamingAnalyzer(settings: settings, sensitivities: [0.5, 0, 1])
             input.withUnsafeBufferPointer { buffer in
                 let base = buffer.baseAddress!
                 allocation_tally_track_current_thread(tally)
                 var done = 0
-                var hits = 0
+                var hits = 0, none = 0, most = 0
                 var frames = 0
                 var block = 1
                 while done < buffer.count {
                     done += analyzer.process(base + done, count: min(block, buffer.count - done))
                     hits += analyzer.hits.count
+                    none += analyzer.hits(at: 1).count
+                    most += analyzer.hits(at: 2).count
                     frames += analyzer.frames.count
                     block = block * 7 % 4099 + 1  // 1…4099: odd sizes and the largest
                 }
                 allocation_tally_track_current_thread(0)
                 probe.allocations = allocation_tally_count(tally)
                 probe.hits = hits
+                probe.hitsPerLevel = [hits, none, most]
                 probe.frames = frames
             }
             probe.done.signal()
@@ -49,6 +53,7 @@ struct RealTimeTests {
         thread.start()
         probe.done.wait()
         #expect(probe.hits > 20)
+        #expect(probe.hitsPerLevel.count == 3 && probe.hitsPerLevel[1] == 0 && probe.hitsPerLevel[2] >= probe.hits)
         #expect(probe.frames == 480_000 / hop)
         #expect(probe.allocations == 0, "allocations on the render thread: \(probe.allocations)")
     }
@@ -58,6 +63,7 @@ final class Probe: @unchecked Sendable {
     // Written by the analysing thread before `done` is signalled, read after waiting.
     var allocations: Int64 = -1
     var hits = 0
+    var hitsPerLevel: [Int] = []
     var frames = 0
     let done = DispatchSemaphore(value: 0)
 }

@@ -363,12 +363,10 @@ func qualitySweep() {
     for pair in loadSet() where pair.kind == "tool" {
         do {
             let ref = try reference(setFolder + "/" + pair.reference)
-            let f = try sweptSensitivities.map { s -> Double in
-                var options = SoundConversionOptions()
-                options.sensitivity = s / 100
-                let converted = try SoundConversion.convert(soundAt: setFolder + "/" + pair.sound, options: options)
-                return TransientScore(found: converted.haptics.transients.map(\.time), reference: ref.transients, tolerance: 0.05).f
-            }
+            // (The ladder's rungs are the conversions at each sensitivity, from one analysis.)
+            let ladder = try SoundConversion.sensitivityLadder(
+                soundAt: setFolder + "/" + pair.sound, sensitivities: sweptSensitivities.map { $0 / 100 })
+            let f = ladder.rungs.map { TransientScore(found: $0.times, reference: ref.transients, tolerance: 0.05).f }
             scores.append((pair.family, f))
         } catch {
             print("failed: \(pair.reference): \(error)")
