@@ -168,15 +168,12 @@ public struct Convert: HapticsynthVerb {
         var failures = 0
         for target in targets {
             do {
-                let (text, summary, notes) = try convert(target.input, to: target.output, format: target.format)
-                try TextFileWriter.write(text, to: target.output, inputs: inputIdentities)
-                if toStandardOutput { out.printError(summary) } else { out.print(summary) }
-                if listSensitivities && !isPattern(target.input) {
-                    for line in try sensitivityTable(target.input) {
-                        if toStandardOutput { out.printError(line) } else { out.print(line) }
-                    }
+                let converted = try convert(target.input, to: target.output, format: target.format)
+                try TextFileWriter.write(converted.text, to: target.output, inputs: inputIdentities)
+                for line in [converted.summary] + converted.sensitivityTable {
+                    if toStandardOutput { out.printError(line) } else { out.print(line) }
                 }
-                for note in notes { out.printError("\(target.input): note: \(note)") }
+                for note in converted.notes { out.printError("\(target.input): note: \(note)") }
             } catch let error as CLIError {
                 out.printError(error.description)
                 failures += 1
@@ -204,8 +201,16 @@ public struct Convert: HapticsynthVerb {
         return ([(inputs[0], output, chosen)], nil)
     }
 
-    /// The output text, a summary line, and notes.
-    func convert(_ input: String, to path: String, format: OutputFormat) throws -> (String, String, [String]) {
+    /// What converting one input gives: the output's text, a summary line, notes, and for a sound
+    /// with `--list-sensitivities` the table of its transients at each sensitivity.
+    struct Converted {
+        var text: String
+        var summary: String
+        var notes: [String]
+        var sensitivityTable: [String] = []
+    }
+
+    func convert(_ input: String, to path: String, format: OutputFormat) throws -> Converted {
         var bytes: [UInt8]?
         if isPattern(input) {
             do { bytes = try PatternFile.readBytes(input) } catch { throw CLIError(error.description) }
@@ -216,8 +221,18 @@ public struct Convert: HapticsynthVerb {
         return try convertSound(input, to: path, format: format)
     }
 
-    private func convertSound(_ input: String, to path: String, format: OutputFormat) throws -> (String, String, [String]) {
-        let result = try SoundConversion.convert(soundAt: input, options: soundOptions)
+    private func convertSound(_ input: String, to path: String, format: OutputFormat) throws -> Converted {
+        let result: SoundConversionResult
+        var table: [String] = []
+        if listSensitivities {
+            // The conversion and the table's rungs from one reading and one analysis.
+            let (conversion, ladder) = try SoundConversion.convert(
+                soundAt: input, options: soundOptions, ladder: Self.listedPercents.map { Double($0) / 100 })
+            result = conversion
+            table = sensitivityTable(input, ladder)
+        } else {
+            result = try SoundConversion.convert(soundAt: input, options: soundOptions)
+        }
         let haptics = result.haptics
         let name = URL(fileURLWithPath: input).lastPathComponent
         let editor = "hapticsynth \(hapticsynthVersion)"
@@ -252,10 +267,10 @@ public struct Convert: HapticsynthVerb {
             + "\(String(format: "%.1f", haptics.breakpointsPerSecond)) curve points per second"
         var notes = result.notes
         if audio && format == .haptic { notes.append("--audio: a .haptic holds no sound; left out") }
-        return (text, summary, notes)
+        return Converted(text: text, summary: summary, notes: notes, sensitivityTable: table)
     }
 
-    private func convertPattern(_ input: String, bytes: [UInt8], to path: String, format: OutputFormat) throws -> (String, String, [String]) {
+    private func convertPattern(_ input: String, bytes: [UInt8], to path: String, format: OutputFormat) throws -> Converted {
         let options = AHAPDecodeOptions(strict: strict)
         var notes: [String] = []
         let text: String
@@ -293,7 +308,7 @@ public struct Convert: HapticsynthVerb {
         }
         if audio { notes.append("--audio applies to sound inputs; ignored") }
         if listSensitivities { notes.append("--list-sensitivities applies to sound inputs; ignored") }
-        return (text, "\(path): from \(input): \(what)", notes)
+        return Converted(text: text, summary: "\(path): from \(input): \(what)", notes: notes)
     }
 
     /// Whether `input` is read as a pattern (AHAP or .haptic) rather than a sound: by its extension.
@@ -302,15 +317,16 @@ public struct Convert: HapticsynthVerb {
         return lower.hasSuffix(".ahap") || lower.hasSuffix(".haptic") || lower.hasSuffix(".json")
     }
 
+    /// The sensitivities `--list-sensitivities` lists (%).
+    static let listedPercents = Array(stride(from: 10, through: 100, by: 10))
+
     /// `--list-sensitivities`: the transients the sound gets at each sensitivity 10…100 %, the
     /// other options as given, one line each (a conversion per line: exactly what `convert
     /// --sensitivity` with that value writes).
-    func sensitivityTable(_ input: String) throws -> [String] {
+    func sensitivityTable(_ input: String, _ ladder: SensitivityLadder) -> [String] {
         let shown = 16
         var lines = ["\(input): transients at each --sensitivity (this conversion: \(String(format: "%g", sensitivity)) %):"]
-        let percents = Array(stride(from: 10, through: 100, by: 10))
-        let ladder = try SoundConversion.sensitivityLadder(soundAt: input, options: soundOptions, sensitivities: percents.map { Double($0) / 100 })
-        for (percent, rung) in zip(percents, ladder.rungs) {
+        for (percent, rung) in zip(Self.listedPercents, ladder.rungs) {
             let times = rung.times
             var line = (percent < 100 ? " " : "") + " \(percent) %: \(times.count)"
             if !times.isEmpty {

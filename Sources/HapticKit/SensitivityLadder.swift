@@ -43,11 +43,31 @@ extension SoundConversion {
     public static func sensitivityLadder(
         soundAt path: String, options: SoundConversionOptions = .init(), sensitivities: [Double]
     ) throws(SoundFileError) -> SensitivityLadder {
-        // (Sorted by `<`: a NaN goes where it falls and is refused by its conversion.)
+        let levels = ladderLevels(sensitivities)
+        guard !levels.isEmpty else { return SensitivityLadder(rungs: []) }
+        return ladder(levels, try convert(soundAt: path, options: options, sensitivities: levels))
+    }
+
+    /// Converts the sound at `path` with `options` and, from the same reading and analysis, makes
+    /// the ladder of `sensitivities` (`convert --list-sensitivities`: the conversion and its table
+    /// for the price of about three conversions, not eleven).
+    public static func convert(
+        soundAt path: String, options: SoundConversionOptions, ladder sensitivities: [Double]
+    ) throws(SoundFileError) -> (conversion: SoundConversionResult, ladder: SensitivityLadder) {
+        let levels = ladderLevels(sensitivities)
+        let results = try convert(soundAt: path, options: options, sensitivities: [options.sensitivity] + levels)
+        return (results[0], ladder(levels, results.dropFirst()))
+    }
+
+    /// The ladder's sensitivities: each once, ascending. (Sorted by `<`: a NaN goes where it falls
+    /// and is refused by its conversion.)
+    private static func ladderLevels(_ sensitivities: [Double]) -> [Double] {
         var levels: [Double] = []
         for s in sensitivities.sorted() where !levels.contains(s) { levels.append(s) }
-        guard !levels.isEmpty else { return SensitivityLadder(rungs: []) }
-        let results = try convert(soundAt: path, options: options, sensitivities: levels)
-        return SensitivityLadder(rungs: zip(levels, results).map { .init(sensitivity: $0, times: $1.haptics.transients.map(\.time)) })
+        return levels
+    }
+
+    private static func ladder(_ levels: [Double], _ results: some Collection<SoundConversionResult>) -> SensitivityLadder {
+        SensitivityLadder(rungs: zip(levels, results).map { .init(sensitivity: $0, times: $1.haptics.transients.map(\.time)) })
     }
 }

@@ -49,6 +49,15 @@ struct SensitivityLadderTests {
         #expect(low.times.count < high.times.count, "\(low.times) against \(high.times)")
         #expect(low.times.contains { abs($0 - 0.05) < 0.003 }, "\(low.times)")
         #expect(ladder.rung(at: 0.3) == nil)
+        // The conversion with its ladder (`convert --list-sensitivities`): the same conversion and
+        // the same ladder as asked for apart.
+        options.sensitivity = 0.7
+        let (conversion, alongside) = try SoundConversion.convert(soundAt: path, options: options, ladder: [1, 0.1, 0.5, 0.9])
+        let alone = try SoundConversion.convert(soundAt: path, options: options)
+        #expect(conversion.haptics == alone.haptics)
+        #expect(conversion.notes == alone.notes)
+        #expect(alongside == ladder)
+        options.sensitivity = 0.5
         // The second channel has no clicks: nothing after the range's start at any sensitivity.
         options.channel = 2
         let tone = try SoundConversion.sensitivityLadder(soundAt: path, options: options, sensitivities: [0.5, 1])
