@@ -1,6 +1,7 @@
 // libFuzzer target: the converter's sound reader on arbitrary bytes (libsndfile's formats,
 // through a scratch file), read as mono blocks the way `convert` reads them, then analysed and
-// converted. Refusals (SoundFileError: unreadable, truncated, NaN samples...) are expected;
+// converted (some inputs at a ladder of sensitivities from one analysis, as `convert
+// --list-sensitivities` does, some with the live follower's hit decision). Refusals (SoundFileError: unreadable, truncated, NaN samples...) are expected;
 // a crash, trap or sanitizer report is a finding. At most 30 s of sound per input, so a
 // header claiming hours is read only as far as its data goes.
 // Built by scripts/fuzz.sh with `swiftc -sanitize=fuzzer`.
@@ -21,7 +22,10 @@ public func fuzzSoundReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
     guard let stream = try? SoundFileStream(path: path) else { return 0 }
     let rate = stream.info.sampleRate
     guard (8000...384_000).contains(rate), stream.info.frames > 0 else { return 0 }
-    guard let converter = try? SoundConverter(analysis: AnalysisSettings(sampleRate: Double(rate))) else { return 0 }
+    var settings = AnalysisSettings(sampleRate: Double(rate))
+    settings.hitDecision = size % 5 == 0 ? .onRise : .afterPeak
+    let sensitivities = size % 2 == 0 ? [0.5] : [0.5, 1, 0.1, 0]
+    guard let converter = try? SoundConverter(analysis: settings, sensitivities: sensitivities) else { return 0 }
     let limit = min(stream.info.frames, 30 * rate)
     let channel: Int? = size % 3 == 0 ? nil : 1
     do {
@@ -31,8 +35,9 @@ public func fuzzSoundReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
     } catch {
         return 0
     }
-    let haptics = converter.finish()
-    _ = haptics.ahapPattern().encoded()
-    _ = haptics.hapticClip().encoded()
+    for haptics in converter.finishEach() {
+        _ = haptics.ahapPattern().encoded()
+        _ = haptics.hapticClip().encoded()
+    }
     return 0
 }
