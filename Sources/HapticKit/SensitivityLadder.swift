@@ -5,11 +5,11 @@
 // --panels sensitivity`). Every rung is a whole conversion with that sensitivity and the other
 // options as given: exactly what `convert --sensitivity` writes, not an estimate of it. The
 // rungs share one reading of the file and one analysis (only the hit decisions differ between
-// sensitivities; `StreamingAnalyzer(settings:sensitivities:)`), so twenty rungs cost about
-// three conversions. A hit need not stay put as the sensitivity rises (a lower threshold can
-// take an onset at an earlier peak of the onset function, and the minimum gap then drops the
-// later one), so each rung is its own list rather than each transient having a "first
-// sensitivity".
+// sensitivities; `StreamingAnalyzer(settings:sensitivities:)`): a conversion with ten rungs
+// takes about twice one conversion's time, not eleven times (bench/RESULTS.md). A hit need not
+// stay put as the sensitivity rises (a lower threshold can take an onset at an earlier peak of
+// the onset function, and the minimum gap then drops the later one), so each rung is its own
+// list rather than each transient having a "first sensitivity".
 
 /// The transients of one sound at a ladder of sensitivities.
 public struct SensitivityLadder: Sendable, Equatable {
