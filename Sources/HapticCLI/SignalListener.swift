@@ -9,13 +9,19 @@ import Glibc
 /// promise holds, and a SIGHUP sent to reload is still served.
 ///
 /// `@unchecked Sendable`: the stored properties are set once in `init`; dispatch sources are
-/// safe to cancel from any thread.
+/// safe to cancel from any thread, and a dispatch group to wait on from any.
 final class SignalListener: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let previous: [(Int32, sigaction)]
+    /// Left by each source's cancel handler: libdispatch registers and unregisters a signal
+    /// source on its own thread, and may set the signal's handler as it does, so the old
+    /// disposition is put back only once that is over (a listener cancelled at once could
+    /// otherwise be left with dispatch's handler, as a test running beside others found).
+    private let cancelled = DispatchGroup()
 
     init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
         var previous: [(Int32, sigaction)] = []
+        let cancelled = cancelled
         sources = signals.map { number in
             // Ignored at the process level, so that the dispatch source alone sees it (the
             // default action of SIGHUP is to end the process).
@@ -27,6 +33,8 @@ final class SignalListener: @unchecked Sendable {
             previous.append((number, old))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler(handler: handler)
+            cancelled.enter()
+            source.setCancelHandler { [cancelled] in cancelled.leave() }
             source.resume()
             return source
         }
@@ -34,7 +42,8 @@ final class SignalListener: @unchecked Sendable {
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
+        for source in sources where !source.isCancelled { source.cancel() }
+        cancelled.wait()
         for (number, old) in previous {
             var action = old
             sigaction(number, &action, nil)
