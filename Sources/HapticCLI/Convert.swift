@@ -25,13 +25,17 @@ public struct Convert: HapticsynthVerb {
 
             How many hits become transients is a choice for each sound (the clips designers \
             make with Meta Haptics Studio and Lofelt Studio set it clip by clip): \
-            --list-sensitivities lists what each --sensitivity gives.
+            --list-sensitivities lists what each --sensitivity gives, and a --per-sound file \
+            keeps the choices for a batch, a line per sound or glob (`boom.wav --sensitivity \
+            70`, `steps_*.wav --sensitivity 20`; matched against the end of the input's path, \
+            later lines winning, all over the command line's options).
 
             Examples:
               hapticsynth convert explosion.wav -o explosion.ahap
               hapticsynth convert explosion.wav -o explosion.ahap --audio --sensitivity 70
               hapticsynth convert explosion.wav -o explosion.ahap --list-sensitivities
               hapticsynth convert sfx/*.wav -o haptics/ --format haptic
+              hapticsynth convert sfx/*.wav -o haptics/ --per-sound sfx/haptics.txt
               hapticsynth convert song.flac -o chorus.ahap --from 62.5 --to 80 --channel 1
               hapticsynth convert clip.haptic -o clip.ahap
               hapticsynth convert clip.ahap -o clip.haptic
@@ -82,6 +86,9 @@ public struct Convert: HapticsynthVerb {
 
     @Flag(name: .long, help: "Read AHAP and .haptic inputs strictly (every warning is an error).")
     public var strict = false
+
+    @Option(name: .customLong("per-sound"), help: ArgumentHelp("A file of options for particular sounds, over the command line's: lines such as `boom.wav --sensitivity 70` (# starts a comment).", valueName: "file"))
+    public var perSound: String?
 
     public init() {}
 
@@ -140,20 +147,71 @@ public struct Convert: HapticsynthVerb {
     /// metadata (AHAP `Description`, `.haptic` `description`), so that a file says how it was
     /// made, and how to make it again with one value changed.
     var conversionDescription: String {
+        (["hapticsynth convert"] + soundArguments.map { $0.joined(separator: " ") }).joined(separator: " ")
+    }
+
+    /// The options of one conversion as `convert` takes them (an option and its value, or a
+    /// flag, each): the description's words, and the base a `--per-sound` line applies over.
+    var soundArguments: [[String]] {
+        // (Whole numbers without ".0"; others as Swift prints them, which reads back exactly.)
         func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
         var parts = [
-            "hapticsynth convert", "--sensitivity \(number(sensitivity))", "--min-gap \(number(minGap))",
-            "--ducking \(number(ducking))", "--breakpoints-per-second \(number(breakpointsPerSecond))",
-            normalize.map { "--normalize \(number($0))" } ?? "--gain \(number(gain))",
-            "--channel \(soundOptions.channel.map(String.init) ?? "mix")",
+            ["--sensitivity", number(sensitivity)], ["--min-gap", number(minGap)],
+            ["--ducking", number(ducking)], ["--breakpoints-per-second", number(breakpointsPerSecond)],
+            normalize.map { ["--normalize", number($0)] } ?? ["--gain", number(gain)],
+            ["--channel", soundOptions.channel.map(String.init) ?? "mix"],
         ]
-        if from != 0 { parts.append("--from \(number(from))") }
-        if let to { parts.append("--to \(number(to))") }
-        if audio { parts.append("--audio") }
-        return parts.joined(separator: " ")
+        if from != 0 { parts.append(["--from", number(from)]) }
+        if let to { parts.append(["--to", number(to)]) }
+        if audio { parts.append(["--audio"]) }
+        return parts
+    }
+
+    /// This command with `arguments` (a `--per-sound` line's) applied over its options of one
+    /// conversion; refused with the parser's message. A line giving --gain or --normalize
+    /// replaces the command line's choice of either.
+    func applying(_ arguments: [String]) throws(CLIError) -> Convert {
+        guard !arguments.isEmpty else { return self }
+        let named = Set(arguments.map { String($0.prefix { $0 != "=" }) })
+        var base = soundArguments
+        if named.contains("--gain") || named.contains("--normalize") {
+            base.removeAll { $0[0] == "--gain" || $0[0] == "--normalize" }
+        }
+        var rest = ["-o", output]
+        if let format { rest += ["--format", format] }
+        if listSensitivities { rest.append("--list-sensitivities") }
+        if strict { rest.append("--strict") }
+        do {
+            let command = try Convert.parse(base.flatMap { $0 } + arguments + rest + ["--"] + inputs)
+            guard command.inputs == inputs else { throw CLIError("unexpected words: \(arguments.joined(separator: " "))") }
+            return command
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(Convert.message(for: error))
+        }
     }
 
     public func execute(into out: inout some CommandOutput) throws -> Int32 {
+        // Every line of a --per-sound file checked before anything is converted (or a folder made).
+        var perSoundOptions: PerSoundOptions?
+        if let perSound {
+            do throws(CLIError) {
+                let file = try PerSoundOptions.read(perSound)
+                for line in file.lines {
+                    do { _ = try applying(line.arguments) } catch {
+                        throw CLIError("\(perSound) line \(line.number): \(error.description)")
+                    }
+                }
+                for line in file.unmatched(by: inputs) {
+                    out.printError("\(perSound) line \(line.number): note: \(line.pattern) names none of the inputs")
+                }
+                perSoundOptions = file
+            } catch {
+                out.printError(error.description)
+                return 1
+            }
+        }
         let targets: [(input: String, output: String, format: OutputFormat)]
         let folder: OutputFolder?
         do { (targets, folder) = try plannedOutputs() } catch {
@@ -163,12 +221,14 @@ public struct Convert: HapticsynthVerb {
         // Ctrl-C, SIGTERM and SIGHUP remove the temporary file of the output being written.
         let signals = TemporaryFiles.removeOnSignals()
         defer { signals.restore() }
-        let inputIdentities = inputs.compactMap(FileIdentity.init(path:))
+        // (The --per-sound file is an input too: never written over.)
+        let inputIdentities = (inputs + [perSound].compactMap { $0 }).compactMap(FileIdentity.init(path:))
         let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         var failures = 0
         for target in targets {
             do {
-                let converted = try convert(target.input, to: target.output, format: target.format)
+                let command = try perSoundOptions.map { file throws(CLIError) in try applying(file.arguments(for: target.input)) } ?? self
+                let converted = try command.convert(target.input, to: target.output, format: target.format)
                 try TextFileWriter.write(converted.text, to: target.output, inputs: inputIdentities)
                 for line in [converted.summary] + converted.sensitivityTable {
                     if toStandardOutput { out.printError(line) } else { out.print(line) }
