@@ -5,6 +5,7 @@
 //                                              [--family F] [--sensitivity %] [--min-gap ms] [--ducking %]
 //   swift run -c release convert-bench quality --sweep [--set DIR]   (ours at each sensitivity 0…100 %)
 //   swift run -c release convert-bench quality --against-studio [--set DIR]   (the Studio's own clips at its defaults as the references)
+//   swift run -c release convert-bench quality --plateau [--set DIR]   (each clip's sensitivity where its ladder holds still)
 //   swift run -c release convert-bench speed [--set DIR] [--runs N] [SOUND]
 //   swift run -c release convert-bench long [--minutes M] [--file PATH]
 //   swift run -c release convert-bench check [--set DIR]     (every output strict-valid, round trips)
@@ -391,7 +392,7 @@ func printSweep(_ scores: [(family: String, f: [Double])]) {
 
 switch arguments.first {
 case "replica": if arguments.contains("--sweep") { replicaSweep() } else { replica() }
-case "quality": if arguments.contains("--sweep") { qualitySweep() } else { quality() }
+case "quality": if arguments.contains("--plateau") { plateauRule() } else if arguments.contains("--sweep") { qualitySweep() } else { quality() }
 case "speed": speed()
 case "long": long()
 case "check": check()
