@@ -198,14 +198,19 @@ public struct Convert: HapticsynthVerb {
         if let perSound {
             do throws(CLIError) {
                 let file = try PerSoundOptions.read(perSound)
-                for line in file.lines {
+                // (Each distinct set of options parsed once: a long file repeats a few.)
+                var checked: Set<[String]> = []
+                for line in file.lines where !checked.contains(line.arguments) {
                     do { _ = try applying(line.arguments) } catch {
                         throw CLIError("\(perSound) line \(line.number): \(error.description)")
                     }
+                    checked.insert(line.arguments)
                 }
-                for line in file.unmatched(by: inputs) {
+                let unmatched = file.unmatched(by: inputs)
+                for line in unmatched.prefix(10) {
                     out.printError("\(perSound) line \(line.number): note: \(line.pattern) names none of the inputs")
                 }
+                if unmatched.count > 10 { out.printError("\(perSound): note: \(unmatched.count - 10) more lines name none of the inputs") }
                 perSoundOptions = file
             } catch {
                 out.printError(error.description)

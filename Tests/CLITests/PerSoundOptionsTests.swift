@@ -63,6 +63,23 @@ struct PerSoundOptionsTests {
             != String(contentsOfFile: "\(out)/boom.ahap", encoding: .utf8))
     }
 
+    @Test("lines that name no input: the first ten noted, then their number; repeated options checked once")
+    func manyUnmatchedLines() throws {
+        let temp = try TempFolder()
+        let inputs = try sounds(in: temp)
+        let list = temp.url.appendingPathComponent("sfx/haptics.txt").path
+        let lines = (1...25).map { "other_\($0).wav --sensitivity 70" } + ["boom.wav --sensitivity 70"]
+        try lines.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let out = temp.url.appendingPathComponent("boom.ahap").path
+        let run = try CLIRun(["convert", inputs[0], "-o", out, "--per-sound", list])
+        #expect(run.status == 0, "\(run.stderr)")
+        let notes = run.stderr.split(separator: "\n").map(String.init)
+        #expect(notes.count == 11, "\(notes)")
+        #expect(notes.first == "\(list) line 1: note: other_1.wav names none of the inputs")
+        #expect(notes.last == "\(list): note: 15 more lines name none of the inputs")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains("--sensitivity 70"))
+    }
+
     @Test("a bad file or line: one line naming the file and the line, exit 1, nothing written", arguments: [
         ("boom.wav --sensitivity 150", "line 1: --sensitivity 150.0: expected 0–100 %"),
         ("boom.wav --sensitivity nan", "line 1: --sensitivity nan: expected 0–100 %"),
