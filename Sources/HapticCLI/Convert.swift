@@ -208,9 +208,10 @@ public struct Convert: HapticsynthVerb {
                 }
                 let unmatched = file.unmatched(by: inputs)
                 for line in unmatched.prefix(10) {
-                    out.printError("\(perSound) line \(line.number): note: \(line.pattern) names none of the inputs")
+                    // (The name is the file's text: any control character in it is escaped.)
+                    out.printError(printable("\(perSound) line \(line.number): note: \(line.pattern) names none of the inputs"))
                 }
-                if unmatched.count > 10 { out.printError("\(perSound): note: \(unmatched.count - 10) more lines name none of the inputs") }
+                if unmatched.count > 10 { out.printError(printable("\(perSound): note: \(unmatched.count - 10) more lines name none of the inputs")) }
                 perSoundOptions = file
             } catch {
                 out.printError(error.description)

@@ -68,14 +68,16 @@ struct PerSoundOptionsTests {
         let temp = try TempFolder()
         let inputs = try sounds(in: temp)
         let list = temp.url.appendingPathComponent("sfx/haptics.txt").path
-        let lines = (1...25).map { "other_\($0).wav --sensitivity 70" } + ["boom.wav --sensitivity 70"]
+        // (The first name holds an escape sequence: the note must not pass it to the terminal.)
+        let lines = ["\u{1B}[2Jother_1.wav --sensitivity 70"] + (2...25).map { "other_\($0).wav --sensitivity 70" } + ["boom.wav --sensitivity 70"]
         try lines.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let out = temp.url.appendingPathComponent("boom.ahap").path
         let run = try CLIRun(["convert", inputs[0], "-o", out, "--per-sound", list])
         #expect(run.status == 0, "\(run.stderr)")
         let notes = run.stderr.split(separator: "\n").map(String.init)
         #expect(notes.count == 11, "\(notes)")
-        #expect(notes.first == "\(list) line 1: note: other_1.wav names none of the inputs")
+        #expect(notes.first == "\(list) line 1: note: \\x1B[2Jother_1.wav names none of the inputs", "\(notes)")
+        #expect(!run.stderr.unicodeScalars.contains("\u{1B}"))
         #expect(notes.last == "\(list): note: 15 more lines name none of the inputs")
         #expect(try String(contentsOfFile: out, encoding: .utf8).contains("--sensitivity 70"))
     }
