@@ -172,7 +172,7 @@ public struct Convert: HapticsynthVerb {
     /// replaces the command line's choice of either.
     func applying(_ arguments: [String]) throws(CLIError) -> Convert {
         guard !arguments.isEmpty else { return self }
-        let named = Set(arguments.map { String($0.prefix { $0 != "=" }) })
+        let named = Set(arguments.map(PerSoundOptions.optionName))
         var base = soundArguments
         if named.contains("--gain") || named.contains("--normalize") {
             base.removeAll { $0[0] == "--gain" || $0[0] == "--normalize" }

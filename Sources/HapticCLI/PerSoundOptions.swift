@@ -33,7 +33,8 @@ struct PerSoundOptions {
     var path: String
     var lines: [Line]
 
-    /// The options a line may give: those of one conversion.
+    /// The options a line may give: those of one conversion (the ones `Convert.soundArguments`
+    /// writes, which a line is applied over).
     static let perSoundOptions: Set<String> = [
         "--sensitivity", "--min-gap", "--ducking", "--breakpoints-per-second", "--gain", "--normalize",
         "--channel", "--from", "--to", "--audio",
@@ -69,7 +70,7 @@ struct PerSoundOptions {
                 guard word.hasPrefix("-") else {
                     throw CLIError("\(path) line \(number): \(word): expected an option (one sound's name per line, first)")
                 }
-                let name = String(word.prefix { $0 != "=" })
+                let name = optionName(word)
                 guard perSoundOptions.contains(name) else {
                     throw CLIError(
                         "\(path) line \(number): \(name) is not an option of one sound (these are: \(perSoundOptions.sorted().joined(separator: " ")))")
@@ -110,6 +111,9 @@ struct PerSoundOptions {
         if inWord { words.append(word) }
         return words
     }
+
+    /// The option a word gives: `--gain` for `--gain` and `--gain=-6`.
+    static func optionName(_ word: String) -> String { String(word.prefix { $0 != "=" }) }
 
     /// Whether `line` names `input`: the end of its path, as many components as the line's name
     /// has (all of it for a name that starts with "/").

@@ -50,7 +50,7 @@ extension SoundConversion {
 
     /// Converts the sound at `path` with `options` and, from the same reading and analysis, makes
     /// the ladder of `sensitivities` (`convert --list-sensitivities`: the conversion and its table
-    /// for the price of about three conversions, not eleven).
+    /// of ten rungs for about twice one conversion's time, not eleven times).
     public static func convert(
         soundAt path: String, options: SoundConversionOptions, ladder sensitivities: [Double]
     ) throws(SoundFileError) -> (conversion: SoundConversionResult, ladder: SensitivityLadder) {
