@@ -25,6 +25,14 @@ extension VoiceState {
         liveRamp[id] = max(1, Int64((seconds * fs).rounded()))
     }
 
+    /// Puts a live value in place at once, with no ramp: for a voice before its first frame.
+    func presetLive(_ id: Int, value: Double) {
+        liveFrom[id] = value
+        liveTo[id] = value
+        liveStart[id] = now
+        liveRamp[id] = 0
+    }
+
     @_noLocks @inline(__always)
     func combine(_ id: Int, _ patternValue: Double, _ live: Double) -> Double {
         ControlIndex.multiplies(id) ? patternValue * live : patternValue + live
