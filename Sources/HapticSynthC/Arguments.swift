@@ -67,9 +67,9 @@ func sampleRate(_ value: Double, _ what: String = "sample_rate") throws(Failure)
     return Int(value)
 }
 
-/// A channel map (``ChannelLayout/parse(_:)``: the engine's grammar, whatever it grows to).
+/// A channel map as `--layout` reads it (``ChannelLayout/parse(userText:)``: the same reader).
 func layout(_ text: String, _ what: String = "layout") throws(Failure) -> ChannelLayout {
-    do { return try ChannelLayout.parse(text) } catch { throw Failure(HS_ERR_PARSE, "\(what): \(error)") }
+    do { return try ChannelLayout.parse(userText: text) } catch { throw Failure(HS_ERR_PARSE, "\(what): \(error)") }
 }
 
 /// A profile by built-in name or JSON path (nil: bass-shaker).

@@ -51,7 +51,7 @@ public func hs_engine_open_with(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ 
         default: throw .invalidArgument("options->realtime_priority \(given.realtime_priority) is not 1...99, 0 (default) or -1 (none)")
         }
         o.lockMemory = given.lock_memory != 0
-        if o.offline, o.layout == nil { o.layout = .hapticMono }
+        if o.offline { o.layout = o.layout?.byColumn ?? .hapticMono }
         try engineTable.give(try CEngine(o), to: out)
     }
 }
@@ -68,8 +68,9 @@ public func hs_engine_open_offline(_ out: UnsafeMutablePointer<OpaquePointer?>?,
         guard (1...Limits.maxChannels).contains(Int(channels)) else {
             throw .invalidArgument("channels \(channels) is outside 1...\(Limits.maxChannels)")
         }
-        if let text = try string(layoutText, "layout") {
-            o.layout = try layout(text)
+        let text = try string(layoutText, "layout")
+        if let text {
+            o.layout = try layout(text).byColumn
         } else {
             switch channels {
             case 1: o.layout = .hapticMono
@@ -78,7 +79,9 @@ public func hs_engine_open_offline(_ out: UnsafeMutablePointer<OpaquePointer?>?,
             }
         }
         guard o.layout!.channels == Int(channels) else {
-            throw .invalidArgument("layout \(o.layout!.mapDescription) has \(o.layout!.channels) channels, channels is \(channels)")
+            // Positions name the channels of a map in its order (as `render --layout` writes them).
+            throw .invalidArgument("layout \(text ?? o.layout!.mapDescription) has \(o.layout!.channels) channel"
+                + "\(o.layout!.channels == 1 ? "" : "s") (an offline engine, like render, writes a map's entries in its order), channels is \(channels)")
         }
         o.profile = try profile(try string(profileText, "profile"))
         try engineTable.give(try CEngine(o), to: out)
@@ -224,6 +227,7 @@ extension CEngine {
         s.unknown_names = Int64(stats.unknownNames)
         s.calls_while_unavailable = Int64(stats.callsWhileUnavailable)
         s.transients_cut = Int64(stats.transientsCut)
+        s.haptic_carried = hapticCarried()
         if let engine = manager.currentEngine {
             s.realtime = engine.isRealtime ? 1 : 0
             s.output_latency = engine.outputLatency
