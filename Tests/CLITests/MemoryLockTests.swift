@@ -53,6 +53,13 @@ struct MemoryLockTests {
         }
     }
 
+    @Test("play -D null --no-realtime: the render thread ran at normal scheduling and no memory was locked (the engine's own report)")
+    func noRealtimePlays() throws {
+        let run = try LiveProcess(["play", "-D", "null", "--no-realtime", "--verbose", heartbeatPath])
+        #expect(run.waitForExit(timeout: 120) == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("realtime scheduling: no") && run.stdout.contains("memory: not locked"), "\(run.stdout)")
+    }
+
     @Test("--verbose says the memory is locked")
     func verboseSaysSo() throws {
         let play = try #require(try Hapticsynth.parseAsRoot(["play", "--verbose", "x.ahap"]) as? Play)
