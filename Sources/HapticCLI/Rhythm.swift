@@ -144,7 +144,7 @@ public struct Rhythm: AsyncParsableCommand {
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
         var config = live.managerConfiguration(
             haptics: haptics, assets: assets, output: output, audioOutput: audioOutput,
-            layout: try? channelLayout.resolved(), profile: profile, managerLogLevel: .error)
+            layout: try? channelLayout.resolved(), profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config

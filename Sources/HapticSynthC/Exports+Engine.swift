@@ -153,8 +153,7 @@ public func hs_engine_now(_ engine: OpaquePointer?, _ now: UnsafeMutablePointer<
 public func hs_engine_get_status(_ engine: OpaquePointer?, _ status: UnsafeMutablePointer<hs_engine_status>?) -> Int32 {
     run("hs_engine_get_status") { () throws(Failure) in
         let out = try required(status, "status")
-        let size = out.pointee.struct_size
-        guard size > 0 else { throw .invalidArgument("status->struct_size is 0 (set it to sizeof(hs_engine_status))") }
+        let size = try structSize(out.pointee.struct_size, "status", fix: "set it to sizeof(hs_engine_status)")
         var s = try engineTable.with(engine, "engine") { (e: CEngine) throws(Failure) -> hs_engine_status in
             e.pulled?.serviceStep()
             return e.status()
@@ -193,8 +192,7 @@ public func hs_engine_reload_library(_ engine: OpaquePointer?) -> Int32 {
 /// header leaves the newer fields at their defaults: `blank`'s).
 func versioned<T>(_ pointer: UnsafePointer<T>?, _ what: String, _ blank: T) throws(Failure) -> T {
     guard let pointer else { throw .invalidArgument("\(what) is NULL") }
-    let size = UnsafeRawPointer(pointer).load(as: Int.self)
-    guard size > 0 else { throw .invalidArgument("\(what)->struct_size is 0 (fill it with its _init function, or set it to sizeof)") }
+    let size = try structSize(UnsafeRawPointer(pointer).load(as: Int.self), what, fix: "fill it with its _init function, or set it to sizeof")
     var value = blank
     withUnsafeMutableBytes(of: &value) { bytes in
         bytes.baseAddress!.copyMemory(from: pointer, byteCount: min(size, bytes.count))
