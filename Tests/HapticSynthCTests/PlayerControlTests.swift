@@ -103,6 +103,33 @@ import Testing
         return (first, later)
     }
 
+    @Test("a hit struck on the frame a control jumps takes the new value (a curve sent for the start's own time)")
+    func hitOnTheFrameOfAJumpTakesTheNewValue() throws {
+        let path = repoRoot + "/Haptics/heartbeat.ahap"
+        var pattern: OpaquePointer? = nil
+        try #require(hs_pattern_load_file(&pattern, path) == HS_OK, "\(lastError())")
+        defer { hs_pattern_free(pattern) }
+        var duration = 0.0
+        #expect(hs_pattern_duration(pattern, &duration) == HS_OK && duration > 0.3)
+        let (engine, opened) = openOffline(rate: Double(Self.rate))
+        try #require(opened == HS_OK, "\(lastError())")
+        defer { hs_engine_close(engine) }
+        var player: OpaquePointer? = nil
+        try #require(hs_player_create(&player, engine, pattern) == HS_OK, "\(lastError())")
+        defer { hs_player_free(player) }
+        // The start and the jump at the same time: the same frame, the heartbeat's first hit on it.
+        let at = now(engine) + 0.5
+        #expect(hs_player_start(player, at) == HS_OK, "\(lastError())")
+        #expect(hs_player_schedule_curve(player, Int32(HS_PARAM_INTENSITY), [0], [0.2], 1, at) == HS_OK, "\(lastError())")
+        _ = peak(engine, 0.5)
+        let first = peak(engine, 0.1)
+        _ = peak(engine, duration - 0.1)
+        let later = peak(engine, 0.1)  // the second pass's first hit, long after the jump
+        let loud = try heartbeatHits(startingAhead: 0, intensity: nil).first
+        #expect(later < loud * 0.5, "the jump to 0.2 holds: \(later) vs \(loud) at full intensity")
+        #expect(abs(first - later) < later * 0.1, "the hit on the jump's frame \(first), later passes \(later)")
+    }
+
     @Test("controls set before hs_player_start apply to its first hit, started now or ahead of now")
     func controlsBeforeStartApplyToTheFirstHit() throws {
         let loud = try heartbeatHits(startingAhead: 0, intensity: nil)
