@@ -107,10 +107,7 @@ extension CEngine {
 
     /// hs_engine_status.haptic_carried: 1, 0 (dropped or mixed), or -1 (unknown).
     func hapticCarried() -> Int32 {
-        guard let channels = try? channelReport() else { return -1 }
-        let haptic = channels.filter { if case .haptic = $0.source { true } else { false } }
-        if haptic.allSatisfy(\.fate.isDelivered) { return 1 }
-        if haptic.contains(where: { if case .unknown = $0.fate { false } else { !$0.fate.isDelivered } }) { return 0 }
-        return -1
+        if pulled != nil { return 1 }  // offline: every channel is the caller's (channelReport)
+        return manager.channelRouting?.hapticCarried.map { $0 ? 1 : 0 } ?? -1
     }
 }

@@ -58,10 +58,11 @@ import Testing
         let duration = try Self.heartbeatDuration()
         let full = f.peak(0.1)  // the first hit at full intensity
         _ = f.peak(duration - 0.15)
-        // Sent 50 ms before the loop comes round (a hit struck on the very frame a control
-        // jumps still takes the value before it: the jump's 1.5 ms smoothing has not begun).
+        // For the time the loop comes round: the jump lands on the frame of the next pass's
+        // first hit, which takes the new value. (Sent for "now" at the wrap, it would land
+        // late: the engine has rendered the output stage's look-ahead past now.)
         f.perform(.loopCurve(id: "a", parameter: .hapticIntensityControl,
-                             points: [.init(time: 0, value: 0.1), .init(time: 2, value: 1)], time: f.engine.currentTime))
+                             points: [.init(time: 0, value: 0.1), .init(time: 2, value: 1)], time: duration))
         _ = f.peak(0.05)
         let low = f.peak(0.1)  // the next pass's first hit: from 0.1, rising toward 1 over 2 s
         #expect(full > 0.1, "the loop sounds: \(full)")

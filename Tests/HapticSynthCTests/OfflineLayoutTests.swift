@@ -57,6 +57,9 @@ import Testing
             let (engine, status) = openOffline(channels: layout.channels, layout: layout.text)
             try #require(status == HS_OK, "\(layout.text): \(lastError())")
             defer { hs_engine_close(engine) }
+            var report = hs_engine_status()
+            report.struct_size = MemoryLayout<hs_engine_status>.size
+            #expect(hs_engine_get_status(engine, &report) == HS_OK && report.haptic_carried == 1, "offline: every channel carried")
             #expect(hs_engine_play(engine, loaded, 0) == HS_OK, "\(lastError())")
             let frames = reference.samples.count / reference.channels
             let (pulled, failures) = pull(engine, frames: frames, channels: reference.channels, block: 333)

@@ -80,6 +80,33 @@ import Testing
         }
     }
 
+    /// The first `seconds` a player of `json` plays, started `ahead` s from now, with the
+    /// intensity control set before the start (nil: left at 1).
+    func firstSamples(_ json: String, intensity: Float?, ahead: Double, seconds: Double) throws -> [Float] {
+        var samples: [Float] = []
+        try withPlayer(json) { engine, player in
+            if let intensity { #expect(hs_player_set_intensity(player, intensity) == HS_OK) }
+            #expect(hs_player_start(player, now(engine) + ahead) == HS_OK, "\(lastError())")
+            _ = pull(engine, frames: Int(ahead * Double(Self.rate)), channels: 1)
+            samples = pull(engine, frames: Int(seconds * Double(Self.rate)), channels: 1).samples
+        }
+        return samples
+    }
+
+    @Test("the intensity control set before hs_player_start drives a continuous event from its first frame")
+    func controlsBeforeStartDriveFromTheFirstFrame() throws {
+        // The hum made at 0.2 (played at control 1) and the hum at 1 played at control 0.2.
+        let made = Self.hum.replacingOccurrences(of: #""ParameterValue": 1}"#, with: #""ParameterValue": 0.2}"#)
+        try #require(made != Self.hum)
+        for ahead in [0.0, 0.5] {
+            let reference = try firstSamples(made, intensity: nil, ahead: ahead, seconds: 0.02)
+            let controlled = try firstSamples(Self.hum, intensity: 0.2, ahead: ahead, seconds: 0.02)
+            let worst = zip(reference, controlled).map { abs($0 - $1) }.max() ?? 1
+            #expect(reference.contains { abs($0) > 0.01 }, "the hum at 0.2 sounds")
+            #expect(worst < 1e-5, "started \(ahead) s ahead: the controlled hum differs by up to \(worst)")
+        }
+    }
+
     /// The heartbeat's first hit and a later loop's, at intensity 0.2 set before a start at `ahead` s.
     func heartbeatHits(startingAhead ahead: Double, intensity: Float?) throws -> (first: Float, later: Float) {
         let path = repoRoot + "/Haptics/heartbeat.ahap"
@@ -101,6 +128,33 @@ import Testing
         _ = peak(engine, duration - 0.1)
         let later = peak(engine, 0.1)  // the second loop's first hit
         return (first, later)
+    }
+
+    @Test("a hit struck on the frame a control jumps takes the new value (a curve sent for the start's own time)")
+    func hitOnTheFrameOfAJumpTakesTheNewValue() throws {
+        let path = repoRoot + "/Haptics/heartbeat.ahap"
+        var pattern: OpaquePointer? = nil
+        try #require(hs_pattern_load_file(&pattern, path) == HS_OK, "\(lastError())")
+        defer { hs_pattern_free(pattern) }
+        var duration = 0.0
+        #expect(hs_pattern_duration(pattern, &duration) == HS_OK && duration > 0.3)
+        let (engine, opened) = openOffline(rate: Double(Self.rate))
+        try #require(opened == HS_OK, "\(lastError())")
+        defer { hs_engine_close(engine) }
+        var player: OpaquePointer? = nil
+        try #require(hs_player_create(&player, engine, pattern) == HS_OK, "\(lastError())")
+        defer { hs_player_free(player) }
+        // The start and the jump at the same time: the same frame, the heartbeat's first hit on it.
+        let at = now(engine) + 0.5
+        #expect(hs_player_start(player, at) == HS_OK, "\(lastError())")
+        #expect(hs_player_schedule_curve(player, Int32(HS_PARAM_INTENSITY), [0], [0.2], 1, at) == HS_OK, "\(lastError())")
+        _ = peak(engine, 0.5)
+        let first = peak(engine, 0.1)
+        _ = peak(engine, duration - 0.1)
+        let later = peak(engine, 0.1)  // the second pass's first hit, long after the jump
+        let loud = try heartbeatHits(startingAhead: 0, intensity: nil).first
+        #expect(later < loud * 0.5, "the jump to 0.2 holds: \(later) vs \(loud) at full intensity")
+        #expect(abs(first - later) < later * 0.1, "the hit on the jump's frame \(first), later passes \(later)")
     }
 
     @Test("controls set before hs_player_start apply to its first hit, started now or ahead of now")
