@@ -213,6 +213,16 @@ double hs_monotonic_now(void);
  *  only. The callback must not call hs_set_log_callback. */
 int hs_set_log_callback(void (*callback)(void *user, int level, const char *message), void *user, int min_level);
 
+/** The ALSA playback devices, as `hapticsynth devices` lists them (each probed briefly: may
+ *  block for a moment), as a JSON array of objects (`default` always among them): "name" (a
+ *  PCM name for hs_engine_open), "description" (string or null), "opens_now" (bool), "error"
+ *  (why it cannot open, or null), "channels" and "rates" ([lowest, highest], or null).
+ *  ALSA's plugins (JACK's above all) may print their own complaints on standard error while
+ *  probing. Written into `buffer` as hs_pattern_to_json writes (`buffer` NULL: only
+ *  `*length`; HS_ERR_LIMIT when `capacity` is too small — the listing may change between two
+ *  calls). */
+int hs_devices_json(char *buffer, size_t capacity, size_t *length);
+
 /* =======================================================================================
  * Engines
  * ======================================================================================= */
@@ -469,6 +479,20 @@ int hs_convert_options_init(hs_convert_options *options);
  *  for a sound the conversion does not take (its sample rate, no frames, longer than an hour,
  *  a channel or a part it does not have). */
 int hs_pattern_from_sound_file(hs_pattern **out, const char *path, const hs_convert_options *options);
+
+/* Text formats of a pattern (hs_pattern_to_json). */
+enum {
+    /** Apple's AHAP JSON, canonical: the text `hapticsynth convert` writes for a .ahap. */
+    HS_FORMAT_AHAP = 0,
+    /** Meta/Lofelt .haptic JSON, as `hapticsynth convert -o x.haptic` converts a pattern. */
+    HS_FORMAT_HAPTIC = 1
+};
+
+/** The pattern as JSON text in `format` (HS_FORMAT_*), written into `buffer` with its NUL
+ *  (`capacity` bytes); `*length` receives the text's length in bytes (without the NUL).
+ *  `buffer` NULL: only `*length` (ask, allocate length + 1, call again). When `capacity` is not
+ *  more than the length: HS_ERR_LIMIT, nothing written, `*length` given. */
+int hs_pattern_to_json(const hs_pattern *pattern, int format, char *buffer, size_t capacity, size_t *length);
 
 /** Frees a pattern (players made from it keep what they need). NULL: nothing. */
 void hs_pattern_free(hs_pattern *pattern);
