@@ -62,3 +62,9 @@ install: deps
 
 clean:
 	rm -rf .build $(OUT)
+
+# The Python package (python/, docs/python.md) as a platform wheel with the release library and
+# its private Swift runtime inside, into $(OUT)/wheels.
+.PHONY: wheel
+wheel: lib
+	python/build-wheel.sh $(LIBDIR) $(OUT)/wheels

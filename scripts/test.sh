@@ -58,12 +58,19 @@ stop_lanes() {  # a TERM or an error here: the background lanes stop too (rig.sh
 trap stop_lanes EXIT
 
 echo "== tests through the sound-server rigs (serial), in the background; lines start with \"rig| \""
-tests_binary="$($SWIFT build --show-bin-path)/hapticsynthPackageTests.xctest"
+bin_path=$($SWIFT build --show-bin-path)
+tests_binary="$bin_path/hapticsynthPackageTests.xctest"
 # SIGINT and SIGQUIT at their defaults for the tests, however `make test` was started: a start in
 # the background inherits them ignored, the live verbs the rig tests end with SIGINT would inherit
 # that, and a live verb keeps an inherited ignored signal ignored, as nohup expects.
-NO_COLOR=1 prefixed "rig| " scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
-    "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" &
+rig_steps() {  # the rig suites; then the Python package's rig tests, in a rig of their own
+    local status=0
+    scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
+        "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" || status=$?
+    scripts/rig.sh python/run-tests.sh "$bin_path" rig || status=$?
+    return "$status"
+}
+NO_COLOR=1 prefixed "rig| " rig_steps "$@" &
 rig_pid=$!
 lanes+=("$rig_pid")
 
@@ -77,6 +84,10 @@ fi
 
 echo "== tests without a sound server (parallel)"
 lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests' "$@"
+# The Python package (python/run-tests.sh): pip-installed from its folder and from its wheel,
+# each in a fresh virtual environment, against this build's library and CLI; lines "py| ".
+echo "== the Python package"
+lane "Python package" prefixed "py| " python/run-tests.sh "$bin_path"
 if [ -n "${fuzz_pid:-}" ]; then
     echo "== waiting for the fuzzing round"
     lane "fuzzing round" wait "$fuzz_pid"
@@ -92,6 +103,7 @@ if [ $failed != 0 ]; then
     echo "== the failed tests' issues (in full above):"
     grep -ao '✘ Test .* recorded an issue.*' "$lane_log" | cut -c1-1000 | head -n 20 || true
     grep -aE 'Fatal error|==[0-9]+==ERROR' "$lane_log" | cut -c1-400 | head -n 5 || true
+    grep -aE '^(py|rig)\| FAILED ' "$lane_log" | cut -c1-400 | head -n 10 || true  # pytest's (python/)
 fi
 rm -f "$lane_log"
 exit $failed
