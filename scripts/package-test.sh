@@ -29,7 +29,7 @@ base="$cache/bookworm-base.tar"
 tools=man-db,gcc,libc6-dev,pkg-config,systemd,file
 if [ ! -f "$base" ]; then
     echo "== mmdebstrap bookworm from $mirror into $base (once)"
-    mmdebstrap --variant=minbase --include="$tools" --quiet bookworm "$base.partial" "$mirror"
+    mmdebstrap --variant=minbase --format=tar --include="$tools" --quiet bookworm "$base.partial" "$mirror"
     mv "$base.partial" "$base"
 fi
 
@@ -104,10 +104,11 @@ run 'systemd-analyze verify /usr/lib/systemd/user/hapticsynth-follow@test.servic
 
 echo "== ldd: nothing outside the root's system folders"
 for file in /usr/bin/hapticsynth /usr/lib/libhapticsynth.so.0 /work/render; do
-    in_root ldd "$file" | tee "$root/work/ldd.txt" | sed 's/^/  /' | head -n 3
+    in_root ldd "$file" >"$root/work/ldd.txt"
+    echo "$file: $(wc -l <"$root/work/ldd.txt") libraries, all under /lib or /usr/lib"
     if grep -Ev '^\s*(linux-vdso\.so\.1|/lib64/ld-linux-x86-64\.so\.2)' "$root/work/ldd.txt" \
         | grep -Ev '=> /(usr/)?lib(64)?/' | grep -q .; then
-        echo "package-test.sh: $file needs a library outside /lib and /usr/lib:" >&2
+        echo "package-test.sh: $file needs a library outside /lib and /usr/lib (or one not found):" >&2
         cat "$root/work/ldd.txt" >&2; exit 1
     fi
 done

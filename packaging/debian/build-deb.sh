@@ -33,14 +33,16 @@ strip --remove-section=.comment --remove-section=.note "$root/usr/bin/hapticsynt
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
     "$root"/usr/lib/libhapticsynth.so.*.*.* "$root"/usr/lib/hapticsynth/*.so
 strip --strip-debug "$root/usr/lib/libhapticsynth.a"
-chmod 644 "$root"/usr/lib/hapticsynth/*.so "$root"/usr/lib/hapticsynth/swiftrt.o
+chmod 644 "$root"/usr/lib/hapticsynth/*.so "$root"/usr/lib/hapticsynth/swiftrt.o "$root"/usr/lib/libhapticsynth.so.*.*.*
+# bash-completion files are sourced, not run: no #! line.
+sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/hapticsynth"
 
 # Depends: what the programs need of Debian's libraries (the private runtime is found through
 # the library's RUNPATH: -l makes dpkg-shlibdeps look there and not ask for a package for it).
 mkdir -p "$work/src/debian"
 cat >"$work/src/debian/control" <<CONTROL
 Source: hapticsynth
-Maintainer: hapticsynth developers <hapticsynth@localhost>
+Maintainer: hapticsynth developers <hapticsynth@example.org>
 
 Package: hapticsynth
 Architecture: amd64
@@ -53,7 +55,9 @@ size=$(du -sk --apparent-size "$root/usr" | cut -f1)
 
 mkdir -p "$root/DEBIAN"
 sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" "$here/packaging/debian/control.in" >"$root/DEBIAN/control"
-# The shared library is ldconfig's: a trigger, no maintainer script.
+# procps: the serve unit reloads with /bin/kill -HUP (systemd 252 has no ReloadSignal=).
+# The shared library is ldconfig's: a trigger, no maintainer script; shlibs for programs linked to it.
+echo "libhapticsynth ${version%%.*} hapticsynth (>= $version)" >"$root/DEBIAN/shlibs"
 echo "activate-noawait ldconfig" >"$root/DEBIAN/triggers"
 (cd "$root" && find usr -type f | LC_ALL=C sort | xargs md5sum) >"$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 755 {} +
