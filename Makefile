@@ -6,18 +6,30 @@
 # Benchmarks (release builds) are `make bench`; see bench/README.md.
 # Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
 # default 60; `make test` runs a 15 s round per target); see scripts/fuzz.sh.
-# The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR);
-# `make install PREFIX=...` installs the header, the libraries (with the Swift runtime they
-# need), the pkg-config files and the CLI (README "C library").
+# The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR).
+# `make install [PREFIX=/usr/local] [DESTDIR=...]` installs the CLI (the Swift runtime linked in
+# statically: it needs nothing of the toolchain), its data (patterns, sounds, cue sheet, actuator
+# profiles), manual pages, shell completions, systemd user units, and the C library (header,
+# .so with its private Swift runtime in lib/hapticsynth/, .a, pkg-config files); `make uninstall`
+# removes them (scripts/install.sh). `make deb` builds the Debian package into $(OUT)
+# (packaging/debian/build-deb.sh); `make package-test` installs it into a bare Debian 12 root and
+# runs it there (scripts/package-test.sh).
 
 SWIFT ?= swift
 OUT ?= out
 
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
+DESTDIR ?=
 LIBDIR ?= .build/lib
+# The version (one place: VERSION) and the commit compiled into the CLI (Package.swift reads both).
+VERSION := $(shell cat VERSION)
+export HAPTICSYNTH_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# Release builds that need nothing of the toolchain at run time: the Swift runtime and Foundation
+# linked into the executable.
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: demo test deps build bench fuzz lib install clean
+.PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test clean
 
 deps:
 	@scripts/install-deps.sh
@@ -55,10 +67,21 @@ lib: deps
 	$(SWIFT) build -c release --target HapticSynthC
 	scripts/link-library.sh "$$($(SWIFT) build -c release --show-bin-path)" $(LIBDIR)
 
-install: deps
-	$(SWIFT) build -c release --product hapticsynth
-	$(SWIFT) build -c release --target HapticSynthC
-	scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)" "$(PREFIX)"
+release:
+	$(RELEASE) --product hapticsynth
+	$(RELEASE) --target HapticSynthC
+
+install: deps release
+	DESTDIR="$(DESTDIR)" scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)" "$(PREFIX)"
+
+uninstall:
+	DESTDIR="$(DESTDIR)" scripts/install.sh --uninstall "$(PREFIX)"
+
+deb: deps release
+	packaging/debian/build-deb.sh "$$($(SWIFT) build -c release --show-bin-path)" $(OUT)
+
+package-test: deb
+	scripts/package-test.sh $(OUT)/hapticsynth_$(VERSION)_amd64.deb
 
 clean:
 	rm -rf .build $(OUT)

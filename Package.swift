@@ -15,6 +15,30 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 let kernels: [SwiftSetting] = strict
     + (ProcessInfo.processInfo.environment["HAPTICSYNTH_OPTIMIZE_KERNELS"] == "1" ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
 
+// The version, from one place: the VERSION file beside this manifest (also read by the Makefile,
+// scripts/link-library.sh and the packaging). The git commit: $HAPTICSYNTH_COMMIT when set (the
+// Makefile sets it, so that an install always names its commit), else asked of git here; SwiftPM
+// reads a manifest again when it or the environment changes, so a plain `swift build` after a
+// commit may keep naming the previous one. "unknown" outside a checkout.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+let version = ((try? String(contentsOfFile: packageRoot + "/VERSION", encoding: .utf8)) ?? "unknown")
+    .trimmingCharacters(in: .whitespacesAndNewlines)
+func gitCommit() -> String {
+    if let given = ProcessInfo.processInfo.environment["HAPTICSYNTH_COMMIT"], !given.isEmpty { return given }
+    let git = Process()
+    git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+    git.arguments = ["-C", packageRoot, "rev-parse", "--short=12", "HEAD"]
+    let pipe = Pipe()
+    git.standardOutput = pipe
+    git.standardError = FileHandle.nullDevice
+    guard (try? git.run()) != nil else { return "unknown" }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    git.waitUntilExit()
+    let commit = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return git.terminationStatus == 0 && !commit.isEmpty ? commit : "unknown"
+}
+let buildInfo: [CSetting] = [.define("HAPTICSYNTH_VERSION", to: "\"\(version)\""), .define("HAPTICSYNTH_COMMIT", to: "\"\(gitCommit())\"")]
+
 let package = Package(
     name: "hapticsynth",
     platforms: [.macOS(.v15)],
@@ -104,12 +128,14 @@ let package = Package(
         .target(
             name: "HapticCLI",
             dependencies: [
-                "HapticKit", "HapticOSC", "HapticPlot",
+                "HapticKit", "HapticOSC", "HapticPlot", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
+        // The version and commit compiled in (see `buildInfo` above).
+        .target(name: "CBuildInfo", cSettings: buildInfo),
 
         // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
         // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)

@@ -2,7 +2,8 @@
 # Checks the C library the way a user meets it: a fresh clone of this repository's HEAD,
 # `make install PREFIX=...`, then the examples built with `cc ... $(pkg-config ...)` and run with
 # only the installed files (PKG_CONFIG_PATH into the prefix, the system's PATH, no library path,
-# nothing of the clone's build tree).
+# nothing of the clone's build tree); that the CLI and the library need nothing of the Swift
+# toolchain; and that `make uninstall` removes every file.
 #   scripts/check-install.sh [WORK_DIR]      (default: a temporary folder, removed at the end)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,4 +43,22 @@ echo "== what libhapticsynth needs"
 readelf -d "$prefix/lib/libhapticsynth.so.0" | grep -E "SONAME|RUNPATH"
 du -sh "$prefix/lib/hapticsynth"
 if "${clean[@]}" ldd "$prefix/lib/libhapticsynth.so.0" | grep -q "not found"; then echo "unresolved libraries"; exit 1; fi
+# Nothing of the Swift toolchain at run time: the CLI has its runtime linked in, the library
+# finds its own copy in lib/hapticsynth/.
+toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")")
+echo "== what the CLI needs (nothing under $toolchain)"
+for file in "$prefix/bin/hapticsynth" "$prefix/lib/libhapticsynth.so.0" "$build/pull"; do
+    needs=$("${clean[@]}" ldd "$file")
+    if grep -qF "$toolchain" <<<"$needs" || grep -q "not found" <<<"$needs"; then
+        echo "$file needs the toolchain (or a library not found):"; echo "$needs"; exit 1
+    fi
+done
+"${clean[@]}" ldd "$prefix/bin/hapticsynth"
+ls -la "$prefix/bin/hapticsynth"
+echo "== make uninstall PREFIX=$prefix"
+git clone -q "$here" "$clone"
+make -C "$clone" uninstall PREFIX="$prefix"
+rm -rf "$clone"
+left=$(find "$prefix" -type f -o -type l)
+[ -z "$left" ] || { echo "left after make uninstall:"; echo "$left"; exit 1; }
 echo "check-install: ok"

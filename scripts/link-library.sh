@@ -10,17 +10,24 @@
 #   libhapticsynth.a          (the same objects, for static linking)
 #   hapticsynth/              (the Swift runtime libraries the shared library needs, and
 #                              swiftrt.o for static links: copied from the toolchain)
-# The version comes from hapticsynth.h (HS_VERSION_*).
+# The version comes from VERSION (hapticsynth.h's HS_VERSION_* must agree).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:?usage: link-library.sh BIN_DIR OUT_DIR}
 out=${2:?usage: link-library.sh BIN_DIR OUT_DIR}
 SWIFTC=${SWIFTC:-swiftc}
 
+# The version: the repository's VERSION file; the header's HS_VERSION_* (what C programs compile
+# against, and hs_version) must say the same.
+version=$(tr -d ' \n' <"$here/VERSION")
 header="$here/Sources/CHapticSynth/include/hapticsynth.h"
 version_part() { sed -n "s/^#define HS_VERSION_$1 \([0-9]*\)$/\1/p" "$header"; }
-major=$(version_part MAJOR); minor=$(version_part MINOR); patch=$(version_part PATCH)
-version="$major.$minor.$patch"
+header_version="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
+if [ "$header_version" != "$version" ]; then
+    echo "link-library.sh: VERSION says $version but hapticsynth.h's HS_VERSION_* say $header_version" >&2
+    exit 1
+fi
+major=${version%%.*}
 
 # The modules the library is made of: the C API and everything it depends on (a module left
 # out shows as an undefined symbol at link time, and the link fails).

@@ -1,10 +1,14 @@
 // The root command. Verbs are listed in Subcommands.swift (one place), each in its own file.
 
 import ArgumentParser
+import CBuildInfo
 import HapticKit
 
-/// The tool's version, printed by `hapticsynth --version`.
-public let hapticsynthVersion = "0.1.0"
+/// The tool's version: the repository's VERSION file (Package.swift compiles it in).
+public let hapticsynthVersion = String(cString: hapticsynth_build_version())
+
+/// What `hapticsynth --version` prints: the version and the git commit it was built from.
+public let hapticsynthVersionLine = "\(hapticsynthVersion) (commit \(String(cString: hapticsynth_build_commit())))"
 
 /// `hapticsynth`: the root command. Async, so that verbs that play live can be async too.
 public struct Hapticsynth: AsyncParsableCommand {
@@ -24,7 +28,7 @@ public struct Hapticsynth: AsyncParsableCommand {
               hapticsynth play -D default Haptics/heartbeat.ahap
               hapticsynth rhythm --bpm 100 --beats 64
             """,
-        version: hapticsynthVersion,
+        version: hapticsynthVersionLine,
         subcommands: HapticsynthSubcommands.all
     )
 

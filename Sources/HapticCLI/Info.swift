@@ -23,11 +23,15 @@ public struct Info: HapticsynthVerb {
             Examples:
               hapticsynth info Haptics/heartbeat.ahap
               hapticsynth info --json --audio-root Assets/sounds Haptics/rain.ahap
+              hapticsynth info --paths
             """
     )
 
     @Argument(help: ArgumentHelp("The AHAP or .haptic file.", valueName: "file"))
-    public var file: String
+    public var file: String?
+
+    @Flag(name: .long, help: "Instead of a file: where the pattern library and assets are looked for, in order, and which were found.")
+    public var paths = false
 
     @Option(name: .customLong("audio-root"), help: ArgumentHelp("Another folder to look for referenced audio files in.", valueName: "dir"))
     public var audioRoots: [String] = []
@@ -113,7 +117,12 @@ public struct Info: HapticsynthVerb {
         return result
     }
 
+    public func validate() throws {
+        if paths == (file != nil) { throw ValidationError(paths ? "--paths takes no file" : "Missing expected argument '<file>'") }
+    }
+
     public func execute(into output: inout some CommandOutput) throws -> Int32 {
+        guard let file else { return DataPathsReport(search: LibraryFolders.search).print(into: &output, json: format.json) }
         let loaded: PatternFile
         do {
             loaded = try PatternFile.load(file)

@@ -21,8 +21,9 @@ public struct Rhythm: AsyncParsableCommand {
 
             --beatmap FILE gives explicit beat times in seconds instead of --bpm/--beats: JSON \
             ([0, 0.6, 1.2] or {"beats": [...]}) or text (one time per line, # comments). \
-            Patterns come from --haptics (default ./Haptics), sounds and cues.json from --assets \
-            (default $HAPTICSYNTH_ASSETS or ./Assets). Live, it prints "rhythm: ready" on \
+            Patterns come from --haptics, sounds and cues.json from --assets (default: \
+            ./Haptics and ./Assets, else the installed ones; `hapticsynth info --paths` shows \
+            where they are looked for). Live, it prints "rhythm: ready" on \
             standard error before the first beat; Ctrl-C fades out, prints what was played and \
             exits 130 (SIGTERM: 143). \
             With no playback device, says so in one line and exits 1.

@@ -50,10 +50,10 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("haptic-device"), help: ArgumentHelp("Two-device mode: the haptic goes to this ALSA device, the sound to -D.", valueName: "device"))
     public var hapticDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("The patterns folder: .ahap files and .haptic clips, played by name (default $HAPTICSYNTH_HAPTICS or ./Haptics).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The patterns folder: .ahap files and .haptic clips, played by name (default: $HAPTICSYNTH_HAPTICS, ./Haptics, else the installed library: see info --paths).", valueName: "dir"))
     public var haptics: String?
 
-    @Option(name: .long, help: ArgumentHelp("The assets folder: sfx/, cues.json (default $HAPTICSYNTH_ASSETS or ./Assets).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The assets folder: sfx/, cues.json (default: $HAPTICSYNTH_ASSETS, ./Assets, else the installed assets: see info --paths).", valueName: "dir"))
     public var assets: String?
 
     @OptionGroup public var profileOption: ProfileOption

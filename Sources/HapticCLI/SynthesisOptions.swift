@@ -68,14 +68,11 @@ public struct SynthesisOptions: ParsableArguments {
         SoundLibrary(patternFile: patternFile, assetsFolder: Self.assetsFolder(), folders: soundFolders)
     }
 
-    /// The assets folder: `$HAPTICSYNTH_ASSETS`, else `./Assets` when it exists.
+    /// The assets folder: `$HAPTICSYNTH_ASSETS`, else the first that exists of the places
+    /// `DataFolders` lists (./Assets, the XDG data folders, the install prefix).
     public static func assetsFolder() -> String? {
-        if let env = ProcessInfo.processInfo.environment["HAPTICSYNTH_ASSETS"], !env.isEmpty { return env }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: "Assets", isDirectory: &isDirectory), isDirectory.boolValue {
-            return "Assets"
-        }
-        return nil
+        if let env = ProcessEnvironment.variables["HAPTICSYNTH_ASSETS"], !env.isEmpty { return env }
+        return LibraryFolders.search.find(.assets)?.path
     }
 
     /// Loads `path` and prepares it for rendering with these options.

@@ -244,7 +244,7 @@ struct RootCommandTests {
             _ = try Hapticsynth.parseAsRoot(["--version"])
             Issue.record("--version did not exit")
         } catch {
-            #expect(Hapticsynth.message(for: error) == hapticsynthVersion)
+            #expect(Hapticsynth.message(for: error) == hapticsynthVersionLine)
             #expect(Hapticsynth.exitCode(for: error) == .success)
         }
     }
