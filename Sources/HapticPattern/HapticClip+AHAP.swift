@@ -2,16 +2,23 @@
 //  - the amplitude envelope becomes an intensity curve (√amplitude) over continuous events
 //    of intensity 1 spanning the clip (at most 30 s each), the frequency envelope a sharpness
 //    curve (√frequency) over events of sharpness 0 (0.5's root when the clip has none);
-//  - an emphasis becomes a transient of intensity √amplitude and sharpness = its frequency.
+//  - an emphasis becomes a transient that plays at intensity √amplitude and sharpness = its
+//    frequency through the curves (TransientCompensation: its values divided by, or less, the
+//    curves there; the curves raised at its time, back to their own values 1 ms either side,
+//    where they cannot reach).
 // Curves are chained in pieces of at most 16 points with times relative to each curve's
 // start (Studio writes one curve with absolute times). Studio also lowers the envelope by
 // 20 % at emphasis points for Core Haptics' mixing; we do not, so that the conversion is
-// exact both ways (a clip comes back within rounding: 1e-6).
+// exact both ways: a clip comes back within rounding (1e-6) except within 1 ms of an
+// emphasis, where the envelope comes back with the raise the emphasis needed (the raise is
+// what plays; it is not undone); each emphasis's amplitude and frequency come back exactly.
 //
 // AHAP → `.haptic` reads what the pattern plays: the amplitude at each intensity control
 // point and event edge is (the loudest sounding continuous event's intensity × the intensity
 // control)², the frequency at each sharpness control point is (event sharpness + sharpness
-// control)², and each transient becomes an emphasis on a breakpoint at its time. Event
+// control)², and each transient becomes an emphasis on a breakpoint at its time, at the values
+// it plays at (its intensity × the intensity control at its onset, its sharpness + the
+// sharpness control). Event
 // envelopes (attack, decay, release) and audio events have no `.haptic` counterpart and are
 // left out with a note.
 
@@ -23,17 +30,52 @@ extension HapticClip {
         let events = Event.continuousSpan(
             from: start, to: duration, intensity: 1,
             sharpness: frequency.isEmpty ? HapticClipMapping.sharpness(frequency: HapticClip.defaultFrequency) : 0, rounding: false)
-        let transients = amplitude.compactMap { point in
-            point.emphasis.map {
-                Event.transient(at: point.time, intensity: HapticClipMapping.intensity(amplitude: $0.amplitude), sharpness: $0.frequency)
+        // Each emphasis plays at its amplitude and frequency through the curves (raising them
+        // at its time where they cannot reach: TransientCompensation).
+        let emphasised = amplitude.compactMap { point in point.emphasis.map { (time: point.time, emphasis: $0) } }
+        // A raise returns to the curve's own values 1 ms either side; the clip's envelopes are
+        // straight in amplitude and frequency, not in their roots, so those shoulders are put
+        // in first as breakpoints of the clip's own envelope (on its lines: nothing changes
+        // outside the raise when the pattern is read back).
+        var intensityPoints = amplitude.map { (time: $0.time, value: $0.amplitude) }
+        var sharpnessPoints = frequency.map { (time: $0.time, value: $0.frequency) }
+        for (t, e) in emphasised {
+            if HapticClipMapping.intensity(amplitude: TransientCompensation.value(intensityPoints, at: t)) < HapticClipMapping.intensity(amplitude: e.amplitude) {
+                intensityPoints = Self.withShoulders(intensityPoints, at: t)
+            }
+            if !sharpnessPoints.isEmpty, HapticClipMapping.sharpness(frequency: TransientCompensation.value(sharpnessPoints, at: t)) > e.frequency {
+                sharpnessPoints = Self.withShoulders(sharpnessPoints, at: t)
             }
         }
+        let compensated = TransientCompensation.compensate(
+            intensity: [intensityPoints.map { ($0.time, HapticClipMapping.intensity(amplitude: $0.value)) }],
+            sharpness: [sharpnessPoints.map { ($0.time, HapticClipMapping.sharpness(frequency: $0.value)) }],
+            hits: emphasised.map {
+                .init(time: $0.time, intensity: HapticClipMapping.intensity(amplitude: $0.emphasis.amplitude), sharpness: $0.emphasis.frequency)
+            })
+        let transients = zip(emphasised, compensated.events).map { point, values in
+            Event.transient(at: point.time, intensity: values.intensity, sharpness: values.sharpness)
+        }
         let curves =
-            ParameterCurve.chained(
-                .hapticIntensityControl, amplitude.map { ($0.time, HapticClipMapping.intensity(amplitude: $0.amplitude)) }, rounding: false)
-            + ParameterCurve.chained(
-                .hapticSharpnessControl, frequency.map { ($0.time, HapticClipMapping.sharpness(frequency: $0.frequency)) }, rounding: false)
+            ParameterCurve.chained(.hapticIntensityControl, compensated.intensity[0], rounding: false)
+            + ParameterCurve.chained(.hapticSharpnessControl, compensated.sharpness[0], rounding: false)
         return .assembled(events: events + transients, curves: curves, metadata: metadata.ahapMetadata)
+    }
+
+    /// `points` (an envelope, straight between them) with a point of their own line 1 ms before
+    /// and after `t` where no point lies closer on that side and the envelope is there.
+    static func withShoulders(_ points: [TransientCompensation.Point], at t: Double) -> [TransientCompensation.Point] {
+        guard let first = points.first, let last = points.last else { return points }
+        var out = points
+        for shoulder in [t - TransientCompensation.raiseHalfWidth, t + TransientCompensation.raiseHalfWidth]
+        where shoulder > first.time && shoulder < last.time {
+            let lo = min(shoulder, t), hi = max(shoulder, t)
+            if points.contains(where: { $0.time >= lo && $0.time <= hi && $0.time != t }) { continue }
+            let value = TransientCompensation.value(points, at: shoulder)
+            let at = out.firstIndex { $0.time > shoulder } ?? out.count
+            out.insert((shoulder, value), at: at)
+        }
+        return out
     }
 
     /// The clip a pattern plays, and notes on what a `.haptic` cannot hold.
@@ -167,10 +209,17 @@ private struct HapticClipFromPattern {
             notes.append("\(envelopes) continuous event\(envelopes == 1 ? "'s" : "s'") attack, decay or release left out (a .haptic envelope has breakpoints only)")
         }
         spans.sort { $0.start < $1.start }
-        // By time, and at one time the weakest first (each takes the first breakpoint there it reaches).
-        transients.sort { ($0.time, $0.intensity) < ($1.time, $1.intensity) }
+        // A transient plays at its values with the controls at its onset: that is its emphasis.
         let intensityKnots = ControlKnots(pattern, .hapticIntensityControl)
         let sharpnessKnots = ControlKnots(pattern, .hapticSharpnessControl)
+        transients = transients.map { transient in
+            func clamped(_ v: Double) -> Double { v.isFinite ? min(1, max(0, v)) : 0 }
+            return (
+                transient.time, clamped(clamped(transient.intensity) * intensityKnots.value(at: transient.time, right: true)),
+                clamped(transient.sharpness + sharpnessKnots.value(at: transient.time, right: true)))
+        }
+        // By time, and at one time the weakest first (each takes the first breakpoint there it reaches).
+        transients.sort { ($0.time, $0.intensity) < ($1.time, $1.intensity) }
 
         var end = max(spans.map(\.end).max() ?? 0, (transients.last?.time ?? 0) + (spans.isEmpty ? 0.01 : 0))
         if end <= 0 { end = 0.01 }

@@ -153,3 +153,64 @@ struct TransientFidelityTests {
         try PlaybackFidelity(converted, sampleRate: 16_000).expectFaithful("busy, played at 16 kHz")
     }
 }
+
+@Suite(".haptic ↔ AHAP fidelity: an emphasis plays at its values, a transient is read at what it plays")
+struct ClipTransientFidelityTests {
+    /// A clip as Lofelt's tools write them: breakpoints about 1 ms apart (so a raise has no room
+    /// for shoulders), emphasis above and below the envelope, a frequency envelope that a
+    /// transient's sharpness lies above and below.
+    static let lofeltLike: HapticClip = {
+        var amplitude: [HapticClip.AmplitudeBreakpoint] = []
+        for k in 0..<200 {
+            let t = Double(k) * 0.000998
+            let a = 0.3 + 0.25 * sin(Double(k) / 9)
+            let emphasis: HapticClip.Emphasis? = k % 37 == 5 ? .init(amplitude: min(1, a + 0.4), frequency: Double(k % 3) / 2) : nil
+            amplitude.append(.init(time: t, amplitude: a, emphasis: emphasis))
+        }
+        let frequency = stride(from: 0, to: 0.2, by: 0.000998).enumerated().map {
+            HapticClip.FrequencyBreakpoint(time: $0.element, frequency: 0.4 + 0.3 * cos(Double($0.offset) / 7))
+        }
+        return HapticClip(amplitude: amplitude, frequency: frequency)
+    }()
+
+    @Test func anEmphasisPlaysAtItsAmplitudeAndFrequency() throws {
+        let clip = Self.lofeltLike
+        let emphasised = clip.amplitude.filter { $0.emphasis != nil }
+        #expect(emphasised.count == 6)
+        let trace = PatternTrace(try PreparedPattern(clip.ahapPattern(), profile: .bassShaker, sampleRate: 48_000, sounds: nil))
+        #expect(trace.transients.count == emphasised.count)
+        for (point, played) in zip(emphasised, trace.transients) {
+            let e = try #require(point.emphasis)
+            #expect(abs(played.time - point.time) < 1 / 48_000.0)
+            #expect(abs(played.intensity - e.amplitude.squareRoot()) <= 0.02, "at \(point.time): plays \(played.intensity), emphasis √\(e.amplitude)")
+            #expect(abs(played.sharpness - e.frequency) <= 0.02, "at \(point.time): plays \(played.sharpness), emphasis frequency \(e.frequency)")
+        }
+    }
+
+    @Test func aTransientUnderACurveBecomesAnEmphasisAtWhatItPlays() throws {
+        // Intensity 0.8 under a curve at 0.5, sharpness 0.3 over a curve at 0.2: it plays at 0.4
+        // and 0.5, so the emphasis is 0.4² and 0.5 (over the layer's (0.6 × 0.5)²).
+        let text = """
+            {"Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.5, "EventParameters": [
+                {"ParameterID": "HapticIntensity", "ParameterValue": 0.6}, {"ParameterID": "HapticSharpness", "ParameterValue": 0}]}},
+              {"Event": {"Time": 0.2, "EventType": "HapticTransient", "EventParameters": [
+                {"ParameterID": "HapticIntensity", "ParameterValue": 0.8}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.3}]}},
+              {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [
+                {"Time": 0, "ParameterValue": 0.5}, {"Time": 0.5, "ParameterValue": 0.5}]}},
+              {"ParameterCurve": {"ParameterID": "HapticSharpnessControl", "Time": 0, "ParameterCurveControlPoints": [
+                {"Time": 0, "ParameterValue": 0.2}, {"Time": 0.5, "ParameterValue": 0.2}]}}
+            ]}
+            """
+        let pattern = try AHAPPattern.decode(text: text).pattern
+        let played = try #require(PatternTrace(try PreparedPattern(pattern, profile: .bassShaker, sampleRate: 48_000, sounds: nil)).transients.first)
+        #expect(abs(played.intensity - 0.4) < 1e-6 && abs(played.sharpness - 0.5) < 1e-6)
+        let clip = HapticClip(pattern: pattern)
+        let emphasis = try #require(clip.amplitude.first { $0.emphasis != nil })
+        #expect(emphasis.time == 0.2)
+        #expect(abs(emphasis.emphasis!.amplitude - 0.16) < 1e-9 && abs(emphasis.emphasis!.frequency - 0.5) < 1e-9, "\(emphasis)")
+        // And back: the emphasis plays as the transient did.
+        let again = try #require(PatternTrace(try PreparedPattern(clip.ahapPattern(), profile: .bassShaker, sampleRate: 48_000, sounds: nil)).transients.first)
+        #expect(abs(again.intensity - 0.4) < 1e-6 && abs(again.sharpness - 0.5) < 1e-6, "\(again)")
+    }
+}

@@ -2,7 +2,8 @@
 // sound: its AHAP is strict-valid after encoding and decoding again, and renders (non-silent
 // where the conversion is not empty) and its transients play as analysed (PlaybackFidelity.swift);
 // its .haptic reads back strictly, and .haptic → AHAP →
-// .haptic keeps both envelopes within 1e-3. For each reference: a .haptic goes to a strict-valid
+// .haptic keeps both envelopes within 1e-3 (away from 1 ms either side of an emphasis, where
+// the curves are raised so that it plays at its values). For each reference: a .haptic goes to a strict-valid
 // AHAP and back within 1e-3; an AHAP goes to a .haptic and back to a strict-valid AHAP.
 
 import Foundation
@@ -11,8 +12,12 @@ import HapticKit
 /// The largest difference between two breakpoint envelopes (linear between breakpoints, the
 /// last breakpoint's value at a jump), probed at every breakpoint of either, halfway between,
 /// and on a 1 ms grid; probes within 2 µs of a breakpoint are left out (the writer rounds times
-/// to the microsecond).
-func envelopeDifference(_ a: [(time: Double, value: Double)], _ b: [(time: Double, value: Double)], neutral: Double) -> Double {
+/// to the microsecond), and so are probes within 1 ms of a time in `raises` (an emphasis: the
+/// AHAP's curves are raised there so that it plays at its values, and the clip read back keeps
+/// the raise; HapticClip+AHAP.swift).
+func envelopeDifference(
+    _ a: [(time: Double, value: Double)], _ b: [(time: Double, value: Double)], neutral: Double, raises: [Double] = []
+) -> Double {
     func value(_ points: [(time: Double, value: Double)], _ t: Double) -> Double {
         guard let first = points.first else { return neutral }
         if t < first.time { return first.value }
@@ -36,6 +41,7 @@ func envelopeDifference(_ a: [(time: Double, value: Double)], _ b: [(time: Doubl
         var lo = 0, hi = breakpoints.count
         while lo < hi { let mid = (lo + hi) / 2; if breakpoints[mid] < t - 2e-6 { lo = mid + 1 } else { hi = mid } }
         if lo < breakpoints.count && abs(breakpoints[lo] - t) < 2e-6 && breakpoints[lo] != t { continue }
+        if raises.contains(where: { abs($0 - t) <= TransientCompensation.raiseHalfWidth + 2e-6 }) { continue }
         worst = max(worst, abs(value(a, t) - value(b, t)))
     }
     return worst
@@ -53,9 +59,11 @@ func clipDifference(_ a: HapticClip, _ b: HapticClip) -> (amplitude: Double, fre
         }
         return n
     }
+    let raises = (a.amplitude + b.amplitude).filter { $0.emphasis != nil }.map(\.time)
     return (
-        envelopeDifference(a.amplitude.map { ($0.time, $0.amplitude) }, b.amplitude.map { ($0.time, $0.amplitude) }, neutral: 0),
-        envelopeDifference(a.frequency.map { ($0.time, $0.frequency) }, b.frequency.map { ($0.time, $0.frequency) }, neutral: HapticClip.defaultFrequency),
+        envelopeDifference(a.amplitude.map { ($0.time, $0.amplitude) }, b.amplitude.map { ($0.time, $0.amplitude) }, neutral: 0, raises: raises),
+        envelopeDifference(
+            a.frequency.map { ($0.time, $0.frequency) }, b.frequency.map { ($0.time, $0.frequency) }, neutral: HapticClip.defaultFrequency, raises: raises),
         emphasisCount(a) == emphasisCount(b)
     )
 }
