@@ -41,6 +41,8 @@ run() {  # name jobs command...
     local start end
     start=$(date +%s.%N)
     "$@" -j "$jobs" >"$WORK/$name-j$jobs.out" 2>"$WORK/$name-j$jobs.err" || true
+    # (The lines name the output folder: j1/ or j2/.)
+    sed -i "s#$WORK/j$jobs/#OUT/#g" "$WORK/$name-j$jobs.out" "$WORK/$name-j$jobs.err"
     end=$(date +%s.%N)
     times[$name-$jobs]+="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f ", e - s }')"
 }
@@ -48,17 +50,15 @@ for r in $(seq 1 "$RUNS"); do
     order=(1 2)
     [ $((r % 2)) -eq 0 ] && order=(2 1)
     for j in "${order[@]}"; do
-        rm -rf "$WORK/render-$j" "$WORK/convert-$j"
-        run render "$j" "$BIN" render "$WORK"/patterns/*.ahap -o "$WORK/render-$j/"
-        run convert "$j" "$BIN" convert "$WORK"/sounds/*.wav -o "$WORK/convert-$j/"
-        run plot "$j" "$BIN" plot "${PLOT_SOUNDS[@]}" --panels sound,sensitivity -o "$WORK/plot-$j.png"
+        rm -rf "$WORK/j$j" && mkdir -p "$WORK/j$j"
+        run render "$j" "$BIN" render "$WORK"/patterns/*.ahap -o "$WORK/j$j/render/"
+        run convert "$j" "$BIN" convert "$WORK"/sounds/*.wav -o "$WORK/j$j/convert/"
+        run plot "$j" "$BIN" plot "${PLOT_SOUNDS[@]}" --panels sound,sensitivity -o "$WORK/j$j/plot.png"
     done
 done
 
 same=yes
-diff -r "$WORK/render-1" "$WORK/render-2" >/dev/null || same=no
-diff -r "$WORK/convert-1" "$WORK/convert-2" >/dev/null || same=no
-cmp -s "$WORK/plot-1.png" "$WORK/plot-2.png" || same=no
+diff -r "$WORK/j1" "$WORK/j2" >/dev/null || same=no
 for v in render convert plot; do
     cmp -s "$WORK/$v-j1.out" "$WORK/$v-j2.out" || same=no
     cmp -s "$WORK/$v-j1.err" "$WORK/$v-j2.err" || same=no
