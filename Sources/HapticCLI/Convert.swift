@@ -21,7 +21,8 @@ public struct Convert: HapticsynthVerb {
             Haptics Studio's AHAP export maps it; AHAP -> .haptic reads what the pattern plays). \
             Outputs are written to a temporary file and renamed when complete, never over an \
             input, a symbolic link or anything that is not a regular file; `-o -` writes AHAP \
-            (or --format) to standard output. Several inputs convert into a folder.
+            (or --format) to standard output. Several inputs convert into a folder, several at \
+            once (--jobs), printed in input order.
 
             How many hits become transients is a choice for each sound (the clips designers \
             make with Meta Haptics Studio and Lofelt Studio set it clip by clip): \
@@ -93,6 +94,8 @@ public struct Convert: HapticsynthVerb {
 
     @Option(name: .customLong("per-sound"), help: ArgumentHelp("A file of options for particular sounds, over the command line's: lines such as `boom.wav --sensitivity 70` (# starts a comment).", valueName: "file"))
     public var perSound: String?
+
+    @OptionGroup var batch: BatchOptions
 
     public init() {}
 
@@ -238,11 +241,25 @@ public struct Convert: HapticsynthVerb {
         let inputIdentities = CommandInputs(inputs + [perSound].compactMap { $0 }).identities
         let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         var failures = 0
-        for target in targets {
-            do {
-                let command = try perSoundOptions.map { file throws(CLIError) in try applying(file.arguments(for: target.input)) } ?? self
+        var unexpected: (any Error)?
+        // Each file's options parsed here, on one thread (the argument parser is not known to
+        // be thread-safe); then several files at once (--jobs), their lines printed in input order.
+        let commands = targets.map { target -> Result<Convert, CLIError> in
+            guard let perSoundOptions else { return .success(self) }
+            do throws(CLIError) { return .success(try applying(perSoundOptions.arguments(for: target.input))) } catch { return .failure(error) }
+        }
+        batch.runner.run(targets.count) { index -> Result<Converted, any Error> in
+            Result { () throws -> Converted in
+                let target = targets[index]
+                let command = try commands[index].get()
                 let converted = try command.convert(target.input, to: target.output, format: target.format)
                 try TextFileWriter.write(converted.text, to: target.output, inputs: inputIdentities + converted.sounds)
+                return converted
+            }
+        } deliver: { index, result in
+            let target = targets[index]
+            do {
+                let converted = try result.get()
                 for line in [converted.summary] + converted.sensitivityTable {
                     if toStandardOutput { out.printError(line) } else { out.print(line) }
                 }
@@ -253,8 +270,13 @@ public struct Convert: HapticsynthVerb {
             } catch let error as SoundFileError {
                 out.printError(error.description)
                 failures += 1
+            } catch {
+                unexpected = error
+                return false
             }
+            return true
         }
+        if let unexpected { throw unexpected }
         if failures == targets.count { folder?.removeIfEmpty() }
         return failures == 0 ? 0 : 1
     }

@@ -73,6 +73,8 @@ public struct Plot: HapticsynthVerb {
 
     @OptionGroup public var synthesis: SynthesisOptions
 
+    @OptionGroup var batch: BatchOptions
+
     public init() {}
 
     /// The panels `--panels` can name.
@@ -129,7 +131,7 @@ public struct Plot: HapticsynthVerb {
         defer { signals.restore() }
         do throws(CLIError) {
             let profile = try synthesis.resolvedProfile()
-            let loaded = try PlotInputs.load(inputs, synthesis: synthesis, profile: profile)
+            let loaded = try PlotInputs.load(inputs, synthesis: synthesis, profile: profile, runner: batch.runner)
             // As `render` does: the output (a temporary file beside it) is made before the work,
             // so that a refused destination is said at once.
             let toStandardOutput = SoundFileWriter.isStandardOutput(output)
@@ -170,6 +172,9 @@ public struct Plot: HapticsynthVerb {
         // Panel titles name their file only when there are several inputs.
         let named = inputs.count > 1
         func titled(_ title: String, _ path: String) -> String { named ? "\(title) · \(Self.name(path))" : title }
+        let profiles = profileNames(profile).joined(separator: ", ")
+        // The sounds' sensitivity ladders (a conversion each), several at once.
+        let ladders: [any PlotPanel] = try wanted.contains(.sensitivity) ? sensitivityPanels(loaded.sounds, titled: titled) : []
         var drawn: [any PlotPanel] = []
         for kind in wanted {
             switch kind {
@@ -182,16 +187,14 @@ public struct Plot: HapticsynthVerb {
             case .drive:
                 for p in loaded.patterns {
                     drawn.append(DrivePanel(pattern: p.prepared, layout: synthesis.resolvedLayout(), trace: p.trace,
-                                            title: titled("drive on \(profile.name)", p.file.path)))
+                                            title: titled("drive on \(profiles)", p.file.path)))
                 }
             case .sound:
                 for s in loaded.sounds {
                     drawn.append(SoundPanel(sound: s.buffer, title: titled("sound", s.path), envelope: s.envelope))
                 }
             case .sensitivity:
-                for s in loaded.sounds {
-                    drawn.append(try sensitivityPanel(s, title: titled("transients by sensitivity", s.path)))
-                }
+                drawn += ladders
             case .rhythm:
                 for r in loaded.rhythms { drawn.append(SkewPanel(beats: r.beats, title: titled("skew audio − haptic per beat", r.path))) }
             }
@@ -201,7 +204,7 @@ public struct Plot: HapticsynthVerb {
         }
         let size = pictureSize ?? (1600, nil)
         let document = PlotDocument(
-            title: inputs.map(Self.name).joined(separator: " + ") + (loaded.patterns.isEmpty ? "" : " · \(profile.name)"),
+            title: inputs.map(Self.name).joined(separator: " + ") + (loaded.patterns.isEmpty ? "" : " · \(profiles)"),
             subtitle: loaded.facts(rate: synthesis.rate),
             panels: drawn,
             options: PlotOptions(width: size.width, height: size.height, theme: PlotThemeName(rawValue: theme) ?? .light, from: from, to: to))
@@ -214,6 +217,37 @@ public struct Plot: HapticsynthVerb {
     }
 
     static func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// The profiles the drive is rendered for: each haptic channel's (`--layout ...:voice-coil`)
+    /// or else --profile's, each once, in channel order.
+    func profileNames(_ profile: ActuatorProfile) -> [String] {
+        guard let layout = synthesis.resolvedLayout() else { return [profile.name] }
+        var names: [String] = []
+        for (channel, source) in layout.sources.enumerated() {
+            guard case .haptic = source else { continue }
+            let name = (layout.profile(ofChannel: channel) ?? profile).name
+            if !names.contains(name) { names.append(name) }
+        }
+        return names.isEmpty ? [profile.name] : names
+    }
+
+    /// The sensitivity panels of `sounds`, their ladders worked out several at once (--jobs);
+    /// the first sound in input order that fails ends the picture with its message.
+    func sensitivityPanels(_ sounds: [PlotInputs.Sound], titled: (String, String) -> String) throws(CLIError) -> [SensitivityPanel] {
+        var panels: [SensitivityPanel] = []
+        var failure: CLIError?
+        batch.runner.run(sounds.count) { index -> Result<SensitivityPanel, CLIError> in
+            Result { () throws(CLIError) in try sensitivityPanel(sounds[index], title: titled("transients by sensitivity", sounds[index].path)) }
+        } deliver: { _, result in
+            switch result {
+            case .success(let panel): panels.append(panel)
+            case .failure(let error): failure = error
+            }
+            return failure == nil
+        }
+        if let failure { throw failure }
+        return panels
+    }
 
     /// The sound's sensitivity ladder, 5 to 100 % and the chosen sensitivity, as `convert` gives it.
     func sensitivityPanel(_ sound: PlotInputs.Sound, title: String) throws(CLIError) -> SensitivityPanel {

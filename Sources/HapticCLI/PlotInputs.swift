@@ -34,24 +34,73 @@ struct PlotInputs {
     /// `input: warning: ...` lines (the reader's and the preparation's, as `render` prints them).
     var warnings: [String] = []
 
-    static func load(_ paths: [String], synthesis: SynthesisOptions, profile: ActuatorProfile) throws(CLIError) -> PlotInputs {
+    /// Reads every input, several at once (`runner`), and gathers them in input order; the
+    /// first input in that order that cannot be read ends the load with its message.
+    static func load(
+        _ paths: [String], synthesis: SynthesisOptions, profile: ActuatorProfile, runner: BatchRunner
+    ) throws(CLIError) -> PlotInputs {
         var inputs = PlotInputs()
         var read = CommandInputs()
         read.add(synthesis)
         inputs.identities = read.identities
-        for path in paths {
-            try checkRegularFile(path)
-            if let identity = FileIdentity(path: path) { inputs.identities.append(identity) }
-            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
-            if ext == "json", let rhythm = try rhythmReport(path) {
-                inputs.rhythms.append(rhythm)
-            } else if ext == "ahap" || ext == "haptic" || ext == "json" {
-                try inputs.addPattern(path, synthesis: synthesis, profile: profile)
-            } else {
-                inputs.sounds.append(try sound(path))
+        var failure: CLIError?
+        runner.run(paths.count) { index -> Result<Input, CLIError> in
+            Result { () throws(CLIError) in try readInput(paths[index], synthesis: synthesis, profile: profile) }
+        } deliver: { _, result in
+            switch result {
+            case .success(let input):
+                inputs.add(input)
+                return true
+            case .failure(let error):
+                failure = error
+                return false
             }
         }
+        if let failure { throw failure }
         return inputs
+    }
+
+    /// One input as read: its identity and what it is.
+    struct Input {
+        enum Kind {
+            case pattern(Pattern, warnings: [String], sounds: [FileIdentity])
+            case sound(Sound)
+            case rhythm(Rhythm)
+        }
+        var identity: FileIdentity?
+        var kind: Kind
+    }
+
+    /// Reads one input (safe to run beside the others: nothing shared but the locked caches).
+    static func readInput(_ path: String, synthesis: SynthesisOptions, profile: ActuatorProfile) throws(CLIError) -> Input {
+        try checkRegularFile(path)
+        let identity = FileIdentity(path: path)
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        if ext == "json", let rhythm = try rhythmReport(path) {
+            return Input(identity: identity, kind: .rhythm(rhythm))
+        } else if ext == "ahap" || ext == "haptic" || ext == "json" {
+            let (file, prepared) = try synthesis.prepare(path, profile: profile)
+            let warnings = (file.decoded.warnings.map(\.description) + prepared.warnings).map { "\(path): warning: \($0)" }
+            var read = CommandInputs()
+            read.addSounds(of: file, soundFolders: synthesis.soundFolders)
+            let sounds = read.identities
+            return Input(
+                identity: identity,
+                kind: .pattern(Pattern(file: file, prepared: prepared, trace: PatternTrace(prepared)), warnings: warnings, sounds: sounds))
+        }
+        return Input(identity: identity, kind: .sound(try sound(path)))
+    }
+
+    mutating func add(_ input: Input) {
+        if let identity = input.identity { identities.append(identity) }
+        switch input.kind {
+        case .pattern(let pattern, let warnings, let sounds):
+            patterns.append(pattern)
+            self.warnings += warnings
+            identities += sounds
+        case .sound(let sound): sounds.append(sound)
+        case .rhythm(let rhythm): rhythms.append(rhythm)
+        }
     }
 
     /// A path that is missing, a folder, a pipe or a device is refused in one line (a FIFO
@@ -66,15 +115,6 @@ struct PlotInputs {
         case S_IFDIR: throw CLIError(PatternFileError.unreadable(file: path, reason: "is a directory, not a file").description)
         default: throw CLIError(PatternFileError.unreadable(file: path, reason: "not a regular file").description)
         }
-    }
-
-    mutating func addPattern(_ path: String, synthesis: SynthesisOptions, profile: ActuatorProfile) throws(CLIError) {
-        let (file, prepared) = try synthesis.prepare(path, profile: profile)
-        patterns.append(Pattern(file: file, prepared: prepared, trace: PatternTrace(prepared)))
-        warnings += (file.decoded.warnings.map(\.description) + prepared.warnings).map { "\(path): warning: \($0)" }
-        var sounds = CommandInputs()
-        sounds.addSounds(of: file, soundFolders: synthesis.soundFolders)
-        identities += sounds.identities
     }
 
     /// A rhythm report (`rhythm --json`), or nil when the JSON is not one (then it is a pattern).
@@ -123,6 +163,12 @@ struct PlotInputs {
             throw CLIError("\(path): not a pattern (.ahap, .haptic), a rhythm report (.json) or a sound file libsndfile reads: \(error.message)")
         }
         guard buffer.frames > 0 else { throw CLIError("\(path): the sound has no frames") }
+        // Refused as `convert` refuses it (a NaN would be drawn as a spike past the axis).
+        if let bad = buffer.samples.firstIndex(where: { !$0.isFinite }) {
+            throw CLIError(SoundFileError.nonFiniteSample(
+                path: path, frame: bad / buffer.channels, sampleRate: Int(buffer.sampleRate), channel: bad % buffer.channels,
+                value: buffer.samples[bad]).description)
+        }
         return Sound(path: path, buffer: buffer, envelope: TimeSeries.envelope(of: buffer))
     }
 

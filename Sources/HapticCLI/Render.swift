@@ -8,7 +8,7 @@ public struct Render: HapticsynthVerb {
         abstract: "Render patterns to sound files.",
         discussion: """
             Renders one pattern to a file, or several into a folder (one file each, named after \
-            the pattern). The haptic drive goes through the actuator profile's protection chain \
+            the pattern; several at once, --jobs, printed in input order). The haptic drive goes through the actuator profile's protection chain \
             (DC block, high-pass, limiter to the ceiling), exactly as it does live. Files are \
             written to a temporary name and renamed when complete, so an error or Ctrl-C never \
             leaves a half-written file. Prints what it wrote: duration, channels, peak, events, \
@@ -61,6 +61,8 @@ public struct Render: HapticsynthVerb {
 
     @OptionGroup public var synthesis: SynthesisOptions
 
+    @OptionGroup var batch: BatchOptions
+
     public init() {}
 
     public func validate() throws {
@@ -105,9 +107,13 @@ public struct Render: HapticsynthVerb {
         let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         let progress = targets.count > 1 ? ProgressBar(total: targets.count) : nil
         var failures = 0
-        for (index, target) in targets.enumerated() {
-            do {
-                let line = try render(target.input, to: target.output, profile: profile, inputs: inputs)
+        // Several files at once (--jobs); each one's lines printed in input order.
+        batch.runner.run(targets.count) { index -> Result<Written, CLIError> in
+            Result { () throws(CLIError) in try render(targets[index].input, to: targets[index].output, profile: profile, inputs: inputs) }
+        } deliver: { index, rendered in
+            let target = targets[index]
+            do throws(CLIError) {
+                let line = try rendered.get()
                 progress?.clear()
                 // With `-o -` the samples are standard output: the summary goes to stderr.
                 if toStandardOutput { out.printError(line.summary) } else { out.print(line.summary) }
@@ -118,6 +124,7 @@ public struct Render: HapticsynthVerb {
                 failures += 1
             }
             progress?.show(done: index + 1)
+            return true
         }
         progress?.clear()
         if failures == targets.count { folder?.removeIfEmpty() }

@@ -13,23 +13,53 @@ enum TextAlignment {
 /// through it; its drawing calls are internal to HapticPlot.
 public final class Canvas {
     let context: OpaquePointer
+    /// Text as SVG `<text>` elements (`texts`) instead of glyph outlines: cairo's SVG surface
+    /// draws glyphs as paths, which no one can edit or search.
+    let textAsElements: Bool
+    /// Every text drawn, with its box (cairo's ink extents) and the clip it was drawn in.
+    private(set) var texts: [DrawnText] = []
+    private var currentFont = (size: 10.0, bold: false)
+    /// The clip rectangle (nil: none), mirrored so that text elements can be clipped alike.
+    private var clipStack: [Rect?] = [nil]
 
-    init(surface: OpaquePointer) {
+    init(surface: OpaquePointer, textAsElements: Bool = false) {
         context = cairo_create(surface)
+        self.textAsElements = textAsElements
+        // Advances unrounded on every surface, so that text is measured (and laid out) alike
+        // in PNG, SVG and PDF.
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_set_font_options(context, options)
+        cairo_font_options_destroy(options)
         cairo_select_font_face(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)
+    }
+
+    /// A canvas that only measures text (the layout's, before the picture's surface exists).
+    static func measuring() -> Canvas? {
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1) else { return nil }
+        defer { cairo_surface_destroy(surface) }
+        return Canvas(surface: surface)
     }
 
     deinit { cairo_destroy(context) }
 
     // MARK: state
 
-    func save() { cairo_save(context) }
-    func restore() { cairo_restore(context) }
+    func save() {
+        cairo_save(context)
+        clipStack.append(clipStack.last ?? nil)
+    }
+    func restore() {
+        cairo_restore(context)
+        if clipStack.count > 1 { clipStack.removeLast() }
+    }
 
     func clip(to rect: Rect) {
         cairo_rectangle(context, rect.x, rect.y, rect.width, rect.height)
         cairo_clip(context)
+        let current = clipStack.last ?? nil
+        clipStack[clipStack.count - 1] = current.map { $0.intersection(rect) } ?? rect
     }
 
     func colour(_ c: PlotColour) {
@@ -93,6 +123,7 @@ public final class Canvas {
     // MARK: text
 
     func font(size: Double, bold: Bool = false) {
+        currentFont = (size, bold)
         cairo_select_font_face(
             context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(context, size)
@@ -105,11 +136,23 @@ public final class Canvas {
         return extents.x_advance
     }
 
+    /// The box `text`'s ink covers when drawn from (x, baseline y) in the current font.
+    func box(of text: String, _ x: Double, _ y: Double) -> Rect {
+        var extents = cairo_text_extents_t()
+        cairo_text_extents(context, text, &extents)
+        return Rect(x: x + extents.x_bearing, y: y + extents.y_bearing, width: extents.width, height: extents.height)
+    }
+
     /// Draws `text` with its baseline at `y`.
     func text(_ text: String, _ x: Double, _ y: Double, _ c: PlotColour, align: TextAlignment = .left) {
         let w = align == .left ? 0 : width(of: text)
+        let left = align == .left ? x : align == .centre ? x - w / 2 : x - w
+        texts.append(DrawnText(
+            text: text, x: left, y: y, size: currentFont.size, bold: currentFont.bold, colour: c, vertical: false,
+            box: box(of: text, left, y), clip: clipStack.last ?? nil))
+        guard !textAsElements else { return }
         colour(c)
-        cairo_move_to(context, align == .left ? x : align == .centre ? x - w / 2 : x - w, y)
+        cairo_move_to(context, left, y)
         cairo_show_text(context, text)
         cairo_new_path(context)
     }
@@ -117,6 +160,11 @@ public final class Canvas {
     /// Draws `text` turned 90° counter-clockwise, centred on (x, y) along its length.
     func verticalText(_ text: String, _ x: Double, _ y: Double, _ c: PlotColour) {
         let w = width(of: text)
+        let flat = box(of: text, -w / 2, 0)
+        texts.append(DrawnText(
+            text: text, x: x, y: y, size: currentFont.size, bold: currentFont.bold, colour: c, vertical: true,
+            box: Rect(x: x + flat.y, y: y - flat.maxX, width: flat.height, height: flat.width), clip: clipStack.last ?? nil))
+        guard !textAsElements else { return }
         save()
         cairo_translate(context, x, y)
         cairo_rotate(context, -Double.pi / 2)
@@ -128,6 +176,20 @@ public final class Canvas {
     }
 }
 
+/// A text as drawn: where (its baseline's start; for vertical text the centre it turns
+/// about), its font and colour, the box it covers on the page, and the clip it was drawn in.
+struct DrawnText: Equatable {
+    var text: String
+    var x: Double
+    var y: Double
+    var size: Double
+    var bold: Bool
+    var colour: PlotColour
+    var vertical: Bool
+    var box: Rect
+    var clip: Rect?
+}
+
 /// A rectangle in device units (pixels for PNG, points for SVG and PDF).
 struct Rect: Equatable {
     var x: Double
@@ -137,6 +199,21 @@ struct Rect: Equatable {
     var maxX: Double { x + width }
     var maxY: Double { y + height }
     var midY: Double { y + height / 2 }
+
+    func intersection(_ other: Rect) -> Rect {
+        let x0 = max(x, other.x), y0 = max(y, other.y)
+        return Rect(x: x0, y: y0, width: max(0, min(maxX, other.maxX) - x0), height: max(0, min(maxY, other.maxY) - y0))
+    }
+
+    /// Whether the two overlap by more than a touch.
+    func overlaps(_ other: Rect) -> Bool {
+        let i = intersection(other)
+        return i.width > 0.01 && i.height > 0.01
+    }
+
+    func contains(_ other: Rect) -> Bool {
+        other.x >= x - 0.01 && other.y >= y - 0.01 && other.maxX <= maxX + 0.01 && other.maxY <= maxY + 0.01
+    }
 }
 
 /// One colour per device column (or row) of a span of the page, used as a paint source: a

@@ -196,11 +196,20 @@ public struct PatternPanel: PlotPanel {
         var tallest = [Double](repeating: -1, count: scale.columns)
         var colours = [PlotColour](repeating: PlotColour(0, alpha: 0), count: scale.columns)
         let half = 1.0, head = 3.0
+        func addStems() {
+            for case let t? in tallestInColumn {
+                let x = scale.x(t.time), top = y(t.intensity)
+                canvas.rectangle(Rect(x: x - half, y: top, width: 2 * half, height: lane.maxY - top))
+                canvas.circle(x, top, radius: head)
+            }
+        }
+        // An outline in the background's colour first, so that a stem shows over an area of
+        // its own colour (a sharp transient over a sharp continuous event).
+        addStems()
+        if canvas.hasPath { canvas.stroke(theme.panelBackground, width: 4) }
+        addStems()
         for case let t? in tallestInColumn {
             let x = scale.x(t.time)
-            let top = y(t.intensity)
-            canvas.rectangle(Rect(x: x - half, y: top, width: 2 * half, height: lane.maxY - top))
-            canvas.circle(x, top, radius: head)
             let c0 = max(0, Int((x - head - scale.left).rounded(.down))), c1 = min(scale.columns - 1, Int((x + head - scale.left).rounded(.down)))
             guard c0 <= c1 else { continue }
             for c in c0...c1 where t.intensity > tallest[c] {

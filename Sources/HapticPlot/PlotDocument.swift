@@ -42,22 +42,14 @@ public struct PlotDocument {
 
     // Layout metrics (device units).
     static let margin = 16.0
-    static let titleHeight = 56.0
     static let leftAxis = 78.0
     static let rightAxis = 70.0
-    static let panelHeader = 26.0
     static let panelGap = 14.0
     static let timeAxis = 44.0
     static let panelUnitHeight = 230.0
 
-    /// The height used: the option's, or one from the panels' weights.
-    public var height: Int {
-        if let h = options.height { return h }
-        let weights = panels.map(\.weight).reduce(0, +)
-        let fixed = Self.margin * 2 + Self.titleHeight + Self.timeAxis
-            + Double(panels.count) * (Self.panelHeader + Self.panelGap)
-        return Int((fixed + max(1, weights) * Self.panelUnitHeight).rounded())
-    }
+    /// The height used: the option's, or one from the panels' weights and headers.
+    public var height: Int { plan().height }
 
     /// The time range drawn: the options', else the union of the panels' extents.
     public var timeRange: (from: Double, to: Double) {
@@ -68,60 +60,113 @@ public struct PlotDocument {
         return (from, to > from ? to : from + 1)
     }
 
-    /// Each panel's frame for the current size and range, in panel order.
-    public func layout() -> [PanelFrame] {
-        let w = Double(options.width), h = Double(height)
+    /// The shared time scale for the current width and range.
+    var scale: TimeScale {
         let left = Self.margin + Self.leftAxis
-        let plotWidth = (w - left - Self.rightAxis - Self.margin).rounded(.down)
+        let plotWidth = (Double(options.width) - left - Self.rightAxis - Self.margin).rounded(.down)
         let range = timeRange
-        let scale = TimeScale(from: range.from, to: range.to, left: left, columns: Int(plotWidth))
+        return TimeScale(from: range.from, to: range.to, left: left, columns: Int(max(1, plotWidth)))
+    }
+
+    /// Each panel's frame for the current size and range, in panel order.
+    public func layout() -> [PanelFrame] { plan().frames }
+
+    /// The layout, the panels prepared for the scale (their legends may depend on it).
+    func plan(prepared: [any PlotPanel]? = nil) -> PlotLayout {
+        let scale = self.scale
+        let panels = prepared ?? self.panels.map { $0.prepared(for: scale) }
+        let theme = PlotTheme.named(options.theme)
+        guard let canvas = Canvas.measuring() else {
+            return PlotLayout(titleLines: [title], subtitleLines: [subtitle], headers: [], frames: [], height: options.height ?? 240, cramped: true)
+        }
+        let room = Double(options.width) - 2 * Self.margin
+        canvas.font(size: PlotLayout.titleSize, bold: true)
+        let titleLines = PlotLayout.wrapped(title, width: room, maximum: PlotLayout.maximumTitleLines, canvas)
+        canvas.font(size: PlotLayout.subtitleSize)
+        let subtitleLines = PlotLayout.wrapped(subtitle, width: room, maximum: PlotLayout.maximumSubtitleLines, canvas)
+        let top = Self.margin + PlotLayout.titleBlock(titleLines.count, subtitleLines.count)
+        let left = scale.left, right = scale.left + Double(scale.columns)
+        // Header heights first (their tops are placed below).
+        let heights = panels.map {
+            PlotLayout.header(title: $0.title, legend: $0.legend(theme), left: left, right: right, top: 0, canvas).height
+        }
         let weights = panels.map { max(0.1, $0.weight) }
-        let fixed = Self.margin * 2 + Self.titleHeight + Self.timeAxis + Double(panels.count) * (Self.panelHeader + Self.panelGap)
+        let fixed = top + Self.margin + Self.timeAxis + heights.reduce(0, +) + Double(panels.count) * Self.panelGap
+        let h = options.height.map(Double.init) ?? (fixed + max(1, weights.reduce(0, +)) * Self.panelUnitHeight).rounded()
         let unit = max(10, h - fixed) / max(0.1, weights.reduce(0, +))
-        var y = Self.margin + Self.titleHeight
+        var y = top
         var frames: [PanelFrame] = []
-        for weight in weights {
-            y += Self.panelHeader
+        var headers: [PlotLayout.PanelHeader] = []
+        for (panel, weight) in zip(panels, weights) {
+            headers.append(PlotLayout.header(title: panel.title, legend: panel.legend(theme), left: left, right: right, top: y, canvas))
+            y += headers[headers.count - 1].height
             let area = Rect(x: left, y: y.rounded(), width: Double(scale.columns), height: (weight * unit).rounded(.down))
             frames.append(PanelFrame(area: area, scale: scale))
             y = area.maxY + Self.panelGap
         }
-        return frames
+        let cramped = frames.contains { $0.area.height < PlotLayout.minimumPanelHeight } || (frames.last.map { $0.area.maxY + Self.timeAxis > h } ?? false)
+        return PlotLayout(titleLines: titleLines, subtitleLines: subtitleLines, headers: headers, frames: frames, height: Int(h), cramped: cramped)
     }
 
     /// The picture as a file of `format`.
     public func render(_ format: PlotFormat) throws(PlotError) -> [UInt8] {
-        let w = options.width, h = height
-        guard (PlotOptions.minimumSize.width...PlotOptions.maximumSize.width).contains(w),
-            (PlotOptions.minimumSize.height...PlotOptions.maximumSize.height).contains(h)
-        else {
+        let w = options.width
+        guard (PlotOptions.minimumSize.width...PlotOptions.maximumSize.width).contains(w) else {
+            throw PlotError(
+                "width \(w) is outside \(PlotOptions.minimumSize.width)...\(PlotOptions.maximumSize.width)")
+        }
+        var ready = self
+        ready.panels = panels.map { $0.prepared(for: scale) }
+        let plan = ready.plan(prepared: ready.panels)
+        let h = plan.height
+        guard (PlotOptions.minimumSize.height...PlotOptions.maximumSize.height).contains(h) else {
             throw PlotError(
                 "size \(w)x\(h) is outside \(PlotOptions.minimumSize.width)x\(PlotOptions.minimumSize.height)"
                     + "...\(PlotOptions.maximumSize.width)x\(PlotOptions.maximumSize.height)")
         }
+        guard !plan.cramped else {
+            var roomy = self
+            roomy.options.height = nil
+            throw PlotError("size \(w)x\(h) is too small for \(panels.count) panel\(panels.count == 1 ? "" : "s") (at least \(w)x\(roomy.minimumHeight(prepared: ready.panels)))")
+        }
         let theme = PlotTheme.named(options.theme)
-        let frames = layout()
-        var ready = self
-        ready.panels = zip(panels, frames).map { $0.prepared(for: $1.scale) }
         return try format.render(width: w, height: h, title: title) { canvas in
-            ready.draw(on: canvas, theme: theme, frames: frames, width: Double(w), height: Double(h))
+            ready.draw(on: canvas, theme: theme, plan: plan, width: Double(w), height: Double(h))
         }
     }
 
-    func draw(on canvas: Canvas, theme: PlotTheme, frames: [PanelFrame], width: Double, height: Double) {
+    /// The least height at which every panel has its minimum height.
+    func minimumHeight(prepared: [any PlotPanel]) -> Int {
+        var low = PlotOptions.minimumSize.height, high = PlotOptions.maximumSize.height
+        var probe = self
+        while low < high {
+            let mid = (low + high) / 2
+            probe.options.height = mid
+            if probe.plan(prepared: prepared).cramped { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    func draw(on canvas: Canvas, theme: PlotTheme, plan: PlotLayout, width: Double, height: Double) {
         canvas.rectangle(Rect(x: 0, y: 0, width: width, height: height))
         canvas.fill(theme.background)
-        let room = width - 2 * Self.margin
-        canvas.font(size: 17, bold: true)
-        canvas.text(Self.fitted(title, width: room, canvas), Self.margin, Self.margin + 18, theme.foreground)
-        if !subtitle.isEmpty {
-            canvas.font(size: 12)
-            canvas.text(Self.fitted(subtitle, width: room, canvas), Self.margin, Self.margin + 38, theme.muted)
+        canvas.font(size: PlotLayout.titleSize, bold: true)
+        var baseline = Self.margin + 18
+        for line in plan.titleLines {
+            canvas.text(line, Self.margin, baseline, theme.foreground)
+            baseline += PlotLayout.titleLine
         }
+        canvas.font(size: PlotLayout.subtitleSize)
+        baseline += 20 - PlotLayout.titleLine
+        for line in plan.subtitleLines {
+            canvas.text(line, Self.margin, baseline, theme.muted)
+            baseline += PlotLayout.subtitleLine
+        }
+        let frames = plan.frames
         guard let first = frames.first else { return }
         let scale = first.scale
         let ticks = Ticks(low: scale.from, high: scale.to, count: max(2, scale.columns / 110))
-        for (panel, frame) in zip(panels, frames) {
+        for ((panel, frame), header) in zip(zip(panels, frames), plan.headers) {
             let a = frame.area
             // Background (a little wider than the data, so a stem at either end shows whole)
             // and the vertical (time) grid, one path each.
@@ -136,7 +181,7 @@ public struct PlotDocument {
             canvas.save()
             panel.draw(in: frame, on: canvas, theme: theme)
             canvas.restore()
-            drawHeader(panel, frame, canvas, theme)
+            drawHeader(header, frame, canvas, theme)
         }
         // The time axis under the last panel.
         guard let last = frames.last else { return }
@@ -149,24 +194,14 @@ public struct PlotDocument {
         canvas.text("time (s)", last.area.x + last.area.width / 2, last.area.maxY + 34, theme.foreground, align: .centre)
     }
 
-    /// The panel's title at its top left (shortened in the middle to leave the legend room)
-    /// and its legend at its top right.
-    func drawHeader(_ panel: any PlotPanel, _ frame: PanelFrame, _ canvas: Canvas, _ theme: PlotTheme) {
-        let a = frame.area
-        let baseline = a.y - 8
-        let legend = panel.legend(theme)
-        canvas.font(size: 11)
-        let legendWidth = legend.map { canvas.width(of: $0.name) + 40 }.reduce(0, +)
-        canvas.font(size: 13, bold: true)
-        canvas.text(Self.fitted(panel.title, width: a.width - legendWidth - 16, canvas), a.x, baseline, theme.foreground)
-        canvas.font(size: 11)
-        var x = a.maxX
-        for entry in legend.reversed() {
-            x -= canvas.width(of: entry.name)
-            canvas.text(entry.name, x, baseline, theme.foreground)
-            x -= 26
-            drawSwatch(entry.swatch, Rect(x: x, y: baseline - 9, width: 20, height: 10), canvas, theme)
-            x -= 14
+    /// The panel's title at its top left and its legend in rows at its top right, as planned.
+    func drawHeader(_ header: PlotLayout.PanelHeader, _ frame: PanelFrame, _ canvas: Canvas, _ theme: PlotTheme) {
+        canvas.font(size: PlotLayout.panelTitleSize, bold: true)
+        canvas.text(header.title, frame.area.x, header.titleBaseline, theme.foreground)
+        canvas.font(size: PlotLayout.legendSize)
+        for item in header.legend {
+            canvas.text(item.name, item.x, item.baseline, theme.foreground)
+            drawSwatch(item.entry.swatch, Rect(x: item.x - 26, y: item.baseline - 9, width: 20, height: 10), canvas, theme)
         }
     }
 

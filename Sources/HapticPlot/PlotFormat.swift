@@ -68,9 +68,11 @@ extension PlotFormat {
             cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, title)
             cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "hapticsynth plot")
         }
+        var texts: [DrawnText] = []
         do {
-            let canvas = Canvas(surface: surface)
+            let canvas = Canvas(surface: surface, textAsElements: self == .svg)
             draw(canvas)
+            texts = canvas.texts
             let status = cairo_status(canvas.context)
             guard status == CAIRO_STATUS_SUCCESS else {
                 throw PlotError("drawing failed: \(String(cString: cairo_status_to_string(status)))")
@@ -88,6 +90,6 @@ extension PlotFormat {
                 throw PlotError("cannot write the \(rawValue): \(String(cString: cairo_status_to_string(status)))")
             }
         }
-        return self == .svg ? SVGIdentifiers.renumbered(sink.bytes) : sink.bytes
+        return self == .svg ? SVGText.inserting(texts, into: SVGIdentifiers.renumbered(sink.bytes)) : sink.bytes
     }
 }

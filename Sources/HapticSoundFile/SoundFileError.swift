@@ -20,4 +20,13 @@ public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { printable("\(path): \(message)") }
+
+    /// A NaN or infinite sample, refused where it is (`convert` and `plot` say the same).
+    /// `frame` counts from the file's start; `channel` is 0-based.
+    public static func nonFiniteSample(path: String, frame: Int, sampleRate: Int, channel: Int, value: Float) -> SoundFileError {
+        let at = Double(frame) / Double(sampleRate)
+        return SoundFileError(
+            path: path, operation: .read,
+            message: "sample \(frame) (\(decimalText(at, places: 6)) s) of channel \(channel + 1) is \(value.isNaN ? "NaN" : "infinite"); a sound's samples must be finite")
+    }
 }

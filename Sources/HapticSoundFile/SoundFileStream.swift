@@ -158,11 +158,8 @@ public final class SoundFileStream {
                 }
                 guard value.isFinite else {
                     let bad = channel.map { $0 - 1 } ?? (0..<channels).first { !interleaved[base + $0].isFinite } ?? 0
-                    let sample = interleaved[base + bad]
-                    let at = Double(start + frame) / Double(info.sampleRate)
-                    throw SoundFileError(
-                        path: path, operation: .read,
-                        message: "sample \(start + frame) (\(decimalText(at, places: 6)) s) of channel \(bad + 1) is \(sample.isNaN ? "NaN" : "infinite"); a sound's samples must be finite")
+                    throw SoundFileError.nonFiniteSample(
+                        path: path, frame: start + frame, sampleRate: info.sampleRate, channel: bad, value: interleaved[base + bad])
                 }
                 mono[count] = value
                 count += 1

@@ -9,6 +9,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Synchronization
 
 /// The registry of live temporary files, readable from a signal handler: a fixed array of
 /// C strings (allocated outside the handler), which the handler only reads and unlinks.
@@ -27,6 +28,27 @@ public enum TemporaryFiles {
         pthread_mutex_init(&lock, nil)
         return true
     }()
+
+    /// Set by the signal handler before it looks at the slots; files being made are counted in
+    /// `creating`. With several files made at once (`--jobs`), a file created on another
+    /// thread while the handler ran would otherwise outlive the process: the handler waits for
+    /// those being made, and none is begun once it has started (both atomics sequentially
+    /// consistent, so one side always sees the other).
+    static let ending = Atomic<Bool>(false)
+    static let creating = Atomic<Int>(0)
+
+    /// Counts a temporary file as being made; false once a signal is ending the process.
+    static func beginCreating() -> Bool {
+        creating.add(1, ordering: .sequentiallyConsistent)
+        guard !ending.load(ordering: .sequentiallyConsistent) else {
+            creating.subtract(1, ordering: .sequentiallyConsistent)
+            return false
+        }
+        return true
+    }
+
+    /// The file begun with `beginCreating` is made (and registered) or failed.
+    static func endCreating() { creating.subtract(1, ordering: .sequentiallyConsistent) }
 
     /// Remembers `path` (returns its slot, or -1 when every slot is taken: the file is then
     /// still removed on errors, only not on signals).
@@ -65,6 +87,13 @@ public enum TemporaryFiles {
         for signal in signals where !signalIsIgnored(signal) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
+                TemporaryFiles.ending.store(true, ordering: .sequentiallyConsistent)
+                // Files being made on other threads: waited for (a creation takes microseconds;
+                // at most 0.2 s, in case a thread is stopped mid-way).
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                for _ in 0..<200 where TemporaryFiles.creating.load(ordering: .sequentiallyConsistent) > 0 {
+                    nanosleep(&pause, nil)
+                }
                 for i in 0..<TemporaryFiles.capacity {
                     if let path = TemporaryFiles.slots[i] { unlink(path) }
                 }

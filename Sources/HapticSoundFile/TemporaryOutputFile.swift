@@ -33,6 +33,11 @@ public final class TemporaryOutputFile {
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
         // The name is registered for removal on signals *before* the file exists (a signal
         // between creating and registering would leave it), then created exclusively.
+        // (Counted as being made, so that a signal's handler on another thread waits for it.)
+        guard TemporaryFiles.beginCreating() else {
+            throw SoundFileError(path: path, operation: .open, message: "interrupted")
+        }
+        defer { TemporaryFiles.endCreating() }
         var fd: Int32 = -1
         var name = ""
         var slot = -1
