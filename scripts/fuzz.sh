@@ -105,7 +105,9 @@ build_target haptic fuzz/HapticClipReaderFuzz.swift -lHapticPattern
 build_target sound fuzz/SoundReaderFuzz.swift -I Sources/CSndFile -I Sources/CSoxr \
     -lHapticSoundFile -lHapticAnalysis -lHapticRender -lHapticDSP -lHapticPattern -lsndfile -lsoxr
 build_target osc "$OSC_SOURCES" -I Sources/CLiblo -lHapticPattern -llo
-build_target cues "$CUE_SOURCES" -lHapticPattern
+# (The file helpers name a failure in the system's words: HapticSoundFile's fileSystemReason.)
+build_target cues "$CUE_SOURCES" -I Sources/CSndFile -I Sources/CSoxr \
+    -lHapticSoundFile -lHapticRender -lHapticDSP -lHapticPattern -lsndfile -lsoxr
 build_target loader fuzz/PatternLoaderFuzz.swift -lHapticPattern
 
 status=0
