@@ -13,7 +13,7 @@ public struct Serve: AsyncParsableCommand {
             the cue sheet and the sound effects, and plays what OSC clients ask: patterns, cues, \
             transients, looping players under client ids with live intensity, sharpness and \
             curves, at once or at a CLOCK_MONOTONIC time (or a bundle's timetag). The address \
-            space is in the README ("Driving the engine over OSC"). When ready it prints \
+            space is in docs/osc.md ("Driving the engine over OSC"). When ready it prints \
             "listening on ADDR:PORT", and "serve: ready" on standard error.
 
             It listens on 127.0.0.1 only unless --listen names another address: OSC has no \

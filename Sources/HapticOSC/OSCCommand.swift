@@ -1,6 +1,6 @@
 import HapticPattern
 
-/// One request of the address space (README "Driving the engine over OSC"), decoded and
+/// One request of the address space (docs/osc.md), decoded and
 /// checked: names are short, times are finite monotonic seconds (0: as soon as possible).
 public enum OSCCommand: Sendable, Equatable {
     /// `/hapticsynth/play ,s[d]`: a library pattern.

@@ -48,7 +48,7 @@ final class OSCDecoder: @unchecked Sendable {
         case checkedByCommand
     }
 
-    /// The address space (README "Driving the engine over OSC"), matched exactly.
+    /// The address space (docs/osc.md), matched exactly.
     static let addressSpace: [String: Arguments] = [
         "/hapticsynth/play": .lists(["s", "sn"]),
         "/hapticsynth/cue": .lists(["s", "sn"]),
