@@ -77,6 +77,10 @@ fi
 
 echo "== tests without a sound server (parallel)"
 lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests' "$@"
+
+# The studio in a real browser (headless Chromium; scripts/studio-browser-test.sh), a step of its own.
+echo "== the studio in a browser; lines start with \"studio| \""
+lane "studio browser test" prefixed "studio| " scripts/studio-browser-test.sh
 if [ -n "${fuzz_pid:-}" ]; then
     echo "== waiting for the fuzzing round"
     lane "fuzzing round" wait "$fuzz_pid"

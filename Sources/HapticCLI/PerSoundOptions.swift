@@ -21,27 +21,27 @@
 #endif
 
 /// The lines of a `--per-sound` file.
-struct PerSoundOptions {
+package struct PerSoundOptions {
     /// One line: which inputs it names, and their options (as `convert` takes them).
-    struct Line: Equatable {
-        var number: Int
-        var pattern: String
-        var arguments: [String]
+    package struct Line: Equatable {
+        package var number: Int
+        package var pattern: String
+        package var arguments: [String]
     }
 
     /// The file's path, as given (it names the file in messages).
-    var path: String
-    var lines: [Line]
+    package var path: String
+    package var lines: [Line]
 
     /// The options a line may give: those of one conversion (the ones `Convert.soundArguments`
     /// writes, which a line is applied over).
-    static let perSoundOptions: Set<String> = [
+    package static let perSoundOptions: Set<String> = [
         "--sensitivity", "--min-gap", "--ducking", "--breakpoints-per-second", "--gain", "--normalize",
         "--channel", "--from", "--to", "--audio",
     ]
 
     /// Reads and splits the file (its options are checked by the caller, in context).
-    static func read(_ path: String) throws(CLIError) -> PerSoundOptions {
+    package static func read(_ path: String) throws(CLIError) -> PerSoundOptions {
         let bytes: [UInt8]
         do { bytes = try PatternFile.readBytes(path) } catch { throw CLIError(error.description) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -51,7 +51,7 @@ struct PerSoundOptions {
     }
 
     /// The lines of `text` (blank lines and `#` comments, whole lines or after the options, skipped).
-    static func parse(_ text: String, path: String) throws(CLIError) -> PerSoundOptions {
+    package static func parse(_ text: String, path: String) throws(CLIError) -> PerSoundOptions {
         var lines: [Line] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
@@ -85,7 +85,7 @@ struct PerSoundOptions {
 
     /// The line's words: separated by spaces or tabs, a quoted word ('...' or "...") taken whole,
     /// up to a word that starts with `#` (a comment).
-    static func split(_ line: Substring) throws(CLIError) -> [String] {
+    package static func split(_ line: Substring) throws(CLIError) -> [String] {
         var words: [String] = []
         var word = ""
         var inWord = false
@@ -113,11 +113,11 @@ struct PerSoundOptions {
     }
 
     /// The option a word gives: `--gain` for `--gain` and `--gain=-6`.
-    static func optionName(_ word: String) -> String { String(word.prefix { $0 != "=" }) }
+    package static func optionName(_ word: String) -> String { String(word.prefix { $0 != "=" }) }
 
     /// Whether `line` names `input`: the end of its path, as many components as the line's name
     /// has (all of it for a name that starts with "/").
-    static func matches(_ line: Line, _ input: String) -> Bool {
+    package static func matches(_ line: Line, _ input: String) -> Bool {
         if line.pattern.hasPrefix("/") { return fnmatch(line.pattern, input, FNM_PATHNAME) == 0 }
         let depth = line.pattern.split(separator: "/", omittingEmptySubsequences: false).count
         let end = input.split(separator: "/", omittingEmptySubsequences: false).suffix(depth).joined(separator: "/")
@@ -125,7 +125,7 @@ struct PerSoundOptions {
     }
 
     /// The options of every line that names `input`, in the file's order.
-    func arguments(for input: String) -> [String] {
+    package func arguments(for input: String) -> [String] {
         lines.filter { Self.matches($0, input) }.flatMap(\.arguments)
     }
 
