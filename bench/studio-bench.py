@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Re-analysis in hapticsynth studio, end to end: an HTTP `POST /api/analyse` with a new
 sensitivity (a real re-analysis each time: the values alternate) to its JSON answer, as the page
-does when a slider moves. Sounds made with sox: 10 s of hum with clicks, and a 3-minute "song"
-(pink noise with a kick every half second).
+does when a slider moves. Sounds made with sox: 10 s and 3 minutes (48 kHz stereo) of pink noise gated
+twice a second.
 
     bench/studio-bench.py BIN_DIR [RUNS]    (BIN_DIR holds hapticsynth-studio; release for the figures)
 
@@ -20,10 +20,16 @@ import time
 
 
 def make(folder):
-    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", os.path.join(folder, "ten.wav"), "synth", "10", "sine", "70", "vol", "0.2",
-                    "synth", "10", "square", "2", "amod", "0.3"], check=True)
-    subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", os.path.join(folder, "song.flac"), "synth", "180", "pinknoise", "vol", "0.2",
-                    "synth", "180", "square", "2", "amod", "0.5"], check=True)
+    # Pink noise gated on and off twice a second (a hit at each start).
+    for name, seconds in [("ten.wav", 10), ("song.flac", 180)]:
+        subprocess.run(["sox", "-R", "-n", "-r", "48000", "-c", "2", os.path.join(folder, name), "synth", str(seconds), "pinknoise",
+                        "vol", "0.3", "synth", str(seconds), "square", "amod", "2"], check=True)
+
+
+def cpu_seconds(pid):
+    """The process's user and system CPU time (s), from /proc: less sensitive to a busy machine."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -55,6 +61,7 @@ def main():
             settings = {"sensitivity": 50, "minGap": 50, "ducking": 50, "breakpointsPerSecond": 40, "gain": 0, "channel": "mix",
                         "from": 0, "audio": False}
             times = []
+            cpu_before = cpu_seconds(server.pid)
             for i in range(sound_runs):
                 settings["sensitivity"] = 40 + (i % 2) * 20 + i % 7  # never the previous value
                 start = time.perf_counter()
@@ -62,7 +69,9 @@ def main():
                 times.append((time.perf_counter() - start) * 1000)
             times.sort()
             p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
-            print(f"{name}: {len(times)} re-analyses: p50 {p(0.5):.1f} ms, p95 {p(0.95):.1f} ms, max {times[-1]:.1f} ms")
+            cpu = (cpu_seconds(server.pid) - cpu_before) / len(times) * 1000
+            print(f"{name}: {len(times)} re-analyses: p50 {p(0.5):.1f} ms, p95 {p(0.95):.1f} ms, max {times[-1]:.1f} ms; "
+                  f"server CPU {cpu:.1f} ms each; load average {os.getloadavg()[0]:.1f}")
     finally:
         server.terminate()
         server.wait()
