@@ -88,7 +88,12 @@ public actor Studio {
         guard var session = sessions[name] else { throw .notFound("\(name): not open") }
         if settings != session.settings {
             let history = session.history
-            session = try analysed(name, path: session.path, settings: settings)
+            // The ladder depends on every setting but the sensitivity (and --audio, which only
+            // adds the sound to the pattern): the slider's moves reuse it.
+            var others = settings
+            (others.sensitivity, others.audio) = (session.settings.sensitivity, session.settings.audio)
+            let ladder = others == session.settings ? session.ladder : nil
+            session = try analysed(name, path: session.path, settings: settings, reusing: ladder)
             session.history = history
             session.unsaved = true
             sessions[name] = session
@@ -196,11 +201,16 @@ public actor Studio {
 
     func outputPath(_ name: String) -> String { folder.root + "/" + StudioFolder.outputName(name, fileExtension: "ahap") }
 
-    func analysed(_ name: String, path: String, settings: StudioSettings) throws(StudioError) -> Session {
+    /// The sound analysed with `settings`, and its ladder (made from the same analysis, unless
+    /// `reusing` one that still holds).
+    func analysed(_ name: String, path: String, settings: StudioSettings, reusing ladder: SensitivityLadder? = nil) throws(StudioError) -> Session {
         let command = try settings.command(input: path, output: outputPath(name))
         do {
-            let (result, ladder) = try SoundConversion.convert(soundAt: path, options: command.soundOptions, ladder: Self.ladderSensitivities)
-            return Session(name: name, path: path, settings: StudioSettings(command), command: command, result: result, ladder: ladder, history: EditHistory())
+            let (result, made) = try SoundConversion.convert(
+                soundAt: path, options: command.soundOptions, ladder: ladder == nil ? Self.ladderSensitivities : [])
+            return Session(
+                name: name, path: path, settings: StudioSettings(command), command: command, result: result, ladder: ladder ?? made,
+                history: EditHistory())
         } catch {
             throw .bad(error.description)
         }

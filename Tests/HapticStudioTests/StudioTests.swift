@@ -82,6 +82,13 @@ struct StudioTests {
         #expect(perSound.contains("\nclicks.wav --sensitivity 30 --min-gap 50 --ducking 50 --breakpoints-per-second 40 --gain -3 --channel mix\n"))
         #expect(await studio.list().first { $0.name == "clicks.wav" }?.state == "converted")
 
+        // The ladder after the slider moved (reused) is the ladder made afresh.
+        var others = settings
+        others.sensitivity = 80
+        let moved = try await studio.analyse("clicks.wav", settings: others).ladder.map(\.times)
+        let fresh = try await Studio(folder: try StudioFolder(path: folder.path)).analyse("clicks.wav", settings: others).ladder.map(\.times)
+        #expect(moved == fresh && Set(moved.map(\.count)).count > 1)
+
         // A new session opens the sound with the settings the file keeps.
         let reopened = try Studio(folder: try StudioFolder(path: folder.path))
         #expect(try await reopened.open("clicks.wav").settings == settings)
