@@ -62,8 +62,9 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
         let given = request.uri.queryParameters.get("token")
         if let given, equalInConstantTime(given, token) {
             if request.method == .get, !request.uri.path.hasPrefix("/api/") {
-                // The token once in the address: kept as a cookie, and the address shown without it.
-                var response = Response(status: .seeOther, headers: [.location: request.uri.path])
+                // The token once in the address: kept as a cookie, and the page shown without it
+                // (always at "/": a path from the request, "//elsewhere", would redirect off site).
+                var response = Response(status: .seeOther, headers: [.location: "/"])
                 response.setCookie(Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
                 return response
             }

@@ -95,6 +95,7 @@ class Server:
         connection.request(method, path, body=data, headers=h)
         response = connection.getresponse()
         text = response.read().decode()
+        self.location = response.getheader("Location")
         connection.close()
         return response.status, text
 
@@ -113,6 +114,9 @@ def security_checks(server, folder, outside):
     before = snapshot(folder)
     status, text = server.request("GET", "/api/files", auth=False)
     check("no token: 401 with a JSON error", status == 401 and "token" in json.loads(text)["error"], text)
+    status, text = server.request("GET", f"//evil.example/?token={server.token}", auth=False)
+    check("the token in the address: a redirect to / only (no open redirect)",
+          status == 404 or (status == 303 and server.location == "/"), f"{status} {server.location}")
     status, _ = server.request("GET", "/api/files?token=wrong", auth=False)
     check("a wrong token: 401", status == 401)
     status, text = server.request("GET", "/api/files", host="evil.example:80")
