@@ -142,7 +142,7 @@ let package = Package(
         // The hand-written public header (include/hapticsynth.h, the whole C API) and what is plain
         // C behind it: version, status names, the clock, this thread's last error. The committed
         // list of exported symbols (the ABI; the link's version script is made from it) sits beside it.
-        .target(name: "CHapticSynth", exclude: ["hapticsynth.symbols"]),
+        .target(name: "CHapticSynth", exclude: ["hapticsynth.symbols", "hapticsynth.prototypes"]),
         // The hs_ functions (`@c` exports) over HapticKit: opaque handles, int statuses, no Swift
         // type across the boundary.
         .target(

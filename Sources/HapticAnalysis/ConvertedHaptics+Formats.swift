@@ -4,7 +4,9 @@ import HapticPattern
 
 extension ConvertedHaptics {
     /// The AHAP pattern: per stretch, continuous events (intensity 1, sharpness 0, at most
-    /// 30 s each) shaped by chained intensity and sharpness curves; a transient per hit. With
+    /// 30 s each) shaped by chained intensity and sharpness curves; a transient per hit, its
+    /// values divided by (intensity) or less (sharpness) the curves at its time, so that it
+    /// plays at its analysed values (the curves raised there for at most 2 ms where needed). With
     /// `audio`, an AudioCustom event at 0 plays that sound file (a path relative to the
     /// pattern) in lockstep.
     public func ahapPattern(audio: String? = nil, metadata: JSONValue? = nil) -> AHAPPattern {
@@ -15,13 +17,20 @@ extension ConvertedHaptics {
         }
         for stretch in stretches {
             events += Event.continuousSpan(from: stretch.start, to: stretch.end, intensity: 1, sharpness: 0)
-            curves += ParameterCurve.chained(.hapticIntensityControl, stretch.intensity.map { ($0.time, $0.value) })
-            curves += ParameterCurve.chained(.hapticSharpnessControl, stretch.sharpness.map { ($0.time, $0.value) })
         }
-        for hit in transients {
-            events.append(.transient(
-                at: ParameterCurve.roundedTime(hit.time), intensity: ParameterCurve.roundedValue(hit.intensity),
-                sharpness: ParameterCurve.roundedValue(hit.sharpness)))
+        // Each hit plays at its analysed values through the curves (raising them at its time
+        // where they cannot reach: TransientCompensation).
+        let compensated = TransientCompensation.compensate(
+            intensity: stretches.map { $0.intensity.map { ($0.time, $0.value) } },
+            sharpness: stretches.map { $0.sharpness.map { ($0.time, $0.value) } },
+            hits: transients.map { .init(time: $0.time, intensity: $0.intensity, sharpness: $0.sharpness) },
+            round: ParameterCurve.roundedValue)
+        for k in stretches.indices {
+            curves += ParameterCurve.chained(.hapticIntensityControl, compensated.intensity[k])
+            curves += ParameterCurve.chained(.hapticSharpnessControl, compensated.sharpness[k])
+        }
+        for (hit, values) in zip(transients, compensated.events) {
+            events.append(.transient(at: ParameterCurve.roundedTime(hit.time), intensity: values.intensity, sharpness: values.sharpness))
         }
         return .assembled(events: events, curves: curves, metadata: metadata)
     }

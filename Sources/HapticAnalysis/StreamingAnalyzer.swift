@@ -44,17 +44,6 @@ var analysisHistoryLength: Int { @_noLocks @inline(__always) get { 64 } }
 /// }
 /// ```
 public final class StreamingAnalyzer {
-    /// The checks of a hop that do not depend on the sensitivity (the level risen, clear of the
-    /// gate), made once per hop however many sensitivities ask.
-    private struct HopCheck {
-        var hop: Int64 = -1
-        /// Whether the hop passed; where its loudest recent sample is, and the largest sample of
-        /// its last four hops.
-        var passed = false
-        var loudestSample: Int64 = 0
-        var peak: Float = 0
-    }
-
     /// The settings it was made with (validated).
     public let settings: AnalysisSettings
     /// Samples per feature frame.
@@ -67,77 +56,77 @@ public final class StreamingAnalyzer {
     /// The sensitivities whose hits it decides (`hits(at:)`), the first `settings.sensitivity`.
     public let sensitivities: [Double]
 
-    private let geometry: AnalysisGeometry
-    private var follower: LoudnessFollower
-    private let decimator: Decimator
+    let geometry: AnalysisGeometry
+    var follower: LoudnessFollower
+    let decimator: Decimator
 
     // Time-domain rings (indexed by absolute position & mask), each written twice (at i and
     // i + ring size), so that any window of up to a ring's length lies contiguous in memory.
-    private let samples: UnsafeMutablePointer<Float>
-    private let sampleMask: Int
-    private let decimated: UnsafeMutablePointer<Float>
-    private let decimatedMask: Int
+    let samples: UnsafeMutablePointer<Float>
+    let sampleMask: Int
+    let decimated: UnsafeMutablePointer<Float>
+    let decimatedMask: Int
     /// The follower's levels over the current segment (one hop at most).
-    private let levelScratch: UnsafeMutablePointer<Float>
+    let levelScratch: UnsafeMutablePointer<Float>
 
     // Spectra.
-    private let onsetFFT: RealFFT
-    private let centroidFFT: RealFFT
-    private let onsetWindow: UnsafeMutablePointer<Float>
-    private let centroidWindow: UnsafeMutablePointer<Float>
-    private let power: UnsafeMutablePointer<Float>
+    let onsetFFT: RealFFT
+    let centroidFFT: RealFFT
+    let onsetWindow: UnsafeMutablePointer<Float>
+    let centroidWindow: UnsafeMutablePointer<Float>
+    let power: UnsafeMutablePointer<Float>
     /// Per band of the onset spectrum (third-octave bands from 50 Hz to 16 kHz, at least a
     /// bin each): its first bin (band b is bins bandStart[b]..<bandStart[b + 1]), its log level
     /// now and a hop ago, and log2 of its centre frequency.
-    private let bandStart: UnsafeMutablePointer<Int>
-    private let bandLevel: UnsafeMutablePointer<Float>
-    private let previousBandLevel: UnsafeMutablePointer<Float>
-    private let bandLogFrequency: UnsafeMutablePointer<Float>
-    private let bandCount: Int
-    private let onsetPowerScale: Float
-    private let centroidBins: Int
-    private let centroidBinHz: Float
+    let bandStart: UnsafeMutablePointer<Int>
+    let bandLevel: UnsafeMutablePointer<Float>
+    let previousBandLevel: UnsafeMutablePointer<Float>
+    let bandLogFrequency: UnsafeMutablePointer<Float>
+    let bandCount: Int
+    let onsetPowerScale: Float
+    let centroidBins: Int
+    let centroidBinHz: Float
 
     // Per-hop history (ring of `historyLength` hops): envelope peaks, onset function, and the
     // running statistics its threshold was set from.
-    private let envelopeHistory: UnsafeMutablePointer<Float>
-    private let absolutePeakHistory: UnsafeMutablePointer<Float>
-    private let onsetHistory: UnsafeMutablePointer<Float>
-    private let meanHistory: UnsafeMutablePointer<Float>
-    private let deviationHistory: UnsafeMutablePointer<Float>
+    let envelopeHistory: UnsafeMutablePointer<Float>
+    let absolutePeakHistory: UnsafeMutablePointer<Float>
+    let onsetHistory: UnsafeMutablePointer<Float>
+    let meanHistory: UnsafeMutablePointer<Float>
+    let deviationHistory: UnsafeMutablePointer<Float>
     /// The rise-weighted mean log2 frequency per hop.
-    private let riseFrequencyHistory: UnsafeMutablePointer<Float>
+    let riseFrequencyHistory: UnsafeMutablePointer<Float>
 
     // Outputs of the current call.
-    private let frameOutput: UnsafeMutablePointer<FeatureFrame>
+    let frameOutput: UnsafeMutablePointer<FeatureFrame>
     /// `outputCapacity` hits per sensitivity, one after the other.
-    private let hitOutput: UnsafeMutablePointer<Hit>
-    private var frameCount = 0
-    private let hitLevels: UnsafeMutablePointer<HitLevel>
-    private let levelCount: Int
-    private var hopCheck = HopCheck()
+    let hitOutput: UnsafeMutablePointer<Hit>
+    var frameCount = 0
+    let hitLevels: UnsafeMutablePointer<HitLevel>
+    let levelCount: Int
+    var hopCheck = HopCheck()
 
     // Running state.
-    private var position: Int64 = 0
-    private var decimatedPosition: Int64 = 0
-    private var hopIndex: Int64 = 0
-    private var hopPeak: Float = 0
-    private var hopPeakIndex: Int64 = 0
-    private var hopAbsolutePeak: Float = 0
-    private var lastNonZero: Int64 = -1 << 40
-    private var onsetMean: Float = 0
-    private var onsetDeviation: Float = 0
-    private var statisticsWeight: Float
-    private var sharpness: Float = 0
-    private let gain: Float
-    private let gate: Float
+    var position: Int64 = 0
+    var decimatedPosition: Int64 = 0
+    var hopIndex: Int64 = 0
+    var hopPeak: Float = 0
+    var hopPeakIndex: Int64 = 0
+    var hopAbsolutePeak: Float = 0
+    var lastNonZero: Int64 = -1 << 40
+    var onsetMean: Float = 0
+    var onsetDeviation: Float = 0
+    var statisticsWeight: Float
+    var sharpness: Float = 0
+    let gain: Float
+    let gate: Float
     /// `HitDecision.onRise`.
-    private let decidesOnRise: Bool
-    private let minimumGapSamples: Int64
+    let decidesOnRise: Bool
+    let minimumGapSamples: Int64
     /// Hops looked back for the envelope's level before a hit (30 ms).
-    private let riseLookBack: Int64
+    let riseLookBack: Int64
     /// Samples that were NaN or infinite (taken as silence).
-    public private(set) var nonFiniteSamples: Int64 = 0
+    public internal(set) var nonFiniteSamples: Int64 = 0
 
     /// Makes an analyser; allocates everything it will use.
     public convenience init(settings: AnalysisSettings) throws(AnalysisSettings.Invalid) {
@@ -289,318 +278,5 @@ public final class StreamingAnalyzer {
         let count = levelCount
         precondition(UInt(bitPattern: level) < UInt(count), "no such sensitivity")
         return UnsafeBufferPointer(start: hitOutput + level * outputCapacity, count: hitLevels[level].hitCount)
-    }
-    /// Samples taken so far.
-    public var samplesProcessed: Int64 { position }
-
-    /// Takes up to `settings.maxBlockFrames` samples from `input`; returns how many it took.
-    /// The frames and hits this completed are in `frames` and `hits` until the next call.
-    @_noLocks
-    public func process(_ input: UnsafePointer<Float>, count: Int) -> Int {
-        frameCount = 0
-        for k in 0..<levelCount { hitLevels[k].hitCount = 0 }
-        let n = count < 0 ? 0 : (count < settings.maxBlockFrames ? count : settings.maxBlockFrames)
-        let hop = Int64(geometry.hop)
-        let factorMask = Int64(geometry.decimation - 1)  // a power of two
-        let mask = Int64(sampleMask), decimatedRingMask = Int64(decimatedMask)
-        let ring = samples, decimatedRing = decimated, levels = levelScratch, g = gain, lowPass = decimator
-        var i = 0
-        while i < n {
-            // Up to the next hop boundary with the per-sample state in locals (no access to
-            // the object's storage per sample), in passes: the samples into the ring, the
-            // follower's envelope, the decimating filter; then the hop's work. The segment lies
-            // within one hop, and the ring holds whole hops, so its part of the ring is contiguous.
-            let p0 = position
-            let segment = Int(min(Int64(n - i), hop - p0 % hop))
-            let slice = ring + Int(p0 & mask), mirror = slice + Int(mask + 1)
-            var f = follower
-            var peak = hopPeak, peakIndex = hopPeakIndex, absolutePeak = hopAbsolutePeak
-            var nonZero = lastNonZero, nonFinite = nonFiniteSamples, dp = decimatedPosition
-            for j in 0..<segment {
-                var x = input[i + j]
-                if !x.isFinite {
-                    x = 0
-                    nonFinite &+= 1
-                }
-                x *= g
-                x = x > 64 ? 64 : (x < -64 ? -64 : x)
-                slice[j] = x
-                mirror[j] = x
-                let magnitude = x < 0 ? -x : x
-                if magnitude > absolutePeak { absolutePeak = magnitude }
-            }
-            // The last non-zero sample: looked for from the end (usually the last).
-            var last = segment - 1
-            while last >= 0 && slice[last] == 0 { last -= 1 }
-            if last >= 0 { nonZero = p0 + Int64(last) }
-            var peakAt = -1
-            f.process(slice, count: segment, scratch: levels, peak: &peak, peakAt: &peakAt)
-            if peakAt >= 0 { peakIndex = p0 + Int64(peakAt) }
-            // The decimated samples that end in this segment: positions p with p + 1 a
-            // multiple of the factor, each filtered from the ring's last taps up to it.
-            var p = p0 + ((factorMask - p0) & factorMask)
-            while p < p0 + Int64(segment) {
-                let y = lowPass.output(ring + Int((p - Int64(lowPass.count - 1)) & mask))
-                let k = Int(dp & decimatedRingMask)
-                decimatedRing[k] = y
-                decimatedRing[k + Int(decimatedRingMask) + 1] = y
-                dp += 1
-                p += factorMask + 1
-            }
-            follower = f
-            hopPeak = peak
-            hopPeakIndex = peakIndex
-            hopAbsolutePeak = absolutePeak
-            lastNonZero = nonZero
-            nonFiniteSamples = nonFinite
-            decimatedPosition = dp
-            position = p0 + Int64(segment)
-            i += segment
-            if position % hop == 0 { endOfHop() }
-        }
-        return n
-    }
-
-    /// Forgets the past: the next sample is taken as the stream's first.
-    public func reset() {
-        follower = LoudnessFollower(settings)
-        samples.update(repeating: 0, count: 2 * (sampleMask + 1))
-        decimated.update(repeating: 0, count: 2 * (decimatedMask + 1))
-        bandLevel.update(repeating: 0, count: bandCount)
-        previousBandLevel.update(repeating: 0, count: bandCount)
-        envelopeHistory.update(repeating: 0, count: analysisHistoryLength)
-        absolutePeakHistory.update(repeating: 0, count: analysisHistoryLength)
-        onsetHistory.update(repeating: 0, count: analysisHistoryLength)
-        meanHistory.update(repeating: 0, count: analysisHistoryLength)
-        deviationHistory.update(repeating: 0, count: analysisHistoryLength)
-        riseFrequencyHistory.update(repeating: 0, count: analysisHistoryLength)
-        position = 0
-        decimatedPosition = 0
-        hopIndex = 0
-        hopPeak = 0
-        hopPeakIndex = 0
-        hopAbsolutePeak = 0
-        lastNonZero = -1 << 40
-        onsetMean = 0
-        onsetDeviation = 0
-        sharpness = 0
-        for k in 0..<levelCount { hitLevels[k] = HitLevel(sensitivity: sensitivities[k]) }
-        hopCheck = HopCheck()
-        frameCount = 0
-        nonFiniteSamples = 0
-    }
-
-    // MARK: per hop
-
-    @_noLocks
-    private func endOfHop() {
-        let slot = Int(hopIndex % Int64(analysisHistoryLength))
-        let (onset, riseLogHz) = onsetFunction()
-        if hopIndex & 1 == 0 { updateSharpness() }
-        let threshold = hitLevels[0].threshold(mean: onsetMean, deviation: onsetDeviation)
-        envelopeHistory[slot] = hopPeak
-        absolutePeakHistory[slot] = hopAbsolutePeak
-        onsetHistory[slot] = onset
-        meanHistory[slot] = onsetMean
-        deviationHistory[slot] = onsetDeviation
-        riseFrequencyHistory[slot] = riseLogHz
-        // The running statistics include this hop only after its threshold was set.
-        onsetMean += (onset - onsetMean) * statisticsWeight
-        let deviation = onset > onsetMean ? onset - onsetMean : onsetMean - onset
-        onsetDeviation += (deviation - onsetDeviation) * statisticsWeight
-
-        if frameCount < outputCapacity {
-            frameOutput[frameCount] = FeatureFrame(
-                end: position, peakIndex: hopPeakIndex, amplitude: hopPeak,
-                intensity: squareRootFast(hopPeak < 1 ? hopPeak : 1), sharpness: sharpness, onset: onset,
-                threshold: threshold, sounding: hopPeak >= gate)
-            frameCount += 1
-        }
-        // (Nested conditions: `&&` takes its right side as a closure, which retains self.)
-        for k in 0..<levelCount {
-            if hitLevels[k].enabled {
-                if decidesOnRise {
-                    decideHitOnRise(level: k)
-                } else if hopIndex >= 1 {
-                    decideHit(level: k)
-                }
-            }
-        }
-        hopIndex += 1
-        hopPeak = 0
-        hopPeakIndex = position
-        hopAbsolutePeak = 0
-    }
-
-    /// The mean rise of the bands' log levels since the previous hop (every third-octave
-    /// counts the same, so a bass thump weighs as much as a hi-hat), and the rise-weighted
-    /// mean log2 frequency.
-    @_noLocks
-    private func onsetFunction() -> (Float, Float) {
-        let n = geometry.onsetWindow
-        // A window of zeros has a zero spectrum: skip the transform (long silences cost nothing).
-        if position - lastNonZero > Int64(n) {
-            bandLevel.update(repeating: 0, count: bandCount)
-        } else {
-            let window = samples + Int((position - Int64(n)) & Int64(sampleMask))
-            onsetFFT.powerSpectrum(window, window: onsetWindow, power, bins: bandStart[bandCount])
-            for b in 0..<bandCount {
-                let lo = bandStart[b], hi = bandStart[b + 1]
-                var sum: Float = 0
-                for k in lo..<hi { sum += power[k] }
-                // log2(1 + 1000·amplitude) as a power: -60 dBFS is the knee.
-                bandLevel[b] = 0.5 * log2Fast(1 + 1e6 * onsetPowerScale * sum / Float(hi - lo))
-            }
-        }
-        var rise: Float = 0
-        var weighted: Float = 0
-        for b in 0..<bandCount {
-            let d = bandLevel[b] - previousBandLevel[b]
-            if d > 0 {
-                rise += d
-                weighted += d * bandLogFrequency[b]
-            }
-            previousBandLevel[b] = bandLevel[b]
-        }
-        return (rise / Float(bandCount), rise > 0 ? weighted / rise : 0)
-    }
-
-    /// Updates `sharpness` from the centroid of the decimated spectrum below the cutoff;
-    /// kept as it was while the window is too quiet to say.
-    @_noLocks
-    private func updateSharpness() {
-        let n = geometry.centroidWindow
-        if position - lastNonZero > Int64(n * geometry.decimation) { return }
-        let window = decimated + Int((decimatedPosition - Int64(n)) & Int64(decimatedMask))
-        centroidFFT.powerSpectrum(window, window: centroidWindow, power, bins: centroidBins)
-        var sum: Float = 0
-        var weighted: Float = 0
-        for k in 1...centroidBins {
-            let magnitude = squareRootFast(power[k])
-            sum += magnitude
-            weighted += magnitude * Float(k)
-        }
-        // Quieter than a -66 dBFS sine in the band: too quiet to say.
-        if sum * 4 / Float(n) < gate * 0.5 { return }
-        let centroid = weighted / sum * centroidBinHz
-        let low = Float(settings.sharpnessLow), high = Float(settings.sharpnessHigh)
-        var f = (centroid - low) / (high - low)
-        f = f < 0 ? 0 : (f > 1 ? 1 : f)
-        sharpness = squareRootFast(f)
-    }
-
-    /// Decides whether the previous hop holds a hit at `hitLevels[level]` (a local maximum of the
-    /// onset function over its threshold, with the envelope rising), and where it is to the sample.
-    @_noLocks
-    private func decideHit(level: Int) {
-        let length = Int64(analysisHistoryLength)
-        let candidate = Int((hopIndex - 1) % length)
-        let before = Int((hopIndex + length - 2) % length)
-        let now = Int(hopIndex % length)
-        let o = onsetHistory[candidate]
-        let threshold = hitLevels[level].threshold(mean: meanHistory[candidate], deviation: deviationHistory[candidate])
-        // (Before the first hop there was silence: its onset function was 0.)
-        let previous = hopIndex >= 2 ? onsetHistory[before] : 0
-        guard o > threshold, o >= previous, o > onsetHistory[now] else { return }
-        _ = confirmHit(level: level, candidate: candidate, onset: o, threshold: threshold)
-    }
-
-    /// `HitDecision.onRise`: whether this hop, rising over its threshold at `hitLevels[level]`,
-    /// holds a hit; tried at each hop of a rise until one passes the checks, then not again until
-    /// the onset function stops rising over its threshold.
-    @_noLocks
-    private func decideHitOnRise(level: Int) {
-        let length = Int64(analysisHistoryLength)
-        let now = Int(hopIndex % length)
-        let o = onsetHistory[now]
-        let threshold = hitLevels[level].threshold(mean: meanHistory[now], deviation: deviationHistory[now])
-        let previous = hopIndex >= 1 ? onsetHistory[Int((hopIndex + length - 1) % length)] : 0
-        guard o > threshold, o >= previous else {
-            hitLevels[level].riseArmed = true
-            return
-        }
-        if hitLevels[level].riseArmed {
-            if confirmHit(level: level, candidate: now, onset: o, threshold: threshold) { hitLevels[level].riseArmed = false }
-        }
-    }
-
-    /// The checks a candidate hop (history slot `candidate`, its onset function and threshold)
-    /// must pass besides the onset function's (the level risen, clear of the gate, the gap),
-    /// made with the hops up to the current one; writes the hit at `hitLevels[level]` and returns
-    /// true when it passes.
-    @_noLocks
-    private func confirmHit(level: Int, candidate: Int, onset o: Float, threshold: Float) -> Bool {
-        if hopCheck.hop != hopIndex { checkHop() }
-        guard hopCheck.passed else { return false }
-        let best = hopCheck.loudestSample, peak = hopCheck.peak
-        guard best - hitLevels[level].lastHitIndex >= minimumGapSamples else { return false }
-        hitLevels[level].lastHitIndex = best
-        // The rise's mean log2 frequency: 80 Hz → 0, 10 kHz → 1 (log2 80 = 6.32, log2(10000/80) = 6.97).
-        var s = (riseFrequencyHistory[candidate] - 6.3219281) / 6.9657843
-        s = s < 0 ? 0 : (s > 1 ? 1 : s)
-        let count = hitLevels[level].hitCount
-        if count < outputCapacity {
-            hitOutput[level * outputCapacity + count] = Hit(
-                sampleIndex: best, intensity: squareRootFast(peak < 1 ? peak : 1), sharpness: s,
-                strength: threshold > 0 ? o / threshold : o, decidedAt: position)
-            hitLevels[level].hitCount = count + 1
-        }
-        return true
-    }
-
-    /// The current hop's checks that do not depend on the sensitivity, into `hopCheck`: the level
-    /// must have risen and be clear of the gate, and where the hit would lie.
-    @_noLocks
-    private func checkHop() {
-        let length = Int64(analysisHistoryLength)
-        hopCheck = HopCheck(hop: hopIndex)
-        // The level must have risen: the largest sample of the last four hops (the onset function
-        // peaks one or two hops after the onset's hop) against the quietest 4-hop peak (10.7 ms at
-        // 48 kHz, half a cycle of 47 Hz) of the 30 ms before them, by 3 dB; and the envelope must
-        // be clear of the gate.
-        var peak: Float = 0
-        var envelopePeak: Float = 0
-        // (Hops before the stream's first were silent: nothing to take from them. A negative
-        // slot here was a read before the histories, found by the sound fuzz target.)
-        for back in 0..<(hopIndex < 3 ? Int(hopIndex) + 1 : 4) {
-            let k = Int((hopIndex - Int64(back)) % length)
-            if absolutePeakHistory[k] > peak { peak = absolutePeakHistory[k] }
-            if envelopeHistory[k] > envelopePeak { envelopePeak = envelopeHistory[k] }
-        }
-        guard envelopePeak >= gate * 4 else { return }
-        // Before the stream's first sample there was silence: a sound that starts with a hit
-        // has risen from nothing.
-        var base = hopIndex < 8 ? 0 : peak
-        let oldest = hopIndex - 4 - riseLookBack > 3 ? hopIndex - 4 - riseLookBack : 3
-        var h = hopIndex - 4
-        while h >= oldest {
-            var window: Float = 0
-            for back in 0..<4 {
-                let v = absolutePeakHistory[Int((h - Int64(back)) % length)]
-                if v > window { window = v }
-            }
-            if window < base { base = window }
-            h -= 1
-        }
-        guard peak >= base * 1.4125 else { return }  // +3 dB
-        // The loudest sample of the last five hops (the candidate's window reaches four hops back).
-        let span = Int64(geometry.hop * 5)
-        var best: Int64 = position - 1
-        var loudest: Float = -1
-        var p = position - span
-        while p < position {
-            if p >= 0 {
-                let v = samples[Int(p & Int64(sampleMask))]
-                let a = v < 0 ? -v : v
-                if a > loudest {
-                    loudest = a
-                    best = p
-                }
-            }
-            p += 1
-        }
-        hopCheck.passed = true
-        hopCheck.loudestSample = best
-        hopCheck.peak = peak
     }
 }

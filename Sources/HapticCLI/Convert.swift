@@ -69,6 +69,10 @@ public struct Convert: HapticsynthVerb {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Normalise the sound's peak to this level first (-60 to 0 dBFS; instead of --gain).", valueName: "dBFS"))
     public var normalize: Double?
 
+    // As `follow --gate` (same name, units, range and default).
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Noise gate, -120 to 0 dBFS: quieter sound (after --gain or --normalize) counts as silence, with no haptics (a hit must rise 12 dB above it).", valueName: "dBFS"))
+    public var gate = SoundConversionOptions().gateDBFS
+
     @Option(name: .long, help: ArgumentHelp("The channel to analyse (1, 2, ...), or mix (their mean; the default).", valueName: "n|mix"))
     public var channel = "mix"
 
@@ -103,6 +107,7 @@ public struct Convert: HapticsynthVerb {
             try requireWithin("--normalize", normalize, Ranges.normalizeDBFS, " dBFS")
             if gain != 0 { throw ValidationError("--normalize and --gain: give one of them") }
         }
+        try requireWithin("--gate", gate, Ranges.gateDBFS, " dBFS")
         try requireWithin("--from", from, Ranges.seconds, " s")
         if let to {
             try requireWithin("--to", to, Ranges.seconds, " s")
@@ -137,6 +142,7 @@ public struct Convert: HapticsynthVerb {
         o.ducking = ducking / 100
         o.gainDB = gain
         o.normalizeTo = normalize
+        o.gateDBFS = gate
         o.channel = Int(channel)
         o.from = from
         o.to = to
@@ -161,6 +167,7 @@ public struct Convert: HapticsynthVerb {
             normalize.map { ["--normalize", number($0)] } ?? ["--gain", number(gain)],
             ["--channel", soundOptions.channel.map(String.init) ?? "mix"],
         ]
+        if gate != SoundConversionOptions().gateDBFS { parts.append(["--gate", number(gate)]) }
         if from != 0 { parts.append(["--from", number(from)]) }
         if let to { parts.append(["--to", number(to)]) }
         if audio { parts.append(["--audio"]) }
@@ -228,14 +235,14 @@ public struct Convert: HapticsynthVerb {
         let signals = TemporaryFiles.removeOnSignals()
         defer { signals.restore() }
         // (The --per-sound file is an input too: never written over.)
-        let inputIdentities = (inputs + [perSound].compactMap { $0 }).compactMap(FileIdentity.init(path:))
+        let inputIdentities = CommandInputs(inputs + [perSound].compactMap { $0 }).identities
         let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         var failures = 0
         for target in targets {
             do {
                 let command = try perSoundOptions.map { file throws(CLIError) in try applying(file.arguments(for: target.input)) } ?? self
                 let converted = try command.convert(target.input, to: target.output, format: target.format)
-                try TextFileWriter.write(converted.text, to: target.output, inputs: inputIdentities)
+                try TextFileWriter.write(converted.text, to: target.output, inputs: inputIdentities + converted.sounds)
                 for line in [converted.summary] + converted.sensitivityTable {
                     if toStandardOutput { out.printError(line) } else { out.print(line) }
                 }
@@ -258,7 +265,8 @@ public struct Convert: HapticsynthVerb {
         let given = format.flatMap(OutputFormat.init(name:))
         if SoundFileWriter.isStandardOutput(output) { return ([(inputs[0], output, given ?? .ahap)], nil) }
         let inFolder = given ?? .ahap
-        if let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: inFolder.fileExtension) {
+        // (`-o x.ahap` with several inputs is a mistake, not a folder to make: only "/" or an existing folder is one.)
+        if let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: inFolder.fileExtension, namesAFile: { _ in true }) {
             return (targets.map { ($0.input, $0.output, inFolder) }, folder)
         }
         guard let chosen = given ?? OutputFormat(name: URL(fileURLWithPath: output).pathExtension) else {
@@ -274,6 +282,8 @@ public struct Convert: HapticsynthVerb {
         package var summary: String
         package var notes: [String]
         var sensitivityTable: [String] = []
+        /// The sound files a pattern input plays: read, so never written over.
+        var sounds: [FileIdentity] = []
     }
 
     func convert(_ input: String, to path: String, format: OutputFormat) throws -> Converted {
@@ -319,7 +329,7 @@ public struct Convert: HapticsynthVerb {
             let metadata = JSONValue.object([
                 ("Editor", .string(editor)), ("Source", .string(name)), ("Description", .string(conversionDescription)),
             ] + edits)
-            let pattern = haptics.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
+            let pattern = result.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
             do { _ = try pattern.validate(options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted pattern does not pass strict validation (\(error)); please report this")
             }
@@ -352,6 +362,7 @@ public struct Convert: HapticsynthVerb {
         var notes: [String] = []
         let text: String
         let what: String
+        var sounds = CommandInputs()
         do {
             if PatternFile.isHapticClip(path: input, bytes: bytes) {
                 let decoded = try HapticClip.decode(from: bytes, options: options)
@@ -368,6 +379,7 @@ public struct Convert: HapticsynthVerb {
             } else {
                 let decoded = try AHAPPattern.decode(from: bytes, options: options)
                 notes += decoded.warnings.map { "warning: \($0)" }
+                sounds.addSounds(of: PatternFile(path: input, decoded: decoded, clip: nil, byteCount: bytes.count), soundFolders: [])
                 switch format {
                 case .ahap:
                     text = decoded.pattern.encoded()
@@ -385,7 +397,7 @@ public struct Convert: HapticsynthVerb {
         }
         if audio { notes.append("--audio applies to sound inputs; ignored") }
         if listSensitivities { notes.append("--list-sensitivities applies to sound inputs; ignored") }
-        return Converted(text: text, summary: "\(path): from \(input): \(what)", notes: notes)
+        return Converted(text: text, summary: "\(path): from \(input): \(what)", notes: notes, sounds: sounds.identities)
     }
 
     /// Whether `input` is read as a pattern (AHAP or .haptic) rather than a sound: by its extension.

@@ -45,7 +45,7 @@ public struct Follow: AsyncParsableCommand {
     public var capture: String
 
     @Option(name: .long, help: ArgumentHelp("How the sound becomes drive: analysis (loudness, hits and sharpness, synthesized in the actuator's band) or lowpass (a crossover at the top of the profile's band).", valueName: "mode"))
-    public var mode: FollowMode = .analysis
+    public var mode: FollowMode = FollowSettings.defaultMode
 
     @Option(name: .customLong("input-channels"), help: ArgumentHelp("Captured channels to follow, 1-based, comma-separated (default: all).", valueName: "list"))
     public var inputChannels: String?
@@ -61,14 +61,9 @@ public struct Follow: AsyncParsableCommand {
     public var gate = FollowOptionValues.defaultGateDBFS
 
     @Option(name: .long, help: ArgumentHelp("Analysis: earliest (each hit felt in the first period after it is heard, up to a period of jitter) or steady (every hit one fixed delay after its sound, about a period later).", valueName: "timing"))
-    public var timing: FollowTiming = .earliest
+    public var timing: FollowTiming = FollowSettings.defaultTiming
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))) or a JSON file.",
-            valueName: "name|path"))
-    public var profile = ActuatorProfile.builtInNames[0]
+    @OptionGroup public var profileOption: ProfileOption
 
     @OptionGroup public var channelLayout: LayoutOptions
     @OptionGroup public var live: LiveOutputOptions
@@ -121,7 +116,7 @@ public struct Follow: AsyncParsableCommand {
         let layout: ChannelLayout?
         let followed: [Int]
         do {
-            do { resolvedProfile = try SynthesisOptions.loadProfile(profile) } catch { throw CLIError("--profile \(error)") }
+            resolvedProfile = try profileOption.resolved()
             layout = try channelLayout.resolved()
             followed = try Self.channels(inputChannels)
         } catch {

@@ -24,9 +24,7 @@ public struct LayoutOptions: ParsableArguments {
     public func resolved() throws(CLIError) -> ChannelLayout? {
         guard let layout else { return nil }
         do {
-            return try ChannelLayout.parse(layout) { name throws(ChannelLayoutError) in
-                do { return try SynthesisOptions.loadProfile(name) } catch let error as CLIError { throw ChannelLayoutError(error.description) } catch { throw ChannelLayoutError("\(error)") }
-            }
+            return try ChannelLayout.parse(userText: layout)
         } catch {
             throw CLIError("--layout: \(error)")
         }

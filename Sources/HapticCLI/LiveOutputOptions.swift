@@ -1,7 +1,7 @@
 import ArgumentParser
 import HapticKit
 
-/// Options shared by the verbs that play live: device, period, buffer.
+/// Options shared by the verbs that play live: device, period, buffer, real-time scheduling.
 public struct LiveOutputOptions: ParsableArguments {
     @Option(name: .customShort("D"), help: ArgumentHelp("ALSA playback device (PCM name).", valueName: "device"))
     public var device = "default"
@@ -13,6 +13,14 @@ public struct LiveOutputOptions: ParsableArguments {
         name: .customLong("buffer-periods"), parsing: .unconditional,
         help: ArgumentHelp("Periods in the device buffer (default: 3; follow: 2, its latency is the point).", valueName: "n"))
     public var requestedBufferPeriods: Int?
+
+    // Where SCHED_FIFO and mlockall are refused or unwanted (a container, a CI runner, a desktop
+    // session beside other real-time work): a plain process. The memory lock goes with it: it
+    // keeps a real-time thread from page faults, and is process-wide.
+    @Flag(
+        name: .customLong("no-realtime"),
+        help: "Ask for no real-time scheduling (SCHED_FIFO) for the render thread and lock no memory: run as an ordinary process.")
+    public var noRealtime = false
 
     /// Periods in the device buffer: as asked, else 3 (`follow` uses `bufferPeriods(default:)`).
     public var bufferPeriods: Int { bufferPeriods(default: 3) }
@@ -40,7 +48,8 @@ public struct LiveOutputOptions: ParsableArguments {
     ) -> LivePlayer.Configuration {
         var configuration = LivePlayer.Configuration(
             output: .alsa(device), layout: layout, sound: sound, profile: profile, sampleRate: rate, periodFrames: period,
-            bufferPeriods: bufferPeriods(default: defaultBufferPeriods), lockMemory: true, verbose: verbose)
+            bufferPeriods: bufferPeriods(default: defaultBufferPeriods), lockMemory: !noRealtime, verbose: verbose)
+        if noRealtime { configuration.realtimePriority = nil }
         configuration.logsChannelRouting = false  // the verb prints it (`reportChannels`)
         return configuration
     }
@@ -60,8 +69,8 @@ public struct LiveOutputOptions: ParsableArguments {
         output.print(report.description)
     }
 
-    /// `--verbose`'s note that the verb locked the process's memory.
+    /// `--verbose`'s note that the verb locked the process's memory (or, with --no-realtime, did not).
     func reportMemoryLock(into output: inout some CommandOutput) {
-        output.print(Self.memoryNote)
+        output.print(noRealtime ? Self.noRealtimeNote : Self.memoryNote)
     }
 }

@@ -26,14 +26,19 @@ struct OutputFolder {
     /// The plan for `-o OUTPUT` when it is a folder (several inputs, an output ending in "/", or
     /// an existing folder): one output per input, named after it with `fileExtension`, and the
     /// folder, made only now that the plan is good. Nil when OUTPUT names one file.
+    /// `namesAFile` says whether a missing OUTPUT not ending in "/" reads as a file's name (then
+    /// several inputs are refused rather than given a folder called `x.ahap`).
     static func plan(
-        _ inputs: [String], into output: String, fileExtension: String
+        _ inputs: [String], into output: String, fileExtension: String, namesAFile: (String) -> Bool = { _ in false }
     ) throws(CLIError) -> (targets: [(input: String, output: String)], folder: OutputFolder)? {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
         guard inputs.count > 1 || output.hasSuffix("/") || (exists && isDirectory.boolValue) else { return nil }
         if exists && !isDirectory.boolValue {
             throw CLIError("\(output): is a file; several inputs need an output folder")
+        }
+        if !exists && !output.hasSuffix("/") && namesAFile(output) {
+            throw CLIError("\(output): several inputs need an output folder; end the name with / to make one (\(output)/)")
         }
         var seen: Set<String> = []
         let targets = try inputs.map { input throws(CLIError) in

@@ -13,12 +13,20 @@ public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertibl
     case unreadable(file: String, reason: String)
     /// The file was read but is not a loadable AHAP pattern (or `.haptic` clip).
     case invalid(file: String, error: AHAPError)
+    /// The file is a sound (`kind`: WAV, FLAC, Ogg, MP3...), by its content: `convert` makes a pattern of it.
+    case soundFile(file: String, kind: String)
+
+    /// What a sound file given for a pattern is, and how to make one of it.
+    static func soundFileReason(kind: String) -> String {
+        "\(["Ogg", "MP3", "AIFF", "AU"].contains(kind) ? "an" : "a") \(kind) sound file, not a pattern; `hapticsynth convert` makes a pattern of it"
+    }
 
     /// One line: `file: reason` or `file: path: message` (or `file: line L, column C: message`).
     public var description: String {
         switch self {
         case .unreadable(let file, let reason): printable("\(file): cannot read: \(reason)")
         case .invalid(let file, let error): printable("\(file): \(error)")
+        case .soundFile(let file, let kind): printable("\(file): \(Self.soundFileReason(kind: kind))")
         }
     }
 }
@@ -39,6 +47,7 @@ public struct PatternFile: Sendable {
     /// Reads and decodes `path` (AHAP, or a `.haptic` clip converted to AHAP).
     public static func load(_ path: String, options: AHAPDecodeOptions = .init()) throws(PatternFileError) -> PatternFile {
         let bytes = try readBytes(path)
+        if let kind = SoundFileSignature.kind(of: bytes) { throw .soundFile(file: path, kind: kind) }
         do {
             if isHapticClip(path: path, bytes: bytes) {
                 let decoded = try HapticClip.decode(from: bytes, options: options)
@@ -58,11 +67,14 @@ public struct PatternFile: Sendable {
 
     /// The file's bytes, or a one-line reason why they cannot be read.
     public static func readBytes(_ path: String) throws(PatternFileError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .unreadable(file: path, reason: "no such file")
+        // (The system's reason when it cannot be looked at: a symbolic-link loop or a name too
+        // long is not "no such file".)
+        let info: stat
+        switch fileStatus(path) {
+        case .success(let found): info = found
+        case .failure(let failure): throw .unreadable(file: path, reason: failure.reason)
         }
-        if isDirectory.boolValue { throw .unreadable(file: path, reason: "is a directory, not a file") }
+        if info.st_mode & S_IFMT == S_IFDIR { throw .unreadable(file: path, reason: "is a directory, not a file") }
         // Read in chunks up to the limit: a device such as /dev/zero, or a huge file, is
         // refused instead of filling memory.
         guard let handle = FileHandle(forReadingAtPath: path) else {

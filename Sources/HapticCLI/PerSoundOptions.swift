@@ -37,7 +37,7 @@ package struct PerSoundOptions {
     /// writes, which a line is applied over).
     package static let perSoundOptions: Set<String> = [
         "--sensitivity", "--min-gap", "--ducking", "--breakpoints-per-second", "--gain", "--normalize",
-        "--channel", "--from", "--to", "--audio",
+        "--gate", "--channel", "--from", "--to", "--audio",
     ]
 
     /// Reads and splits the file (its options are checked by the caller, in context).
@@ -51,9 +51,14 @@ package struct PerSoundOptions {
     }
 
     /// The lines of `text` (blank lines and `#` comments, whole lines or after the options, skipped).
+    /// A line ends at LF, CRLF or a lone CR (a file saved on Windows or an old Mac); a UTF-8 byte
+    /// order mark at the start is not part of the first name.
     package static func parse(_ text: String, path: String) throws(CLIError) -> PerSoundOptions {
         var lines: [Line] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // ("\r\n" is one Character in Swift: splitting on "\n" alone would leave a CRLF file one line.)
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        let rawLines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, raw) in rawLines.enumerated() {
             let number = index + 1
             let words: [String]
             do { words = try split(raw) } catch { throw CLIError("\(path) line \(number): \(error.description)") }
@@ -124,9 +129,32 @@ package struct PerSoundOptions {
         return fnmatch(line.pattern, end, FNM_PATHNAME) == 0
     }
 
-    /// The options of every line that names `input`, in the file's order.
+    /// The options of every line that names `input`, in the file's order, folded so that each
+    /// option appears once with its last value (--gain and --normalize are one choice): what
+    /// applying them one after another gives, in time linear in the lines (a parser handed every
+    /// repeat takes time quadratic in them).
     package func arguments(for input: String) -> [String] {
-        lines.filter { Self.matches($0, input) }.flatMap(\.arguments)
+        Self.overlay(lines.filter { Self.matches($0, input) }.flatMap(\.arguments))
+    }
+
+    /// `words` (checked options, as `parse` leaves them) with each option once, at its first
+    /// place, holding its last value.
+    static func overlay(_ words: [String]) -> [String] {
+        var options: [[String]] = []
+        var place: [String: Int] = [:]
+        var k = 0
+        while k < words.count {
+            let name = optionName(words[k])
+            let takesNext = name != "--audio" && !words[k].contains("=") && k + 1 < words.count
+            let option = takesNext ? [words[k], words[k + 1]] : [words[k]]
+            k += option.count
+            let slot = name == "--normalize" ? "--gain" : name
+            if let at = place[slot] { options[at] = option } else {
+                place[slot] = options.count
+                options.append(option)
+            }
+        }
+        return options.flatMap { $0 }
     }
 
     /// The lines that name none of `inputs`.

@@ -36,9 +36,9 @@ struct PlotInputs {
 
     static func load(_ paths: [String], synthesis: SynthesisOptions, profile: ActuatorProfile) throws(CLIError) -> PlotInputs {
         var inputs = PlotInputs()
-        if ActuatorProfile.builtIn(named: synthesis.profile) == nil, let identity = FileIdentity(path: synthesis.profile) {
-            inputs.identities.append(identity)
-        }
+        var read = CommandInputs()
+        read.add(synthesis)
+        inputs.identities = read.identities
         for path in paths {
             try checkRegularFile(path)
             if let identity = FileIdentity(path: path) { inputs.identities.append(identity) }
@@ -72,10 +72,9 @@ struct PlotInputs {
         let (file, prepared) = try synthesis.prepare(path, profile: profile)
         patterns.append(Pattern(file: file, prepared: prepared, trace: PatternTrace(prepared)))
         warnings += (file.decoded.warnings.map(\.description) + prepared.warnings).map { "\(path): warning: \($0)" }
-        let roots = [SynthesisOptions.assetsFolder()].compactMap { $0 } + synthesis.soundFolders
-        identities += file.decoded.pattern.events.compactMap(\.waveformPath).compactMap {
-            file.locateAudio($0, roots: roots).flatMap { FileIdentity(path: $0.path) }
-        }
+        var sounds = CommandInputs()
+        sounds.addSounds(of: file, soundFolders: synthesis.soundFolders)
+        identities += sounds.identities
     }
 
     /// A rhythm report (`rhythm --json`), or nil when the JSON is not one (then it is a pattern).

@@ -99,11 +99,9 @@ public struct Render: HapticsynthVerb {
         // the dispositions they had are back when the verb returns.
         let signals = TemporaryFiles.removeOnSignals()
         defer { signals.restore() }
-        // Inputs are never written over: patterns, the profile file, the sounds they use.
-        var inputs = inputs.compactMap(FileIdentity.init(path:))
-        if ActuatorProfile.builtIn(named: synthesis.profile) == nil, let identity = FileIdentity(path: synthesis.profile) {
-            inputs.append(identity)
-        }
+        // Inputs are never written over: patterns, the profile files, the sounds they use.
+        var inputs = CommandInputs(self.inputs)
+        inputs.add(synthesis)
         let toStandardOutput = SoundFileWriter.isStandardOutput(output)
         let progress = targets.count > 1 ? ProgressBar(total: targets.count) : nil
         var failures = 0
@@ -130,10 +128,21 @@ public struct Render: HapticsynthVerb {
     /// render into a folder, one file per input named after it; the folder, made when missing.
     func plannedOutputs() throws(CLIError) -> ([(input: String, output: String)], OutputFolder?) {
         if !SoundFileWriter.isStandardOutput(output),
-           let (targets, folder) = try OutputFolder.plan(inputs, into: output, fileExtension: format ?? "wav") {
+           let (targets, folder) = try OutputFolder.plan(
+               inputs, into: output, fileExtension: format ?? "wav",
+               namesAFile: { SoundFileWriter.FileFormat(extensionOf: $0) != nil }) {
             return (targets, folder)
         }
         return ([(inputs[0], output)], nil)
+    }
+
+    /// A warning when the layout has no haptic channel and the pattern has haptic events: they
+    /// would render to silence without a word.
+    static func unrenderedHaptics(_ pattern: AHAPPattern, layout: ChannelLayout) -> String? {
+        let hasHapticChannel = layout.sources.contains { if case .haptic = $0 { true } else { false } }
+        let hapticEvents = pattern.events.filter { $0.type == .hapticTransient || $0.type == .hapticContinuous }.count
+        guard !hasHapticChannel, hapticEvents > 0 else { return nil }
+        return "the layout \(layout.mapDescription) has no haptic channel (H), so the \(hapticEvents) haptic event\(hapticEvents == 1 ? " is" : "s are") not rendered"
     }
 
     struct Written {
@@ -141,7 +150,7 @@ public struct Render: HapticsynthVerb {
         var warnings: [String]
     }
 
-    func render(_ input: String, to path: String, profile: ActuatorProfile, inputs: [FileIdentity]) throws(CLIError) -> Written {
+    func render(_ input: String, to path: String, profile: ActuatorProfile, inputs: CommandInputs) throws(CLIError) -> Written {
         let (file, prepared) = try synthesis.prepare(input, profile: profile)
         // Refused before anything is written (or the disk fills with a pattern that lasts years).
         let seconds = prepared.duration + tail
@@ -153,21 +162,20 @@ public struct Render: HapticsynthVerb {
             pattern: prepared, layout: synthesis.resolvedLayout(), tail: tail, ending: exactLength ? .exactLength : .silence)
         let fileFormat = format.flatMap { SoundFileWriter.FileFormat(extensionOf: "x." + $0) }
         // The sounds the pattern plays are inputs too.
-        let soundRoots = [SynthesisOptions.assetsFolder()].compactMap { $0 } + synthesis.soundFolders
-        let sounds = file.decoded.pattern.events.compactMap(\.waveformPath).compactMap {
-            file.locateAudio($0, roots: soundRoots).flatMap { FileIdentity(path: $0.path) }
-        }
+        var read = inputs
+        read.addSounds(of: file, soundFolders: synthesis.soundFolders)
         let writer: SoundFileWriter
         do {
             // The format counts the longest ring-out; WAV on a pipe gets the exact length in its header.
             writer = try SoundFileWriter(
                 path: path, for: stream, format: fileFormat, sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
-                inputs: inputs + sounds, plainWAVByteLimit: plainWAVLimitBytes)
+                inputs: read.identities, plainWAVByteLimit: plainWAVLimitBytes)
         } catch {
             throw CLIError(error.description)
         }
         do { try writer.write(&stream) } catch { throw CLIError(error.description) }
-        let warnings = file.decoded.warnings.map(\.description) + prepared.warnings
+        var warnings = file.decoded.warnings.map(\.description) + prepared.warnings
+        if let missing = Self.unrenderedHaptics(file.decoded.pattern, layout: stream.layout) { warnings.append(missing) }
         let duration = Double(writer.framesWritten) / Double(synthesis.rate)
         let peak = writer.peakDBFS.isFinite ? String(format: "%.1f dBFS", writer.peakDBFS) : "silent"
         let summary = "\(printable(path)): \(String(format: "%.3f", duration)) s, \(stream.channels) ch (\(stream.layout.mapDescription)), "

@@ -144,7 +144,7 @@ public struct Rhythm: AsyncParsableCommand {
         // The verb reports failures itself, in one line; the manager's notes only with --verbose.
         var config = live.managerConfiguration(
             haptics: haptics, assets: assets, output: output, audioOutput: audioOutput,
-            layout: try? channelLayout.resolved(), profile: profile, managerLogLevel: .error)
+            layout: try? channelLayout.resolved(), profile: ActuatorProfile.builtIn(named: profile) ?? .bassShaker, managerLogLevel: .error)
         config.engine.appliedCommandTraceCapacity = 4 * beats + 1024
         config.audioEngine.appliedCommandTraceCapacity = 4 * beats + 1024
         return config
@@ -257,6 +257,9 @@ public struct Rhythm: AsyncParsableCommand {
     // MARK: offline
 
     func offline(map: BeatMap, haptics: String, assets: String, to path: String, into out: inout some CommandOutput) async -> Int32 {
+        // Never written over: the beat map, the profile files the layout names.
+        var readFiles = CommandInputs([beatmap].compactMap { $0 })
+        readFiles.add(channelLayout)
         // The render replaces the output with the file (HapticKit's OfflineRhythmRender).
         let config = managerConfiguration(haptics: haptics, assets: assets, output: .alsa(path), audioOutput: nil,
                                           beats: map.times.count)
@@ -266,7 +269,7 @@ public struct Rhythm: AsyncParsableCommand {
         let result = OfflineRhythmRender.render(
             map: map, cue: cue, lead: lead, configuration: config, to: path,
             sampleFormat: SoundFileWriter.SampleFormat(bits: bits) ?? .int16,
-            inputs: [beatmap].compactMap { $0 }.compactMap(FileIdentity.init(path:)),
+            inputs: readFiles.identities,
             check: { problem(with: $0, assets: assets) })
         switch result {
         case .success(let report):

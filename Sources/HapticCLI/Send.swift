@@ -9,8 +9,8 @@ public struct Send: ParsableCommand {
         abstract: "Send one OSC message to a running `hapticsynth serve` (for scripts and tests).",
         discussion: """
             Arguments that read as numbers are sent as doubles (the server converts them to the \
-            types the address takes), the others as strings; prefix s: to send a number as a \
-            string (s:42). --at appends a time on the server's clock (CLOCK_MONOTONIC): +0.5 is \
+            types the address takes), negative ones included, the others as strings; prefix s: \
+            to send a number, or a word starting with -, as a string (s:42). --at appends a time on the server's clock (CLOCK_MONOTONIC): +0.5 is \
             half a second from now, a plain number is an absolute monotonic time. --timetag does \
             the same with an OSC bundle whose timetag is that moment on the wall clock. For \
             /hapticsynth/status and /hapticsynth/clock the reply is printed (exit 1 when none \
@@ -21,6 +21,7 @@ public struct Send: ParsableCommand {
               hapticsynth send /hapticsynth/transient 0.8 0.5 --at +0.5
               hapticsynth send /hapticsynth/loop/start slider heartbeat
               hapticsynth send /hapticsynth/loop/intensity slider 0.3
+              hapticsynth send /hapticsynth/loop/sharpness slider -0.2
               hapticsynth send /hapticsynth/status
             """
     )
@@ -28,7 +29,10 @@ public struct Send: ParsableCommand {
     @Argument(help: ArgumentHelp("The OSC address (/hapticsynth/...).", valueName: "address"))
     public var address: String
 
-    @Argument(help: ArgumentHelp("The message's arguments.", valueName: "arg"))
+    // `.allUnrecognized`: a negative number ("-0.2", "-6") is an argument, not an unknown
+    // option; the options below still parse wherever they stand, and any other word that
+    // starts with a dash is refused in `validate` (a mistyped option is not sent as a string).
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The message's arguments (negative numbers included).", valueName: "arg"))
     public var arguments: [String] = []
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Append a monotonic time: +SECONDS from now, or absolute SECONDS.", valueName: "time"))
@@ -50,6 +54,9 @@ public struct Send: ParsableCommand {
 
     public func validate() throws {
         guard address.hasPrefix("/") else { throw ValidationError("\(address): an OSC address starts with /") }
+        if let option = arguments.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+            throw ValidationError("\(printable(option)): not an option of send, nor a number (prefix s: to send it as a string)")
+        }
         guard (1...65535).contains(port) else { throw ValidationError("--port \(port): expected 1...65535") }
         guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout \(timeout): expected 0...60 seconds") }
         for (flag, value) in [("--at", at), ("--timetag", timetag)] {

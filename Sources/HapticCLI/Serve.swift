@@ -56,8 +56,7 @@ public struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The assets folder: sfx/, cues.json (default $HAPTICSYNTH_ASSETS or ./Assets).", valueName: "dir"))
     public var assets: String?
 
-    @Option(name: .long, help: ArgumentHelp("Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))).", valueName: "name"))
-    public var profile = ActuatorProfile.builtInNames[0]
+    @OptionGroup public var profileOption: ProfileOption
 
     @Option(name: .customLong("osc-port"), parsing: .unconditional, help: ArgumentHelp("UDP port for OSC (0: any free port, printed).", valueName: "port"))
     public var oscPort = 9000
@@ -77,7 +76,7 @@ public struct Serve: AsyncParsableCommand {
     public func validate() throws {
         guard (0...65535).contains(oscPort) else { throw ValidationError("--osc-port \(oscPort): expected 0...65535") }
         guard (1...1_000_000).contains(queueCapacity) else { throw ValidationError("--queue \(queueCapacity): expected 1...1000000") }
-        try validateBuiltInProfile(profile)
+        try profileOption.checkName()
     }
 
     public func run() async throws {
@@ -116,7 +115,12 @@ public struct Serve: AsyncParsableCommand {
             out.printError("serve: \(error)")
             return 1
         }
-        var config = managerConfiguration(haptics: folders.haptics, assets: folders.assets)
+        let profile: ActuatorProfile
+        do { profile = try profileOption.resolved() } catch {
+            out.printError("serve: \(error)")
+            return 1
+        }
+        var config = managerConfiguration(haptics: folders.haptics, assets: folders.assets, profile: profile)
         let outages = OutageReport(verb: "serve", device: hapticDevice ?? live.device)
         config.eventHandler = Self.reportEvents(outages)
         let manager = HapticManager(configuration: config)
@@ -249,7 +253,7 @@ public struct Serve: AsyncParsableCommand {
         }
     }
 
-    func managerConfiguration(haptics: String, assets: String) -> HapticManager.Configuration {
+    func managerConfiguration(haptics: String, assets: String, profile: ActuatorProfile) -> HapticManager.Configuration {
         let audioDevice = live.device
         return live.managerConfiguration(
             haptics: haptics, assets: assets, output: .alsa(hapticDevice ?? audioDevice),

@@ -17,7 +17,7 @@ public struct ServeFollowOptions: ParsableArguments {
     public var gain = FollowOptionValues.defaultGainDecibels
 
     @Option(name: .customLong("follow-mode"), help: ArgumentHelp("With --follow: \(FollowMode.allCases.map(\.rawValue).joined(separator: ", ")) (OSC /hapticsynth/follow/mode).", valueName: "mode"))
-    public var mode: FollowMode = .lowpass
+    public var mode: FollowMode = FollowSettings.defaultMode
 
     @Option(name: .customLong("follow-ducking"), parsing: .unconditional, help: ArgumentHelp("With --follow: the follower ducked by this much while a pattern sounds, -60 to 0 dB (OSC /hapticsynth/follow/ducking).", valueName: "dB"))
     public var ducking = Double(FollowControls.defaultDuckingDecibels)
@@ -31,7 +31,7 @@ public struct ServeFollowOptions: ParsableArguments {
     public var gate = FollowOptionValues.defaultGateDBFS
 
     @Option(name: .customLong("follow-timing"), help: ArgumentHelp("With --follow, in the analysis mode: earliest or steady, as follow's --timing.", valueName: "timing"))
-    public var timing: FollowTiming = .earliest
+    public var timing: FollowTiming = FollowSettings.defaultTiming
 
     public init() {}
 
@@ -40,9 +40,9 @@ public struct ServeFollowOptions: ParsableArguments {
                                      sensitivityFlag: "--follow-sensitivity", gateDBFS: gate, gateFlag: "--follow-gate")
         guard ducking.isFinite, (-60...0).contains(ducking) else { throw ValidationError("--follow-ducking \(ducking): expected -60...0 dB") }
         _ = try Follow.channels(inputChannels)
-        let anySet = inputChannels != nil || gain != FollowOptionValues.defaultGainDecibels || mode != .lowpass
+        let anySet = inputChannels != nil || gain != FollowOptionValues.defaultGainDecibels || mode != FollowSettings.defaultMode
             || ducking != Double(FollowControls.defaultDuckingDecibels) || sensitivity != FollowOptionValues.defaultSensitivityPercent
-            || gate != FollowOptionValues.defaultGateDBFS || timing != .earliest
+            || gate != FollowOptionValues.defaultGateDBFS || timing != FollowSettings.defaultTiming
         if capture == nil, anySet {
             throw ValidationError("--input-channels and the --follow-... options need --follow CAPTURE")
         }

@@ -6,6 +6,7 @@
 
 // @preconcurrency: stdio's `stdout` (a C global) is read once, at exit, when no other thread writes it.
 @preconcurrency import Glibc
+import HapticKit
 import Synchronization
 
 /// The tool's writes to file descriptors 1 and 2.
@@ -19,8 +20,9 @@ public enum StandardStreamWriter {
         if error != 0 { _ = outputFailure.compareExchange(expected: 0, desired: error, ordering: .relaxed) }
     }
 
-    /// Writes `text` to standard error; a failure is dropped (there is nowhere left to say it).
-    public static func error(_ text: String) { _ = write(STDERR_FILENO, text) }
+    /// Writes `text` to standard error (the original one while decoder calls have descriptor 2
+    /// on /dev/null: `DecoderMessages`); a failure is dropped (there is nowhere left to say it).
+    public static func error(_ text: String) { _ = write(DecoderMessages.toolStandardError, text) }
 
     /// The one line to print when a write to standard output failed (nil: none failed).
     public static var writeFailure: String? {
@@ -55,6 +57,8 @@ public enum StandardStreamWriter {
                 close(held)
             }
         }
+        // Decoders' own lines (libmpg123's) are not the tool's: one line of ours says what failed.
+        DecoderMessages.silenceInThisProcess()
         atexit {
             if fflush(stdout) != 0 || ferror(stdout) != 0 {
                 let reason = errno == 0 ? EIO : errno

@@ -7,12 +7,13 @@ import HapticKit
 
 /// `--profile`, `--rate`, `--layout`, `--sounds`, `--strict`.
 public struct SynthesisOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Actuator profile: a built-in name (\(ActuatorProfile.builtInNames.joined(separator: ", "))) or a JSON file.",
-            valueName: "name|path"))
-    public var profile = ActuatorProfile.builtInNames[0]
+    @OptionGroup public var profileOption: ProfileOption
+
+    /// `--profile` as given (a built-in name or a path).
+    public var profile: String {
+        get { profileOption.profile }
+        set { profileOption.profile = newValue }
+    }
 
     // `.unconditional`: "-48000" is this option's value (a range error), not an unknown flag.
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz.", valueName: "hz"))
@@ -38,13 +39,7 @@ public struct SynthesisOptions: ParsableArguments {
     }
 
     /// The profile named by `--profile`: a built-in name, else a JSON file.
-    public func resolvedProfile() throws(CLIError) -> ActuatorProfile {
-        if ActuatorProfile.builtIn(named: profile) == nil, !(profile.contains("/") || profile.hasSuffix(".json")) {
-            throw CLIError(
-                "--profile \(profile): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path")
-        }
-        return try Self.loadProfile(profile)
-    }
+    public func resolvedProfile() throws(CLIError) -> ActuatorProfile { try profileOption.resolved() }
 
     /// A built-in profile by name, else a JSON profile file (for `--profile` and `--layout`'s
     /// `H:PROFILE`). The error starts with the name.

@@ -73,6 +73,8 @@ public struct Validate: HapticsynthVerb {
                 switch error {
                 case .unreadable(_, let reason):
                     entry.error = Report.Problem(path: "", message: "cannot read: \(reason)", kind: "unreadable")
+                case .soundFile(_, let kind):
+                    entry.error = Report.Problem(path: "", message: PatternFileError.soundFileReason(kind: kind), kind: "sound file")
                 case .invalid(_, let ahap):
                     entry.error = Report.Problem(path: ahap.path, message: ahap.message, kind: describe(ahap.kind), line: ahap.line, column: ahap.column)
                 }

@@ -70,6 +70,15 @@ public struct ChannelRouting: Sendable, Equatable {
         }
     }
 
+    /// Whether the haptic reaches the actuator: true when every haptic channel is delivered on
+    /// a channel of its own, false when one is dropped or mixed into the speakers, nil when the
+    /// device cannot say (hs_engine_status.haptic_carried, the OSC status).
+    public var hapticCarried: Bool? {
+        let lost = lostHaptic
+        if lost.isEmpty { return true }
+        return lost.contains { if case .unknown = $0.fate { false } else { true } } ? false : nil
+    }
+
     /// One line when a haptic channel does not reach a channel of its own, with the fix; nil
     /// when every haptic channel is delivered.
     public var warning: String? {

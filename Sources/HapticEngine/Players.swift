@@ -44,6 +44,14 @@ public class PatternPlayer: @unchecked Sendable {
         try engine.startPlayback(of: self, atNanos: engine.nanos(forTime: time))
     }
 
+    /// Starts as `start(atTime:)` with live controls (intensity control, sharpness control...)
+    /// already in force at its first frame, whenever that is: a parameter sent at the start's
+    /// time would reach the voice by a short ramp, after its first onsets were struck. The
+    /// parameters' own `time` is ignored.
+    public func start(atTime time: Double, controls: [DynamicParameter]) throws(HapticEngineError) {
+        try engine.startPlayback(of: self, atNanos: engine.nanos(forTime: time), controls: controls)
+    }
+
     /// Starts the pattern so that its first frame PLAYS at device frame `frame` (the engine
     /// renders it the output stage's look-ahead earlier, as `start(atTime:)` does): a start
     /// on the device's own clock, for grids that must keep exact sample spacing (a rhythm
@@ -78,23 +86,40 @@ public class PatternPlayer: @unchecked Sendable {
     public func scheduleParameterCurve(_ curve: ParameterCurve, atTime time: Double) throws(HapticEngineError) {
         let base = engine.nanos(forTime: time)
         let start = (base == 0 ? engine.clock.nanos() : base) + Int64(curve.time * 1e9)
+        try send(Self.curveCommands(curve, from: start))
+    }
+
+    /// The longest the render side's jump to a value takes (its anti-zipper ramp is 1.5 ms).
+    static let jumpSettleSeconds = 0.002
+
+    /// A curve as control commands from `start` (engine nanoseconds): a jump to the first
+    /// point, then one ramp per segment. A ramp moves from the value in force when it begins,
+    /// so the first one begins once the jump has landed (`jumpSettleSeconds` later, ending on
+    /// time); begun together, it would start from the value before the curve and the first
+    /// point would never be heard.
+    static func curveCommands(_ curve: ParameterCurve, from start: Int64) -> [Command] {
         let points = curve.controlPoints.sorted { $0.time < $1.time }
         var commands: [Command] = []
+        var jumps = true  // the first point, and one after a segment too short to ramp over
         for (i, point) in points.enumerated() {
-            let at = start + Int64(point.time * 1e9)
-            let value = point.value.clamped(to: curve.id.range)
-            if i == 0 {
-                commands.append(Command(kind: .control, slot: 0, generation: 0, timeNanos: at, value: value, parameter: curve.id))
-            }
-            if i + 1 < points.count {
-                // From this point, ramp to the next over the segment's length.
-                let next = points[i + 1]
+            var at = start + Int64(point.time * 1e9)
+            if jumps {
                 commands.append(Command(kind: .control, slot: 0, generation: 0, timeNanos: at,
-                                        value: next.value.clamped(to: curve.id.range),
-                                        ramp: max(0, next.time - point.time), parameter: curve.id))
+                                        value: point.value.clamped(to: curve.id.range), parameter: curve.id))
             }
+            guard i + 1 < points.count else { break }
+            var length = max(0, points[i + 1].time - point.time)
+            if jumps {
+                if length <= jumpSettleSeconds { continue }
+                at += Int64(jumpSettleSeconds * 1e9)
+                length -= jumpSettleSeconds
+            }
+            // From this point, ramp to the next over the (rest of the) segment.
+            commands.append(Command(kind: .control, slot: 0, generation: 0, timeNanos: at,
+                                    value: points[i + 1].value.clamped(to: curve.id.range), ramp: length, parameter: curve.id))
+            jumps = false
         }
-        try send(commands)
+        return commands
     }
 
     /// Stops at once (with a 2 ms fade) and drops everything scheduled for this playback.
@@ -303,12 +328,19 @@ extension HapticEngine {
 
     /// Starts a new playback of `player` (control side; allocates the voice here).
     /// `frame` (when set) replaces `time`: the device frame the start plays at.
-    func startPlayback(of player: PatternPlayer, atNanos time: Int64, frame: Int64? = nil) throws(HapticEngineError) {
+    func startPlayback(of player: PatternPlayer, atNanos time: Int64, frame: Int64? = nil,
+                       controls: [DynamicParameter] = []) throws(HapticEngineError) {
         // One voice per actuator profile the layout names (the first also plays the sound).
+        // As the offline render does: a layout naming profiles plays the pattern made for each
+        // (even one profile, as `dualsense` names), else the pattern as prepared.
         let actuators = actuatorProfiles
+        let namesProfiles = configuration.layout.profiles.contains { $0 != nil }
         var voices = actuators.indices.map { k in
-            PatternVoice(pattern: actuators.count == 1
-                ? player.pattern : player.pattern.variant(for: actuators[k], withSound: k == 0))
+            PatternVoice(pattern: namesProfiles
+                ? player.pattern.variant(for: actuators[k], withSound: k == 0) : player.pattern)
+        }
+        for k in voices.indices {
+            for control in controls { voices[k].presetControl(control.id, value: control.value) }
         }
         let (muted, previous) = player.settings.withLock { s -> (Bool, PatternPlayer.Playback?) in
             for k in voices.indices {

@@ -31,7 +31,7 @@ public final class FollowControls: Sendable {
     }
 
     /// - Parameters: `gain` linear, `ducking` linear (1: none); both checked as the setters do.
-    public init(mode: FollowMode = .lowpass, gain: Float = 1, duckingDecibels: Float = FollowControls.defaultDuckingDecibels) throws(FollowControlError) {
+    public init(mode: FollowMode = FollowSettings.defaultMode, gain: Float = 1, duckingDecibels: Float = FollowControls.defaultDuckingDecibels) throws(FollowControlError) {
         gainBits = Atomic(try Self.checkedGain(gain).bitPattern)
         duckBits = Atomic(try Self.checkedDucking(duckingDecibels).bitPattern)
         modeIndex = Atomic(Self.index(of: mode))

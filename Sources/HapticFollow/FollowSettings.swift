@@ -2,8 +2,14 @@ import HapticAnalysis
 
 /// What the follower is told: which captured channels it follows, how loud, in which mode.
 public struct FollowSettings: Sendable, Equatable {
+    /// The mode a follower runs in unless told otherwise, wherever it is started (`follow
+    /// --mode`, `serve --follow-mode`, ``FollowControls``, the library): the only place it is said.
+    public static let defaultMode = FollowMode.analysis
+    /// The analysis mode's timing unless told otherwise (`follow --timing`, `serve --follow-timing`).
+    public static let defaultTiming = FollowTiming.earliest
+
     /// The mode (see ``FollowMode``).
-    public var mode: FollowMode = .analysis
+    public var mode: FollowMode = Self.defaultMode
     /// Linear gain on the followed sound's drive, before the protection chain.
     public var gain: Float = 1
     /// The captured channels followed (0-based; empty: all of them), mixed as their mean.
@@ -15,11 +21,11 @@ public struct FollowSettings: Sendable, Equatable {
     /// 0.001 (-60 dBFS), `convert`'s.
     public var gate = 0.001
     /// When the analysis mode plays what it heard (see ``FollowTiming``).
-    public var timing: FollowTiming = .earliest
+    public var timing: FollowTiming = Self.defaultTiming
 
     public init(
-        mode: FollowMode = .analysis, gain: Float = 1, inputChannels: [Int] = [], sensitivity: Double = 0.5, gate: Double = 0.001,
-        timing: FollowTiming = .earliest
+        mode: FollowMode = Self.defaultMode, gain: Float = 1, inputChannels: [Int] = [], sensitivity: Double = 0.5, gate: Double = 0.001,
+        timing: FollowTiming = Self.defaultTiming
     ) {
         self.mode = mode
         self.timing = timing

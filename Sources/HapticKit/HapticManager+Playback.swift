@@ -110,15 +110,16 @@ extension HapticManager {
     /// (the progressive slider: the heartbeat loops while its intensity follows a value
     /// the app sets). Never fails: with an unknown name or no engine the handle does nothing.
     /// The loop survives an engine reset (it restarts on the new engine with its values).
-    public func playLooping(_ name: String, intensity: Double = 1, atTime time: Double = 0) -> LoopingPattern {
-        startLoop(LoopingPattern(name: name, prepared: nil, manager: self, intensity: intensity),
+    public func playLooping(_ name: String, intensity: Double = 1, sharpness: Double = 0, atTime time: Double = 0) -> LoopingPattern {
+        startLoop(LoopingPattern(name: name, prepared: nil, manager: self, intensity: intensity, sharpness: sharpness),
                   lookup({ $0.patterns[name] }, what: "pattern", name), at: time)
     }
 
     /// ``playLooping(_:intensity:atTime:)`` for a pattern the app prepared (``prepare(_:sounds:)``);
     /// `name` labels the handle. A reset restarts it on the new engine like a library loop.
-    public func playLooping(_ pattern: PreparedPattern, name: String, intensity: Double = 1, atTime time: Double = 0) -> LoopingPattern {
-        startLoop(LoopingPattern(name: name, prepared: pattern, manager: self, intensity: intensity),
+    public func playLooping(_ pattern: PreparedPattern, name: String, intensity: Double = 1, sharpness: Double = 0,
+                            atTime time: Double = 0) -> LoopingPattern {
+        startLoop(LoopingPattern(name: name, prepared: pattern, manager: self, intensity: intensity, sharpness: sharpness),
                   lookup({ _ in pattern }, what: "pattern", name), at: time)
     }
 

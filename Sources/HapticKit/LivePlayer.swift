@@ -59,6 +59,12 @@ public final class LivePlayer: Sendable {
 
         /// Whether the engine locks the process's memory.
         public var lockMemory: Bool { engine.lockMemory }
+
+        /// The render thread's SCHED_FIFO priority (nil: normal scheduling, nothing asked for).
+        public var realtimePriority: Int32? {
+            get { engine.realtimePriority }
+            set { engine.realtimePriority = newValue }
+        }
     }
 
     /// What a live playback reports.

@@ -18,21 +18,28 @@ public final class LoopingPattern: Sendable {
         var intensity: Double
         var sharpness: Double = 0
         var stopped = false
+        /// The player a stop was sent to: it plays on until the stop takes effect.
+        var stopping: AdvancedPatternPlayer? = nil
     }
     private let state: Mutex<State>
 
-    init(name: String, prepared: PreparedPattern?, manager: HapticManager, intensity: Double) {
+    init(name: String, prepared: PreparedPattern?, manager: HapticManager, intensity: Double, sharpness: Double = 0) {
         self.name = name
         self.prepared = prepared
         self.manager = HapticManager.WeakManager(manager)
-        state = Mutex(State(intensity: Self.clamp(intensity, 0...1)))
+        state = Mutex(State(intensity: Self.clamp(intensity, 0...1), sharpness: Self.clamp(sharpness, -1...1)))
     }
 
     /// The intensity (HapticIntensityControl, 0…1) the loop plays at.
     public var intensity: Double { state.withLock { $0.intensity } }
 
-    /// Whether the loop is playing (false after `stop()`, or when it never could start).
-    public var isPlaying: Bool { state.withLock { !$0.stopped && $0.player != nil } }
+    /// Whether the loop is playing: true from its start until a stop takes effect (a stop
+    /// scheduled for later leaves it playing until then); false when it never could start.
+    /// The engine tells its control side of a stopped voice within a period or so.
+    public var isPlaying: Bool {
+        let (playing, stopping) = state.withLock { s in (!s.stopped && s.player != nil, s.stopped ? s.stopping : nil) }
+        return playing || (stopping?.isActive ?? false)
+    }
 
     /// Sets the loop's intensity (HapticIntensityControl, clamped to 0…1), effective at once.
     public func setIntensity(_ value: Double) {
@@ -74,9 +81,15 @@ public final class LoopingPattern: Sendable {
             s.stopped = true
             let p = s.player
             s.player = nil
+            s.stopping = p
             return p
         }
-        try? player?.stop(atTime: time)
+        do {
+            try player?.stop(atTime: time)
+        } catch {
+            // Not sent (an old engine's player, a full queue): not reported as stopping.
+            state.withLock { $0.stopping = nil }
+        }
         manager.manager?.unregister(self)
     }
 
@@ -84,6 +97,7 @@ public final class LoopingPattern: Sendable {
         state.withLock { s in
             s.stopped = true
             s.player = nil
+            s.stopping = nil
         }
     }
 
@@ -111,7 +125,10 @@ public final class LoopingPattern: Sendable {
         do {
             player = try engine.makeAdvancedPlayer(with: pattern)
             player.loopEnabled = true  // read at start: the voice loops from its first pass
-            try player.start(atTime: time)
+            // The controls in force from the first frame (its first onsets included), then sent
+            // again below in case a setter ran before the player was registered.
+            let (intensity, sharpness) = state.withLock { ($0.intensity, $0.sharpness) }
+            try player.start(atTime: time, controls: Self.controls(intensity: intensity, sharpness: sharpness))
         } catch {
             manager.manager?.count { $0.startsFailed += 1 }
             return
@@ -127,9 +144,13 @@ public final class LoopingPattern: Sendable {
             try? player.stop(atTime: 0)
             return
         }
+        try? player.sendParameters(Self.controls(intensity: intensity, sharpness: sharpness), atTime: time)
+    }
+
+    private static func controls(intensity: Double, sharpness: Double) -> [DynamicParameter] {
         var parameters = [DynamicParameter(.hapticIntensityControl, time: 0, value: intensity)]
         if sharpness != 0 { parameters.append(DynamicParameter(.hapticSharpnessControl, time: 0, value: sharpness)) }
-        try? player.sendParameters(parameters, atTime: time)
+        return parameters
     }
 
     /// After a reset: the same loop on the manager's new engine (the old player is dropped).

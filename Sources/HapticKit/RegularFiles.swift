@@ -7,6 +7,7 @@
 import Glibc
 #endif
 import HapticPattern
+import HapticSoundFile
 
 /// A one-line reason a file could not be used.
 struct FileProblem: Error, CustomStringConvertible {
@@ -48,10 +49,10 @@ func fileKind(_ mode: mode_t) -> String {
 /// a pipe in between is refused too, never waited on.
 func readWholeFile(_ path: String) -> Result<[UInt8], FileProblem> {
     var info = stat()
-    guard stat(path, &info) == 0 else { return .failure(FileProblem("cannot open (\(String(cString: strerror(errno))))")) }
+    guard stat(path, &info) == 0 else { return .failure(FileProblem("cannot open (\(fileSystemReason(errno)))")) }
     guard info.st_mode & S_IFMT == S_IFREG else { return .failure(FileProblem("\(fileKind(info.st_mode)), not a regular file")) }
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard fd >= 0 else { return .failure(FileProblem("cannot open (\(String(cString: strerror(errno))))")) }
+    guard fd >= 0 else { return .failure(FileProblem("cannot open (\(fileSystemReason(errno)))")) }
     defer { close(fd) }
     guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
         return .failure(FileProblem("\(fileKind(info.st_mode)), not a regular file"))

@@ -20,6 +20,9 @@ public struct SoundConversionOptions: Sendable, Equatable {
     public var gainDB = 0.0
     /// Normalise the analysed range's peak to this level (dBFS) instead of a fixed gain.
     public var normalizeTo: Double?
+    /// The noise gate (dBFS, after the gain): below it the sound counts as silence (no
+    /// continuous event there), as `follow --gate` (``AnalysisSettings/gate``).
+    public var gateDBFS = -60.0
     /// The channel to analyse, 1-based; nil mixes them all (their mean).
     public var channel: Int?
     /// The part of the sound to convert (s); the pattern starts at `from`.
@@ -31,6 +34,8 @@ public struct SoundConversionOptions: Sendable, Equatable {
 
     public struct Names: Sendable, Equatable {
         public var channel = "--channel", from = "--from", to = "--to"
+        /// The options a note about a silent result suggests (nil: the caller has none of that name).
+        public var normalize: String? = "--normalize", gate: String? = "--gate"
         public init() {}
     }
 
@@ -45,6 +50,8 @@ public struct SoundConversionOptions: Sendable, Equatable {
         public static let breakpointsPerSecond: ClosedRange<Double> = 2...1000
         public static let gainDB: ClosedRange<Double> = -60...60
         public static let normalizeDBFS: ClosedRange<Double> = -60...0
+        /// The noise gate, as `follow --gate` takes it.
+        public static let gateDBFS: ClosedRange<Double> = -120...0
         /// `from` and `to`.
         public static let seconds: ClosedRange<Double> = 0...86_400
     }
@@ -56,6 +63,9 @@ public struct SoundConversionResult: Sendable {
     public var info: SoundFileInfo
     /// The linear gain applied (1 when none).
     public var gain: Double
+    /// The loudest sample of the converted range (of the analysed channel or mix, before the
+    /// gain), in dBFS (-infinity for digital silence).
+    public var peakDBFS = -Double.infinity
     /// What was changed to keep the result within the pattern limits (breakpoints per
     /// second lowered for a long sound, the weakest hits left out).
     public var notes: [String] = []
@@ -83,15 +93,36 @@ public enum SoundConversion {
             throw plan.refuse(error.description)
         }
         // Decoding (half the time of an MP3's conversion) on another core, ahead of the analysis.
+        var peak: Float = 0
         try plan.stream.readMonoDecodingAhead(from: plan.first, to: plan.end, channel: options.channel) { block in
+            for x in block { peak = max(peak, abs(x)) }
             block.withUnsafeBufferPointer { samples in converter.feed(samples.baseAddress!, count: samples.count) }
         }
+        let peakDBFS = 20 * log10(Double(peak))
         return converter.finishEach().map { converted in
             var haptics = converted
             var notes = plan.notes
             if let note = fitTransients(&haptics) { notes.append(note) }
-            return SoundConversionResult(haptics: haptics, info: plan.stream.info, gain: plan.analysis.gain, notes: notes)
+            if haptics.stretches.isEmpty && haptics.transients.isEmpty {
+                notes.append(silenceNote(peakDBFS: peakDBFS, gainDB: 20 * log10(plan.analysis.gain), options: options))
+            }
+            var result = SoundConversionResult(haptics: haptics, info: plan.stream.info, gain: plan.analysis.gain, notes: notes)
+            result.peakDBFS = peakDBFS
+            return result
         }
+    }
+
+    /// Why a conversion gave no event, with the sound's level and what to change.
+    static func silenceNote(peakDBFS: Double, gainDB: Double, options: SoundConversionOptions) -> String {
+        guard peakDBFS.isFinite else { return "the sound is silent (every sample 0): the pattern is empty (its length kept)" }
+        let level = decimalText(peakDBFS, places: 1)
+        let after = gainDB.isFinite && abs(gainDB) > 0.05 ? " (\(decimalText(peakDBFS + gainDB, places: 1)) dBFS after the gain)" : ""
+        var remedies: [String] = []
+        if let normalize = options.names.normalize { remedies.append("\(normalize) -1 to raise it") }
+        if let gate = options.names.gate { remedies.append("a \(gate) below its level") }
+        let hint = remedies.isEmpty ? "" : "; try " + remedies.joined(separator: " or ")
+        return "the sound peaks at \(level) dBFS\(after), nothing above the \(decimalText(options.gateDBFS, places: 0)) dBFS gate: "
+            + "the pattern is empty (its length kept)\(hint)"
     }
 
     /// Leaves out the weakest hits beyond the pattern's element limit (with the events and the
@@ -137,12 +168,21 @@ public enum SoundConversion {
             if let channel = options.channel, !(1...info.channels).contains(channel) {
                 throw refuse("\(options.names.channel) \(channel): the file has \(info.channels) channel\(info.channels == 1 ? "" : "s")")
             }
-            guard info.frames > 0 else { throw refuse("no audio: the file has 0 frames") }
-            first = Int((options.from * rate).rounded())
-            guard first < info.frames else {
-                throw refuse("\(options.names.from) \(options.from) s is at or past the end of the sound (\(decimalText(info.duration, places: 3)) s)")
+            // A file that does not say its length (a truncated Ogg) is as long as what decodes:
+            // counted first (one more decoding pass, for such files only), up to past the limit.
+            var frames = info.frames
+            if !info.framesKnown {
+                frames = try stream.countDecodableFrames(upTo: Int(Limits.maxTime * rate) + 1)
+                guard frames > 0 else { throw refuse("no audio decodes (the file is truncated or damaged)") }
+                notes.append(
+                    "the file does not say how long it is (truncated or damaged?): converted the \(decimalText(Double(frames) / rate, places: 3)) s that decode")
             }
-            end = min(info.frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
+            guard frames > 0 else { throw refuse("no audio: the file has 0 frames") }
+            first = Int((options.from * rate).rounded())
+            guard first < frames else {
+                throw refuse("\(options.names.from) \(options.from) s is at or past the end of the sound (\(decimalText(Double(frames) / rate, places: 3)) s)")
+            }
+            end = min(frames, options.to.map { Int(($0 * rate).rounded()) } ?? Int.max)
             guard end > first else { throw refuse("\(options.names.to) \(options.to ?? 0) s is not after \(options.names.from) \(options.from) s") }
             let length = Double(end - first) / rate
             guard length <= Limits.maxTime else {
@@ -160,6 +200,7 @@ public enum SoundConversion {
             }
             analysis = AnalysisSettings(sampleRate: rate)
             analysis.gain = gain
+            analysis.gate = pow(10, options.gateDBFS / 20)
             analysis.sensitivity = options.sensitivity
             analysis.minimumGap = options.minimumGap
             conversion.breakpointsPerSecond = options.breakpointsPerSecond
@@ -173,5 +214,19 @@ public enum SoundConversion {
                     "at most \(Int(conversion.breakpointsPerSecond)) breakpoints per second (not \(Int(options.breakpointsPerSecond))): \(decimalText(length, places: 0)) s of sound must fit the pattern limit of \(Limits.maxControlPoints) control points")
             }
         }
+    }
+}
+
+extension SoundConversionResult {
+    /// The AHAP pattern of the conversion (`ConvertedHaptics.ahapPattern`). One with no event
+    /// keeps the sound's length: AHAP has no length field, so it gets silent continuous events
+    /// (intensity 0) from 0 to the sound's end, which `info` reports and the renderer plays as
+    /// that long, as Core Haptics does.
+    public func ahapPattern(audio: String? = nil, metadata: JSONValue? = nil) -> AHAPPattern {
+        let pattern = haptics.ahapPattern(audio: audio, metadata: metadata)
+        guard haptics.stretches.isEmpty, haptics.transients.isEmpty, haptics.duration > 0 else { return pattern }
+        return .assembled(
+            events: pattern.events + Event.continuousSpan(from: 0, to: haptics.duration, intensity: 0, sharpness: 0),
+            curves: [], metadata: metadata)
     }
 }

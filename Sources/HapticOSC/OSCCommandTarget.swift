@@ -63,8 +63,9 @@ public final class ManagerCommandTarget: OSCCommandTarget {
         return nil
     }
 
-    /// `/hapticsynth/status ,sddhhhhhhhhhhhhs` (README lists the fields; the last is where the
-    /// channels went, `ChannelRouting.summary`, and its warning when the haptic is lost).
+    /// `/hapticsynth/status ,sddhhhhhhhhhhhhsh` (README lists the fields; then where the
+    /// channels went, `ChannelRouting.summary`, and its warning when the haptic is lost; last,
+    /// whether the haptic is carried).
     func status(_ c: OSCServerCounters.Snapshot) -> OSCReply {
         let manager = remote.manager
         let stats = manager.statistics, remoteStats = remote.statistics
@@ -73,10 +74,18 @@ public final class ManagerCommandTarget: OSCCommandTarget {
                              c.socketDrops]
         return OSCReply(address: "/hapticsynth/status", arguments:
             [.string(manager.status.description), .double(MonotonicClock.now()), .double(manager.currentEngine?.outputLatency ?? 0)]
-            + values.map { .int64(Int64($0)) } + [.string(Self.channels(manager.channelRouting))])
+            + values.map { .int64(Int64($0)) } + [.string(Self.channels(manager.channelRouting)),
+                                                  .int64(Self.hapticCarried(manager.channelRouting))])
     }
 
-    /// The status's last field: `L→FL R→FR H→LFE via sink ...`, then the warning if any.
+    /// The status's field after the channels (appended, the fields before keep their places):
+    /// 1 when the haptic reaches the actuator, 0 when the device drops it or mixes it into the
+    /// speakers, -1 when it cannot say or no device is open.
+    static func hapticCarried(_ routing: ChannelRouting?) -> Int64 {
+        routing?.hapticCarried.map { $0 ? 1 : 0 } ?? -1
+    }
+
+    /// The status's channels field: `L→FL R→FR H→LFE via sink ...`, then the warning if any.
     static func channels(_ routing: ChannelRouting?) -> String {
         guard let routing else { return "unknown" }
         return routing.summary + (routing.warning.map { "; warning: \($0)" } ?? "")

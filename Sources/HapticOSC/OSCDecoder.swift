@@ -200,6 +200,7 @@ final class OSCDecoder: @unchecked Sendable {
             return unknown(address, typeText)
         }
         if case .lists(let lists) = accepted, !lists.contains(String(arguments.map(\.kind))) { return unknown(address, typeText) }
+        if let problem = Self.nonFinite(arguments, address) { return problems.append(problem) }
         if let command = command(address, arguments, lo_message_get_timestamp(message)) { commands.append(command) }
     }
 
@@ -222,6 +223,17 @@ final class OSCDecoder: @unchecked Sendable {
             }
         }
         return arguments
+    }
+
+    /// A NaN or infinite number, at any address and position, is refused before any command is
+    /// made of it (a transient's NaN intensity once started a voice), as the C library refuses it.
+    static func nonFinite(_ arguments: [Argument], _ address: String) -> Problem? {
+        for (i, argument) in arguments.enumerated() {
+            if case .number(let value) = argument, !value.isFinite {
+                return .badArgument("\(address): argument \(i + 1) is \(value) (numbers must be finite)")
+            }
+        }
+        return nil
     }
 
     /// The command of an address whose argument kinds matched one of its lists.

@@ -86,6 +86,14 @@ public struct PatternVoice {
         state.setLive(id.index, value: min(id.range.upperBound, max(id.range.lowerBound, value.isFinite ? value : id.defaultValue)), ramp: ramp)
     }
 
+    /// Sets a live value for a dynamic parameter at once, without the anti-zipper ramp: the
+    /// value a voice starts with, set before its first frame (a ramp would begin its first
+    /// onsets from the neutral value).
+    public mutating func presetControl(_ id: DynamicParameterID, value: Double) {
+        unique()
+        state.presetLive(id.index, value: min(id.range.upperBound, max(id.range.lowerBound, value.isFinite ? value : id.defaultValue)))
+    }
+
     /// Begins a short fade-out (a few ms); the voice finishes when it reaches silence.
     public mutating func stop() {
         unique()

@@ -16,13 +16,35 @@ extension VoiceState {
         return liveFrom[id] + (liveTo[id] - liveFrom[id]) * (Double(elapsed) / Double(ramp))
     }
 
+    /// The live value an event struck at `n` takes: a step (a ramp no longer than the
+    /// step ramp, which only keeps continuous drive from zipping) at its target from its
+    /// first frame, so a hit on the frame a control jumps has the new value; a longer,
+    /// explicit ramp as it stands at `n`.
+    @_noLocks @inline(__always)
+    func liveValueAtOnset(_ id: Int, at n: Int64) -> Double {
+        liveRamp[id] <= stepRampFrames ? liveTo[id] : liveValue(id, at: n)
+    }
+
+    /// A live ramp's length in frames (at least one).
+    static func rampFrames(_ seconds: Double, fs: Double) -> Int64 {
+        max(1, Int64((seconds * fs).rounded()))
+    }
+
     func setLive(_ id: Int, value: Double, ramp: Double) {
         let current = liveValue(id, at: now)
         liveFrom[id] = current
         liveTo[id] = value
         liveStart[id] = now
         let seconds = ramp.isFinite && ramp > 0 ? min(ramp, Limits.maxTime) : PreparedPattern.stepRampSeconds
-        liveRamp[id] = max(1, Int64((seconds * fs).rounded()))
+        liveRamp[id] = Self.rampFrames(seconds, fs: fs)
+    }
+
+    /// Puts a live value in place at once, with no ramp: for a voice before its first frame.
+    func presetLive(_ id: Int, value: Double) {
+        liveFrom[id] = value
+        liveTo[id] = value
+        liveStart[id] = now
+        liveRamp[id] = 0
     }
 
     @_noLocks @inline(__always)
@@ -31,13 +53,14 @@ extension VoiceState {
     }
 
     /// The combined control at an event onset: the raw (unsmoothed) pattern value at
-    /// the onset time, so a Parameter at the same time as a transient applies to it.
+    /// the onset time, so a Parameter at the same time as a transient applies to it, and
+    /// the live value likewise (`liveValueAtOnset`).
     @_noLocks @inline(__always)
     func controlAtOnset(_ id: Int, onset: Double, n: Int64) -> Double {
         let span = flat.rawSpans[id]
         let knots = UnsafeBufferPointer(rebasing: flat.rawKnots[span.offset..<(span.offset + span.count)])
         let value = ControlTimeline.value(knots, at: onset, neutral: flat.neutral[id])
-        return combine(id, value, liveValue(id, at: n))
+        return combine(id, value, liveValueAtOnset(id, at: n))
     }
 
     /// Fills `controls[id]` for the chunk with the combined (smoothed pattern ⊗ live) value.

@@ -54,6 +54,8 @@ final class VoiceState {
     let decayMin: Double, decayLog: Double
     let releaseMin: Double, releaseLog: Double
     let fadeSamples: Double
+    /// A live step's ramp (`PreparedPattern.stepRampSeconds`) in frames.
+    let stepRampFrames: Int64
 
     // Clock: U(n) = uAnchor + (n - nAnchor)·rate (never jumps); P(n) = U(n) - pOffset.
     var now: Int64 = 0
@@ -114,6 +116,7 @@ final class VoiceState {
         releaseMin = p.envelope.release.min
         releaseLog = log2Double(p.envelope.release.max / p.envelope.release.min)
         fadeSamples = (PreparedPattern.fadeSeconds * pattern.sampleRate).rounded()
+        stepRampFrames = Self.rampFrames(PreparedPattern.stepRampSeconds, fs: pattern.sampleRate)
         // Room for every event twice (a loop may retrigger an event while its previous
         // instance is still releasing).
         activeCapacity = 2 * pattern.events.count + 8

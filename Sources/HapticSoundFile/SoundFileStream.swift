@@ -23,7 +23,7 @@ public final class SoundFileStream {
         self.path = path
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw SoundFileError(path: path, operation: .open, message: "no such file")
+            throw SoundFileError(path: path, operation: .open, message: fileSystemReason(errno))
         }
         if status.st_mode & S_IFMT == S_IFDIR { throw SoundFileError(path: path, operation: .open, message: "is a directory, not a file") }
         // A pipe or FIFO cannot be read twice (`--normalize` reads the sound twice) nor seeked
@@ -32,11 +32,13 @@ public final class SoundFileStream {
             throw SoundFileError(path: path, operation: .open, message: "is not a regular file (a pipe, FIFO or device); save the sound to a file first")
         }
         var raw = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &raw) else {
+        guard let handle = DecoderMessages.quiet({ sf_open(path, Int32(SFM_READ), &raw) }) else {
             throw SoundFileError(path: path, operation: .open, message: "cannot read as a sound file: \(String(cString: sf_strerror(nil)))")
         }
         file = handle
-        info = SoundFileInfo(frames: Int(raw.frames), channels: Int(raw.channels), sampleRate: Int(raw.samplerate), format: raw.format)
+        let frames = SoundFileInfo.frames(fromLibrary: raw.frames)
+        info = SoundFileInfo(
+            frames: frames ?? 0, channels: Int(raw.channels), sampleRate: Int(raw.samplerate), format: raw.format, framesKnown: frames != nil)
         guard raw.channels > 0 else {
             sf_close(handle)
             file = nil
@@ -77,6 +79,25 @@ public final class SoundFileStream {
             Int32(SF_FORMAT_MPEG_LAYER_III)].contains(subtype)
     }
 
+    /// For a file that does not say its length: decodes it to its end (or `limit` frames) to
+    /// count its frames, then goes back to its start.
+    public func countDecodableFrames(upTo limit: Int) throws(SoundFileError) -> Int {
+        let blockFrames = 4096
+        var scratch = [Float](repeating: 0, count: blockFrames * info.channels)
+        var total = 0
+        while total < limit {
+            let got = try scratch.withUnsafeMutableBufferPointer { (b) throws(SoundFileError) in
+                try read(into: b.baseAddress!, frames: min(blockFrames, limit - total))
+            }
+            if got == 0 { break }
+            total += got
+        }
+        guard seek(to: 0) else {
+            throw SoundFileError(path: path, operation: .read, message: "cannot go back to the start after counting its frames")
+        }
+        return total
+    }
+
     /// Moves to frame `frame` (from the start); returns false when the format cannot seek
     /// (then the frames are read and dropped by the caller instead).
     public func seek(to frame: Int) -> Bool {
@@ -91,7 +112,7 @@ public final class SoundFileStream {
     /// returns the frames read, 0 at the end of the file.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(SoundFileError) -> Int {
         guard let file else { return 0 }
-        let got = sf_readf_float(file, buffer, sf_count_t(frames))
+        let got = DecoderMessages.quiet { sf_readf_float(file, buffer, sf_count_t(frames)) }
         if got < 0 || (got == 0 && sf_error(file) != Int32(SF_ERR_NO_ERROR)) {
             throw SoundFileError(path: path, operation: .read, message: "cannot decode: \(String(cString: sf_strerror(file)))")
         }

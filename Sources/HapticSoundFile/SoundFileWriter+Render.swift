@@ -5,7 +5,8 @@ extension SoundFileWriter {
     /// the most frames the stream can produce, the longest ring-out counted (RF64 past the
     /// plain-WAV limit when WAV was only inferred; refused when asked for), and WAV on a pipe
     /// gets a header holding the exact length that will follow (`renderedLength()`: one more
-    /// render). Otherwise as `init(path:channels:sampleRate:...)`.
+    /// render). A layout naming positions (`FL,FR,LFE=H`) is written as the file's channel mask
+    /// (WAV, RF64, CAF). Otherwise as `init(path:channels:sampleRate:...)`.
     public convenience init(
         path: String, for stream: OfflineRenderStream, format: FileFormat? = nil, sampleFormat: SampleFormat = .int16,
         inputs: [FileIdentity] = [], plainWAVByteLimit: Int64 = SoundFileWriter.plainWAVByteLimit
@@ -14,7 +15,8 @@ extension SoundFileWriter {
         try self.init(
             path: path, channels: stream.channels, sampleRate: Int(stream.pattern.sampleRate), format: format,
             sampleFormat: sampleFormat, inputs: inputs,
-            expectedFrames: wavToPipe ? stream.renderedLength() : stream.mostFrames, plainWAVByteLimit: plainWAVByteLimit)
+            expectedFrames: wavToPipe ? stream.renderedLength() : stream.mostFrames, plainWAVByteLimit: plainWAVByteLimit,
+            channelMap: stream.layout.namesPositions ? SoundFileWriter.channelMap(stream.layout.positions) : nil)
     }
 
     /// Renders `stream` to its end into this file, `blockFrames` at a time, and finishes the

@@ -136,10 +136,12 @@ public final class SoundFileWriter {
     ///     front); for WAV on a pipe, exactly the frames that will be written (the header's
     ///     length, written first: a different count is an error).
     ///   - plainWAVByteLimit: the data bytes a plain WAV may hold (tests lower it).
+    ///   - channelMap: where each channel goes (`channelMap(_:)`), written as the channel mask of
+    ///     a WAV (then WAVE_FORMAT_EXTENSIBLE), RF64 or CAF file; other formats cannot hold it.
     public init(
         path: String, channels: Int, sampleRate: Int, format: FileFormat? = nil,
         sampleFormat: SampleFormat = .int16, inputs: [FileIdentity] = [], expectedFrames: Int? = nil,
-        plainWAVByteLimit: Int64 = SoundFileWriter.plainWAVByteLimit
+        plainWAVByteLimit: Int64 = SoundFileWriter.plainWAVByteLimit, channelMap: [Int32]? = nil
     ) throws(SoundFileError) {
         guard channels > 0, sampleRate > 0 else {
             throw SoundFileError(
@@ -230,6 +232,9 @@ public final class SoundFileWriter {
             return
         }
 
+        // A channel mask needs WAVE_FORMAT_EXTENSIBLE: the same .wav, the WAVEX header.
+        let map = channelMap.flatMap { $0.count == channels ? $0 : nil }
+        if map != nil && fileFormat == .wav { info.format = Int32(SF_FORMAT_WAVEX) | subtype }
         // The temporary file lives in the destination folder so the final rename is atomic.
         let output = try TemporaryOutputFile(path: path, inputs: [])
         temporary = output
@@ -242,6 +247,8 @@ public final class SoundFileWriter {
         file = handle
         // Float data beyond ±1 is clipped rather than wrapped when libsndfile converts it.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, 1)
+        // (Before any sample: the header is rewritten with it. Formats without a mask say no.)
+        if var map { _ = sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), &map, Int32(map.count * MemoryLayout<Int32>.size)) }
     }
 
     deinit {

@@ -7,18 +7,37 @@ import HapticKit
 // Reading what C hands over — strings, numbers, times — as hostile input: each problem a
 // Failure naming the parameter, never a trap.
 
-/// The longest string accepted (names, paths, layouts): the bytes looked at before its NUL.
+/// The most bytes of a string (names, paths, layouts) ever read, its NUL included: a string
+/// has at most 4095 bytes before its NUL. Not one byte more is read (past it may be unmapped).
 let maximumStringBytes = 4096
 
 /// The NUL-terminated UTF-8 string `pointer` (nil: NULL), refused when it is not UTF-8 or has
-/// no NUL within ``maximumStringBytes`` bytes.
+/// no NUL within its first ``maximumStringBytes`` bytes.
 func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws(Failure) -> String? {
     guard let pointer else { return nil }
-    let length = strnlen(pointer, maximumStringBytes + 1)
-    guard length <= maximumStringBytes else { throw .invalidArgument("\(what) is longer than \(maximumStringBytes) bytes (or not NUL-terminated)") }
+    let length = strnlen(pointer, maximumStringBytes)
+    guard length < maximumStringBytes else {
+        throw .invalidArgument("\(what) has no NUL within \(maximumStringBytes) bytes (at most \(maximumStringBytes - 1) bytes and the NUL)")
+    }
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
     guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidArgument("\(what) is not UTF-8") }
     return text
+}
+
+/// The largest `struct_size` taken as a size: a struct that grows in later versions stays far
+/// below it; anything above is garbage (SIZE_MAX, an uninitialised field).
+let largestStructSize: UInt = 65_536
+
+/// The bytes a C struct's `struct_size` (a size_t, which Swift reads as Int) says are there,
+/// refused when 0 or beyond ``largestStructSize``; the message gives the value as C wrote it
+/// (SIZE_MAX, read as -1, was once reported as 0). `fix`: what the caller should do.
+func structSize(_ raw: Int, _ what: String, fix: String) throws(Failure) -> Int {
+    let size = UInt(bitPattern: raw)
+    guard size != 0 else { throw .invalidArgument("\(what)->struct_size is 0 (\(fix))") }
+    guard size <= largestStructSize else {
+        throw .invalidArgument("\(what)->struct_size \(size) is not the size of a struct (at most \(largestStructSize); \(fix))")
+    }
+    return Int(size)
 }
 
 /// ``string(_:_:)`` for a string that must be given (and not be empty).
@@ -67,9 +86,9 @@ func sampleRate(_ value: Double, _ what: String = "sample_rate") throws(Failure)
     return Int(value)
 }
 
-/// A channel map (``ChannelLayout/parse(_:)``: the engine's grammar, whatever it grows to).
+/// A channel map as `--layout` reads it (``ChannelLayout/parse(userText:)``: the same reader).
 func layout(_ text: String, _ what: String = "layout") throws(Failure) -> ChannelLayout {
-    do { return try ChannelLayout.parse(text) } catch { throw Failure(HS_ERR_PARSE, "\(what): \(error)") }
+    do { return try ChannelLayout.parse(userText: text) } catch { throw Failure(HS_ERR_PARSE, "\(what): \(error)") }
 }
 
 /// A profile by built-in name or JSON path (nil: bass-shaker).

@@ -84,12 +84,15 @@ final class CEngine: Sendable {
             manager.shutDown()
             throw Failure(HS_ERR_DEVICE, "audio_device \(audio): \(why)")
         }
+        // What the CLI prints about the layout it chose, told to the app's log.
+        if let note = manager.layoutNote { loggers.manager.warning("\(note)") }
         manager.preloadPatterns()
         self.manager = manager
         pulled = options.offline ? engine : nil
         serial = Self.serials.add(1, ordering: .relaxed).newValue
         sampleRate = options.sampleRate
-        channels = config.engine.layout.channels
+        // The layout as placed on the device (chosen from it when none was given).
+        channels = manager.channelRouting?.channels.count ?? manager.configuration.engine.layout.channels
         periodFrames = period
         assetsFolder = options.assetsFolder
     }

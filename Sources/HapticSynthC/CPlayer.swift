@@ -14,6 +14,8 @@ final class CPlayer: Sendable {
     let source: Source
     private struct State {
         var loop: LoopingPattern? = nil
+        /// The last loop stopped: it plays on until its stop takes effect.
+        var stopping: LoopingPattern? = nil
         var intensity = 1.0
         var sharpness = 0.0
     }
@@ -32,13 +34,13 @@ final class CPlayer: Sendable {
         old?.stop(atTime: time)
         let manager = engine.manager
         let loop = switch source {
-        case .prepared(let pattern): manager.playLooping(pattern, name: "hs_player", intensity: intensity, atTime: time)
-        case .library(let name): manager.playLooping(name, intensity: intensity, atTime: time)
+        case .prepared(let pattern):
+            manager.playLooping(pattern, name: "hs_player", intensity: intensity, sharpness: sharpness, atTime: time)
+        case .library(let name): manager.playLooping(name, intensity: intensity, sharpness: sharpness, atTime: time)
         }
         guard loop.isPlaying else {
             throw Failure(HS_ERR_LIMIT, "the engine refused the start (all voices in use, or its command queue full)")
         }
-        if sharpness != 0 { loop.setSharpness(sharpness) }
         let displaced = state.withLock { s in
             defer { s.loop = loop }
             return s.loop
@@ -49,6 +51,7 @@ final class CPlayer: Sendable {
     func stop(at time: Double) {
         state.withLock { s in
             defer { s.loop = nil }
+            if s.loop != nil { s.stopping = s.loop }
             return s.loop
         }?.stop(atTime: time)
     }
@@ -74,5 +77,9 @@ final class CPlayer: Sendable {
         loop.schedule(curve, atTime: time)
     }
 
-    var isPlaying: Bool { state.withLock { $0.loop?.isPlaying ?? false } }
+    /// True from a start until a stop takes effect (hs_player_is_playing).
+    var isPlaying: Bool {
+        let (loop, stopping) = state.withLock { ($0.loop, $0.stopping) }
+        return loop?.isPlaying ?? stopping?.isPlaying ?? false
+    }
 }

@@ -39,7 +39,7 @@ public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let metadata = JSONValue.object([("Editor", .string("libhapticsynth")), ("Source", .string(name))])
-        let pattern = conversion.haptics.ahapPattern(metadata: metadata)
+        let pattern = conversion.ahapPattern(metadata: metadata)  // (a silent sound keeps its length)
         try patternTable.give(CPattern(DecodedAHAP(pattern: pattern, warnings: []), path: path), to: out)
     }
 }
@@ -77,5 +77,7 @@ private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundC
     o.names.channel = "options->channel"
     o.names.from = "options->from_seconds"
     o.names.to = "options->to_seconds"
+    o.names.normalize = "options->normalize"
+    o.names.gate = nil
     return o
 }

@@ -51,7 +51,7 @@ public func hs_engine_open_with(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ 
         default: throw .invalidArgument("options->realtime_priority \(given.realtime_priority) is not 1...99, 0 (default) or -1 (none)")
         }
         o.lockMemory = given.lock_memory != 0
-        if o.offline, o.layout == nil { o.layout = .hapticMono }
+        if o.offline { o.layout = o.layout?.byColumn ?? .hapticMono }
         try engineTable.give(try CEngine(o), to: out)
     }
 }
@@ -68,8 +68,9 @@ public func hs_engine_open_offline(_ out: UnsafeMutablePointer<OpaquePointer?>?,
         guard (1...Limits.maxChannels).contains(Int(channels)) else {
             throw .invalidArgument("channels \(channels) is outside 1...\(Limits.maxChannels)")
         }
-        if let text = try string(layoutText, "layout") {
-            o.layout = try layout(text)
+        let text = try string(layoutText, "layout")
+        if let text {
+            o.layout = try layout(text).byColumn
         } else {
             switch channels {
             case 1: o.layout = .hapticMono
@@ -78,7 +79,9 @@ public func hs_engine_open_offline(_ out: UnsafeMutablePointer<OpaquePointer?>?,
             }
         }
         guard o.layout!.channels == Int(channels) else {
-            throw .invalidArgument("layout \(o.layout!.mapDescription) has \(o.layout!.channels) channels, channels is \(channels)")
+            // Positions name the channels of a map in its order (as `render --layout` writes them).
+            throw .invalidArgument("layout \(text ?? o.layout!.mapDescription) has \(o.layout!.channels) channel"
+                + "\(o.layout!.channels == 1 ? "" : "s") (an offline engine, like render, writes a map's entries in its order), channels is \(channels)")
         }
         o.profile = try profile(try string(profileText, "profile"))
         try engineTable.give(try CEngine(o), to: out)
@@ -150,8 +153,7 @@ public func hs_engine_now(_ engine: OpaquePointer?, _ now: UnsafeMutablePointer<
 public func hs_engine_get_status(_ engine: OpaquePointer?, _ status: UnsafeMutablePointer<hs_engine_status>?) -> Int32 {
     run("hs_engine_get_status") { () throws(Failure) in
         let out = try required(status, "status")
-        let size = out.pointee.struct_size
-        guard size > 0 else { throw .invalidArgument("status->struct_size is 0 (set it to sizeof(hs_engine_status))") }
+        let size = try structSize(out.pointee.struct_size, "status", fix: "set it to sizeof(hs_engine_status)")
         var s = try engineTable.with(engine, "engine") { (e: CEngine) throws(Failure) -> hs_engine_status in
             e.pulled?.serviceStep()
             return e.status()
@@ -190,8 +192,7 @@ public func hs_engine_reload_library(_ engine: OpaquePointer?) -> Int32 {
 /// header leaves the newer fields at their defaults: `blank`'s).
 func versioned<T>(_ pointer: UnsafePointer<T>?, _ what: String, _ blank: T) throws(Failure) -> T {
     guard let pointer else { throw .invalidArgument("\(what) is NULL") }
-    let size = UnsafeRawPointer(pointer).load(as: Int.self)
-    guard size > 0 else { throw .invalidArgument("\(what)->struct_size is 0 (fill it with its _init function, or set it to sizeof)") }
+    let size = try structSize(UnsafeRawPointer(pointer).load(as: Int.self), what, fix: "fill it with its _init function, or set it to sizeof")
     var value = blank
     withUnsafeMutableBytes(of: &value) { bytes in
         bytes.baseAddress!.copyMemory(from: pointer, byteCount: min(size, bytes.count))
@@ -224,6 +225,7 @@ extension CEngine {
         s.unknown_names = Int64(stats.unknownNames)
         s.calls_while_unavailable = Int64(stats.callsWhileUnavailable)
         s.transients_cut = Int64(stats.transientsCut)
+        s.haptic_carried = hapticCarried()
         if let engine = manager.currentEngine {
             s.realtime = engine.isRealtime ? 1 : 0
             s.output_latency = engine.outputLatency

@@ -18,14 +18,15 @@ struct RenderRequest {
     var stream: OfflineRenderStream
     var sampleRate: Int
     var bits: SoundFileWriter.SampleFormat
-    /// Files the render reads (the pattern, its sounds): never written over.
+    /// Files the render reads (the pattern, its sounds, the profile file): never written over.
     var inputs: [FileIdentity]
 
     init(_ pattern: CPattern, _ options: UnsafePointer<hs_render_options>?) throws(Failure) {
         var given = hs_render_options()
         if options != nil { given = try versioned(options, "options", hs_render_options()) }
         sampleRate = try HapticSynthC.sampleRate(Double(given.sample_rate), "options->sample_rate")
-        let profile = try HapticSynthC.profile(try string(given.profile, "options->profile"))
+        let profileName = try string(given.profile, "options->profile")
+        let profile = try HapticSynthC.profile(profileName)
         let layout = try string(given.layout, "options->layout").map { (text: String) throws(Failure) in try HapticSynthC.layout(text, "options->layout") }
         guard given.tail_seconds.isFinite, (0...3600).contains(given.tail_seconds) else {
             throw .invalidArgument("options->tail_seconds \(given.tail_seconds) is outside 0...3600")
@@ -50,7 +51,10 @@ struct RenderRequest {
         }
         stream = OfflineRenderStream(pattern: prepared, layout: layout, tail: given.tail_seconds,
                                      ending: given.exact_length != 0 ? .exactLength : .silence)
-        inputs = ([pattern.path].compactMap { $0 } + pattern.pattern.events.compactMap(\.waveformPath).compactMap(sounds.resolve))
+        // Never written over: the pattern's source file (an AHAP, or the sound it was converted
+        // from), the sounds it plays, the profile file.
+        let profileFile = profileName.flatMap { ActuatorProfile.builtIn(named: $0) == nil ? $0 : nil }
+        inputs = ([pattern.path, profileFile].compactMap { $0 } + pattern.pattern.events.compactMap(\.waveformPath).compactMap(sounds.resolve))
             .compactMap(FileIdentity.init(path:))
     }
 }

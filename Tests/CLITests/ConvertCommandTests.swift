@@ -347,6 +347,29 @@ struct HostileConvertTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.appendingPathComponent("made").path) == ["good.ahap"])
     }
 
+    @Test("several inputs and -o NAME.ahap (convert) or NAME.wav (render): refused in one line, no folder of that name made")
+    func severalInputsIntoAFileName() throws {
+        let temp = try TempFolder()
+        let a = temp.url.appendingPathComponent("a.wav").path, b = temp.url.appendingPathComponent("b.wav").path
+        try writeSound(a, seconds: 0.3)
+        try writeSound(b, seconds: 0.3)
+        let p = try temp.file("p.ahap", cleanPatternWithoutAudio), q = try temp.file("q.ahap", cleanPatternWithoutAudio)
+        let before = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
+        for (verb, inputs, name) in [("convert", [a, b], "NAME.ahap"), ("convert", [a, b], "NAME"), ("render", [p, q], "NAME.wav")] {
+            let output = temp.url.appendingPathComponent(name).path
+            let run = try CLIRun([verb] + inputs + ["-o", output])
+            print("\(verb) a b -o \(name): exit \(run.status): \(run.stderr)")
+            #expect(run.status == 1)
+            #expect(run.stderr == "\(output): several inputs need an output folder; end the name with / to make one (\(output)/)\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted() == before, "no folder made")
+        }
+        // An existing folder of that name is one.
+        try FileManager.default.createDirectory(atPath: temp.url.appendingPathComponent("made.ahap").path, withIntermediateDirectories: false)
+        let run = try CLIRun(["convert", a, b, "-o", temp.url.appendingPathComponent("made.ahap").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.appendingPathComponent("made.ahap").path).sorted() == ["a.ahap", "b.ahap"])
+    }
+
     @Test func aTruncatedSoundIsRefused() throws {
         try refuses("truncated") { temp in
             // The header promises 2 s, the file holds 0.1 s (cut off in the middle of the data).
@@ -416,6 +439,11 @@ struct HostileConvertTests {
             try writeSound(path, seconds: 0.5)
             try FileManager.default.createSymbolicLink(atPath: temp.url.appendingPathComponent("link.ahap").path, withDestinationPath: "/etc/hostname")
             return path
+        }
+        // Nor over a sound the pattern input plays.
+        try refuses("is one of the inputs", extra: ["--format", "haptic"], output: "boom.wav") { temp in
+            try writeSound(temp.url.appendingPathComponent("boom.wav").path, seconds: 0.2)
+            return try temp.file("p.ahap", #"{"Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "boom.wav"}}]}"#)
         }
         try refuses("cannot tell the format", output: "out.txt") { temp in try temp.file("clip.haptic", gearClipText) }
         // A hostile .haptic: one line, nothing written.

@@ -47,7 +47,7 @@ struct HostileRenderTests {
     func outputIsInput() throws {
         try refuses(["render", "@P", "-o", "@ALT/p.ahap", "--format", "wav"], "is one of the inputs")
         try refuses(["render", "@P", "-o", "@DIR/p.ahap", "--format", "wav"], "is one of the inputs")
-        try refuses(["render", "@DIR/same.wav", "-o", "@DIR/same.wav"], "same.wav: line 1, column 1") { temp in
+        try refuses(["render", "@DIR/same.wav", "-o", "@DIR/same.wav"], "same.wav: a WAV sound file, not a pattern") { temp in
             try FileManager.default.copyItem(atPath: repositoryRoot.appendingPathComponent("Assets/sfx/sfx_click.wav").path, toPath: temp.url.appendingPathComponent("same.wav").path)
         }
         try refuses(["render", "@P", "-o", "@DIR/hard.wav"], "is one of the inputs") { temp in
@@ -56,6 +56,73 @@ struct HostileRenderTests {
         try refuses(["render", "@P", "-o", "@DIR/prof.json", "--format", "wav", "--profile", "@DIR/prof.json"], "is one of the inputs") { temp in
             try temp.file("prof.json", ActuatorProfile_bassShakerJSON())
         }
+    }
+
+    @Test("an output that is a profile file --layout names, in any spelling, is refused (render and plot)")
+    func outputIsALayoutProfile() throws {
+        let profile: (TempFolder) throws -> Void = { temp in try temp.file("prof.json", ActuatorProfile_bassShakerJSON()) }
+        for layout in ["H:@DIR/prof.json", "FL=H:@DIR/prof.json,FR=H:voice-coil", "FL=H:@DIR/prof.json*0.5,FR=H", "0,H:@ALT/prof.json*-6dB"] {
+            try refuses(["render", "@P", "--layout", layout, "-o", "@DIR/prof.json", "--format", "wav"], "prof.json: is one of the inputs", setUp: profile)
+            try refuses(["plot", "@P", "--layout", layout, "-o", "@DIR/prof.json", "--format", "png"], "prof.json: is one of the inputs", setUp: profile)
+        }
+        // A hard link of the profile is the profile.
+        try refuses(["render", "@P", "--layout", "H:@DIR/prof.json", "-o", "@DIR/hard.wav"], "hard.wav: is one of the inputs") { temp in
+            try profile(temp)
+            try FileManager.default.linkItem(atPath: temp.url.appendingPathComponent("prof.json").path, toPath: temp.url.appendingPathComponent("hard.wav").path)
+        }
+    }
+
+    @Test("a symbolic-link loop or a name too long says what the system said, in every verb that reads it")
+    func systemReasons() throws {
+        let temp = try TempFolder()
+        let out = temp.url.appendingPathComponent("out").path
+        for ext in ["ahap", "wav", "json"] {
+            try FileManager.default.createSymbolicLink(atPath: temp.url.appendingPathComponent("loop.\(ext)").path, withDestinationPath: "loop.\(ext)")
+        }
+        let long = String(repeating: "x", count: 5000)
+        for (stem, reason) in [(temp.url.appendingPathComponent("loop").path, "too many levels of symbolic links"), (temp.url.path + "/" + long, "file name too long")] {
+            for arguments in [
+                ["render", stem + ".ahap", "-o", out + ".wav"], ["info", stem + ".ahap"], ["validate", stem + ".ahap"],
+                ["convert", stem + ".ahap", "-o", out + ".haptic"], ["convert", stem + ".wav", "-o", out + ".ahap"],
+                ["render", heartbeatPath, "-o", out + ".wav", "--profile", stem + ".json"],
+            ] {
+                let run = try CLIRun(arguments)
+                // (validate prints its report, the failure among it, on standard output.)
+                let said = arguments[0] == "validate" ? String(run.stdout.split(separator: "\n").first ?? "") + "\n" : run.stderr
+                #expect(run.status == 1)
+                #expect(said.contains(reason) && !said.contains("no such file"), "\(arguments): \(said.suffix(200))")
+                #expect(said.split(separator: "\n").count == 1, "\(said.suffix(300))")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: out + ".wav") && !FileManager.default.fileExists(atPath: out + ".ahap"))
+    }
+
+    @Test("a sound file given for a pattern (by its content: WAV, FLAC, Ogg, MP3) is named as one, with convert to make a pattern of it")
+    func soundFileForAPattern() throws {
+        let temp = try TempFolder()
+        try writeSound(temp.url.appendingPathComponent("s.wav").path, seconds: 0.2)
+        try writeSound(temp.url.appendingPathComponent("s.flac").path, seconds: 0.2)
+        try writeSound(temp.url.appendingPathComponent("s.ogg").path, seconds: 0.2, format: SoundFileWriter.FileFormat.all.first { $0.fileExtension == "oga" })
+        try Data([0x49, 0x44, 0x33, 0x04, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 64)).write(to: temp.url.appendingPathComponent("s.mp3"))
+        try Data([0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 400)).write(to: temp.url.appendingPathComponent("frames.mp3"))
+        // Named as a pattern: the content says what it is.
+        try FileManager.default.copyItem(atPath: temp.url.appendingPathComponent("s.wav").path, toPath: temp.url.appendingPathComponent("named.ahap").path)
+        for (name, kind) in [("s.wav", "a WAV"), ("s.flac", "a FLAC"), ("s.ogg", "an Ogg"), ("s.mp3", "an MP3"), ("frames.mp3", "an MP3"), ("named.ahap", "a WAV")] {
+            let path = temp.url.appendingPathComponent(name).path
+            let expected = "\(path): \(kind) sound file, not a pattern; `hapticsynth convert` makes a pattern of it"
+            for arguments in [["render", path, "-o", temp.url.appendingPathComponent("out.wav").path], ["info", path]] {
+                let run = try CLIRun(arguments)
+                #expect(run.status == 1)
+                #expect(run.stderr == expected + "\n", "\(arguments[0]) \(name): \(run.stderr)")
+            }
+            let validate = try CLIRun(["validate", path])
+            #expect(validate.status == 1 && validate.stdout.hasPrefix(expected + "\n"), "validate \(name): \(validate.stdout)")
+        }
+        // play refuses it before it opens a device.
+        let play = try runShell("'\(hapticsynthBinary)' play s.flac", in: temp.url)
+        #expect(play.status == 1)
+        #expect(play.stderr.contains("s.flac: a FLAC sound file, not a pattern; `hapticsynth convert` makes a pattern of it"), "\(play.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temp.url.appendingPathComponent("out.wav").path))
     }
 
     @Test("an output that is not a regular file is never replaced")

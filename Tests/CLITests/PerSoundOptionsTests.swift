@@ -63,6 +63,57 @@ struct PerSoundOptionsTests {
             != String(contentsOfFile: "\(out)/boom.ahap", encoding: .utf8))
     }
 
+    @Test("CRLF and lone CR end lines, a UTF-8 byte order mark is nothing: the same outputs as an LF file")
+    func lineEndsAndByteOrderMark() throws {
+        let temp = try TempFolder()
+        let inputs = try sounds(in: temp)
+        let list = temp.url.appendingPathComponent("sfx/haptics.txt").path
+        try "\u{FEFF}boom.wav --sensitivity 100   # a comment\r\nsteps_*.wav --sensitivity 10\rboom.wav --min-gap 20\r\n"
+            .write(toFile: list, atomically: true, encoding: .utf8)
+        let out = temp.url.appendingPathComponent("out").path
+        let run = try CLIRun(["convert", inputs[0], inputs[1], "-o", out + "/", "--per-sound", list])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "every line names an input: \(run.stderr)")
+        for (name, input, options) in [("boom", inputs[0], ["--sensitivity", "100", "--min-gap", "20"]), ("steps_1", inputs[1], ["--sensitivity", "10"])] {
+            let alone = temp.url.appendingPathComponent("\(name)-alone.ahap").path
+            #expect(try CLIRun(["convert", input, "-o", alone] + options).status == 0)
+            #expect(try String(contentsOfFile: alone, encoding: .utf8) == String(contentsOfFile: "\(out)/\(name).ahap", encoding: .utf8), "\(name)")
+        }
+    }
+
+    @Test("100,000 lines naming one input: applied in time linear in the lines (the last value wins, as line by line)")
+    func manyLinesForOneInput() throws {
+        let temp = try TempFolder()
+        let inputs = try sounds(in: temp)
+        func run(lines count: Int) throws -> (seconds: Double, output: String) {
+            let list = temp.url.appendingPathComponent("list-\(count).txt").path
+            let lines = (0..<count).map { k in k % 2 == 0 ? "boom.wav --sensitivity \(k % 7 * 10) --gain 1" : "b*.wav --normalize -3 --min-gap \(20 + k % 5)" }
+            try (lines + ["boom.wav --sensitivity 100"]).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+            let out = temp.url.appendingPathComponent("boom-\(count).ahap").path
+            // This thread's CPU time (the convert runs on it): a measure the machine's load leaves alone.
+            func cpu() -> Double {
+                var t = timespec()
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+                return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+            }
+            let start = cpu()
+            let result = try CLIRun(["convert", inputs[0], "-o", out, "--per-sound", list])
+            let seconds = cpu() - start
+            #expect(result.status == 0, "\(result.stderr)")
+            return (seconds, try String(contentsOfFile: out, encoding: .utf8))
+        }
+        let small = try run(lines: 20_000), large = try run(lines: 100_000)
+        print("--per-sound, lines naming one input: 20,000 in \(small.seconds) s, 100,000 in \(large.seconds) s of CPU")
+        #expect(large.seconds < 20, "100,000 lines in \(large.seconds) s")
+        // Five times the lines: about five times the time when linear (25 when quadratic).
+        #expect(large.seconds < 12 * max(small.seconds, 0.05), "ratio \(large.seconds / small.seconds)")
+        // The last value of each option, --normalize (the later of it and --gain) included.
+        let alone = temp.url.appendingPathComponent("alone.ahap").path
+        let single = try CLIRun(["convert", inputs[0], "-o", alone, "--sensitivity", "100", "--normalize", "-3", "--min-gap", "24"])
+        #expect(single.status == 0)
+        #expect(try String(contentsOfFile: alone, encoding: .utf8) == large.output)
+    }
+
     @Test("lines that name no input: the first ten noted, then their number; repeated options checked once")
     func manyUnmatchedLines() throws {
         let temp = try TempFolder()

@@ -40,6 +40,42 @@ struct RenderCommandTests {
         #expect(try contents(temp.url) == ["heartbeat.wav"], "no temporary file left")
     }
 
+    @Test("a layout without a haptic channel warns that the haptic events are not rendered (and counts it)")
+    func layoutWithoutHaptics() throws {
+        let temp = try TempFolder()
+        let p = try temp.file("p.ahap", cleanPatternWithoutAudio)
+        for layout in ["FL,FR", "L,R", "0,L"] {
+            let run = try CLIRun(["render", p, "--layout", layout, "-o", temp.url.appendingPathComponent("out.wav").path])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("\(p): warning: the layout ") && lines[0].contains("has no haptic channel (H), so the "), "\(run.stderr)")
+            #expect(lines.first?.hasSuffix("not rendered") == true)
+            #expect(run.stdout.contains(", 1 warning"), "\(run.stdout)")
+        }
+        let haptic = try CLIRun(["render", p, "--layout", "L,R,H", "-o", temp.url.appendingPathComponent("out.wav").path])
+        #expect(haptic.status == 0 && haptic.stderr.isEmpty && haptic.stdout.contains("0 warnings"), "\(haptic.stderr)")
+    }
+
+    @Test("a layout by position is written as the WAV's channel mask (WAVE_FORMAT_EXTENSIBLE), readable back")
+    func channelMask() throws {
+        let temp = try TempFolder()
+        let p = try temp.file("p.ahap", cleanPatternWithoutAudio)
+        // libsndfile's SF_CHANNEL_MAP_LEFT, _RIGHT, _CENTER, _LFE: 2, 3, 4, 11.
+        for (layout, expected) in [("2.1", [Int32(2), 3, 11]), ("FL,FR,FC=0,LFE=H", [2, 3, 4, 11])] {
+            let out = temp.url.appendingPathComponent("out.wav").path
+            let run = try CLIRun(["render", p, "--layout", layout, "-o", out])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(SoundFileWriter.channelMap(ofFileAt: out) == expected, "\(layout)")
+            #expect(try SoundFileReader.read(out).channels == expected.count)
+        }
+        // By column: no positions, a plain WAV.
+        let plain = temp.url.appendingPathComponent("plain.wav").path
+        #expect(try CLIRun(["render", p, "--layout", "L,R,H", "-o", plain]).status == 0)
+        #expect(SoundFileWriter.channelMap(ofFileAt: plain) == nil)
+        let header = try #require(FileManager.default.contents(atPath: plain))
+        #expect(header[20] == 1 && header[21] == 0, "WAVE_FORMAT_PCM")
+    }
+
     @Test("several inputs render into a folder, one file each; --tail lengthens the output")
     func rendersIntoFolder() throws {
         let temp = try TempFolder()

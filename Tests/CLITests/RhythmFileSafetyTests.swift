@@ -44,6 +44,20 @@ struct RhythmFileSafetyTests {
         #expect(partials.isEmpty, "\(partials)")
     }
 
+    @Test("rhythm -o over a profile file --layout names (a hard link of it) is refused; nothing changes")
+    func outputIsALayoutProfile() async throws {
+        let temp = try TempFolder()
+        let profile = try temp.file("prof.json", ActuatorProfile_bassShakerJSON())
+        let link = temp.url.appendingPathComponent("prof.wav").path
+        try FileManager.default.linkItem(atPath: profile, toPath: link)
+        let before = bytes(profile)
+        let run = try await RhythmRun(["rhythm", "--beats", "2", "--layout", "H:\(profile)", "-o", link, "--haptics", rhythmHaptics, "--assets", rhythmAssets])
+        print("rhythm --layout H:prof.json -o prof.wav: exit \(run.status): \(run.stderr.trimmingCharacters(in: .newlines))")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("is one of the inputs; not written over") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(bytes(profile) == before)
+    }
+
     @Test("SIGINT, SIGTERM and SIGHUP during rhythm -o leave no temporary file", arguments: [SIGINT, SIGTERM, SIGHUP])
     func signals(signal: Int32) throws {
         let temp = try TempFolder()

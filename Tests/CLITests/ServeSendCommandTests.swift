@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HapticKit
+import HapticOSC
 import Testing
 
 @testable import HapticCLI
@@ -61,5 +63,66 @@ struct ServeSendCommandTests {
         var output = CapturedOutput()
         #expect(command.execute(into: &output) == 1)
         #expect(output.standardError.hasPrefix("send: no reply from 127.0.0.1:\(port) within 0.2 s"))
+    }
+    @Test("send: negative numbers are arguments (the README's own examples), sent as doubles; options still parse anywhere, --help works, a mistyped option is refused")
+    func negativeNumbers() throws {
+        let sharpness = try #require(try Hapticsynth.parseAsRoot(["send", "/hapticsynth/loop/sharpness", "slider", "-0.2"]) as? Send)
+        #expect(sharpness.address == "/hapticsynth/loop/sharpness" && sharpness.arguments == ["slider", "-0.2"])
+        let gain = try #require(try Hapticsynth.parseAsRoot(["send", "/hapticsynth/follow/gain", "--timeout", "2", "-6", "--at", "+0.5"]) as? Send)
+        #expect(gain.arguments == ["-6"] && gain.timeout == 2 && gain.at == "+0.5")
+        #expect(Send.typed(["s:-x", "-1e3"]) == [.string("-x"), .double(-1000)])
+        for mistyped in [["send", "/x", "--prot", "9000"], ["send", "/x", "-z"], ["send", "/x", "1", "--verbose"]] {
+            #expect(throws: (any Error).self, "\(mistyped)") { _ = try Hapticsynth.parseAsRoot(mistyped) }
+        }
+        // The program itself: one line and 64 for a mistyped option; --help still helps.
+        let mistyped = try LiveProcess(["send", "/x", "--prot", "9000"])
+        #expect(mistyped.waitForExit(timeout: 60) == 64)
+        #expect(mistyped.stderr.contains("--prot: not an option of send") && mistyped.stderr.split(separator: "\n").count == 1, "\(mistyped.stderr)")
+        for help in [["send", "--help"], ["send", "/x", "-0.2", "--help"]] {
+            let run = try LiveProcess(help)
+            #expect(run.waitForExit(timeout: 60) == 0 && run.stdout.contains("USAGE: hapticsynth send"), "\(help): \(run.stderr)")
+        }
+
+        // What goes on the wire: the datagram the server would get, -0.2 a double.
+        let receiver = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(receiver) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(receiver, $0, &length) } }
+        var wait = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        let port = String(UInt16(bigEndian: address.sin_port))
+        let command = try #require(try Hapticsynth.parseAsRoot(["send", "/hapticsynth/loop/sharpness", "slider", "-0.2", "--port", port]) as? Send)
+        var output = CapturedOutput()
+        #expect(command.execute(into: &output) == 0, "\(output.standardError)")
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let received = recv(receiver, &buffer, buffer.count, 0)
+        #expect(Array(buffer.prefix(max(0, received))) == OSCClient.datagram("/hapticsynth/loop/sharpness", [.string("slider"), .double(-0.2)]))
+    }
+
+    @Test("serve --profile takes a JSON file as the other verbs do; an unknown name is still a usage error, a missing file one line")
+    func serveProfilePath() async throws {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let path = repo + "/Assets/actuators/voice-coil.json"
+        let serve = try #require(try Hapticsynth.parseAsRoot(["serve", "--profile", path]) as? Serve)
+        let profile = try serve.profileOption.resolved()
+        #expect(profile.name == "voice-coil")
+        #expect(serve.managerConfiguration(haptics: "h", assets: "a", profile: profile).engine.profile == profile)
+        #expect(throws: (any Error).self) { _ = try Hapticsynth.parseAsRoot(["serve", "--profile", "nope"]) }
+        let folders = ["--haptics", repo + "/Haptics", "--assets", repo + "/Assets", "--osc-port", "0"]
+        let (status, error) = try await self.serve(folders + ["--profile", "/nonexistent/p.json"])
+        #expect(status == 1 && error.hasPrefix("serve: /nonexistent/p.json") && error.split(separator: "\n").count == 1, "\(error)")
+    }
+
+    @Test("serve --follow-mode and follow --mode have one default: analysis")
+    func followModeDefault() throws {
+        let serve = try #require(try Hapticsynth.parseAsRoot(["serve", "--follow", "mon"]) as? Serve)
+        let follow = try #require(try Hapticsynth.parseAsRoot(["follow", "-C", "mon"]) as? Follow)
+        #expect(serve.follow.mode == .analysis && follow.mode == .analysis)
+        #expect(serve.follow.request?.settings.mode == .analysis)
+        #expect(try FollowControls().mode == .analysis && FollowSettings().mode == .analysis)
     }
 }

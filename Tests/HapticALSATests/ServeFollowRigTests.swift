@@ -20,6 +20,7 @@ struct ServeFollowRigTests {
         let serve = try LiveCLI.run([
             "serve", "-D", Rig.outB, "--period", String(period), "--buffer-periods", "2", "--osc-port", "0",
             "--haptics", root + "/Haptics", "--assets", root + "/Assets", "--follow", Rig.inputMono,
+            "--follow-mode", "lowpass",  // as these tests were written for (analysis is the default)
         ])
         try #require(serve.waitForReady("serve") && serve.isRunning, "serve: not ready: \(serve.stderr)")
         let port = serve.stdout.firstMatch(of: /listening on [0-9.]+:(\d+)/).flatMap { Int($0.1) }

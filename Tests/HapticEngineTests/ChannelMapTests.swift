@@ -112,6 +112,9 @@ import Testing
         // A card plays its channels where its map says.
         let card = ChannelRouting(device: "hw:1", layout: .stereoPlusHaptic, positions: Self.aux, described: DeviceChannels(offers: []))
         #expect(card.warning == nil)
+        // hapticCarried: delivered, dropped or mixed, unknown.
+        #expect(card.hapticCarried == true && routing.hapticCarried == false && rear.hapticCarried == false)
+        #expect(mute.hapticCarried == nil)
     }
 
     /// Two actuator profiles on one engine: each channel carries its own profile's render of

@@ -79,6 +79,43 @@ struct OSCServerTests {
         #expect(c.executed == expected.count)
     }
 
+    @Test("a NaN or infinite number is refused at every address and position, counted as a bad argument, never a command")
+    func nonFiniteNumbers() throws {
+        let (server, target, client) = try makeServer()
+        defer { server.stop() }
+        var sent = 0
+        for bad in [Double.nan, .infinity, -.infinity] {
+            let messages: [(String, [OSCClient.Argument])] = [
+                ("/hapticsynth/transient", [.double(1), .double(bad)]),
+                ("/hapticsynth/transient", [.double(bad), .double(0.5)]),
+                ("/hapticsynth/transient", [.float(Float(bad)), .float(0.5), .double(0)]),
+                ("/hapticsynth/play", [.string("heartbeat"), .double(bad)]),
+                ("/hapticsynth/cue", [.string("beat_hit"), .double(bad)]),
+                ("/hapticsynth/loop/start", [.string("s"), .string("heartbeat"), .double(bad)]),
+                ("/hapticsynth/loop/start", [.string("s"), .string("heartbeat"), .double(1), .double(bad)]),
+                ("/hapticsynth/loop/intensity", [.string("s"), .double(bad)]),
+                ("/hapticsynth/loop/sharpness", [.string("s"), .float(Float(bad))]),
+                ("/hapticsynth/loop/curve", [.string("s"), .string("intensity"), .double(0), .double(bad)]),
+                ("/hapticsynth/loop/stop", [.string("s"), .double(bad)]),
+                ("/hapticsynth/stop", [.double(bad)]),
+                ("/hapticsynth/follow/gain", [.double(bad)]),
+                ("/hapticsynth/follow/mute", [.double(bad)]),
+                ("/hapticsynth/follow/ducking", [.double(bad)]),
+            ]
+            for (address, arguments) in messages {
+                client.send(address, arguments)
+                sent += 1
+            }
+        }
+        client.send("/hapticsynth/transient", [.double(1), .double(0.5)])
+        let got = target.wait(for: 1)
+        #expect(got == [.transient(intensity: 1, sharpness: 0.5, time: 0)])
+        let c = server.counters.snapshot
+        #expect(c.badArguments == sent)
+        #expect(c.unknownAddress == 0 && c.malformed == 0)
+        #expect(c.executed == 1)
+    }
+
     @Test("a bundle's timetag (wall clock) becomes the monotonic time it means")
     func timetags() throws {
         let (server, target, client) = try makeServer()

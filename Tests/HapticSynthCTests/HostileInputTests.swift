@@ -290,6 +290,55 @@ import Testing
         #expect(hs_engine_set_callbacks(offline, nil) == HS_OK)
     }
 
+    @Test("a string is read no further than 4096 bytes: no NUL in them is refused without touching the next byte (unreadable here); 4095 bytes and the NUL are taken")
+    func stringReadBound() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        try #require(page >= 4096)
+        let mapped = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let base = mapped, base != MAP_FAILED else {
+            Issue.record("mmap: errno \(errno)")
+            return
+        }
+        defer { munmap(base, 2 * page) }
+        // The 4096 bytes end where the second page starts; reading byte index 4096 faults.
+        try #require(mprotect(base + page, page, PROT_NONE) == 0)
+        let text = (base + page - 4096).assumingMemoryBound(to: CChar.self)
+        memset(text, Int32(UInt8(ascii: "a")), 4096)
+        var engine: OpaquePointer? = nil
+        refused(hs_engine_open_offline(&engine, 48_000, 1, nil, text), HS_ERR_INVALID_ARGUMENT, "hs_engine_open_offline")
+        #expect(lastError().contains("profile has no NUL within 4096 bytes"), "\(lastError())")
+        refused(hs_engine_open_offline(&engine, 48_000, 1, text, nil), HS_ERR_INVALID_ARGUMENT, "hs_engine_open_offline")
+        #expect(lastError().contains("layout has no NUL within 4096 bytes"), "\(lastError())")
+        // 4095 bytes and the NUL: read as a string (no such profile: a parse error, not a length one).
+        text[4095] = 0
+        refused(hs_engine_open_offline(&engine, 48_000, 1, nil, text), HS_ERR_PARSE, "hs_engine_open_offline")
+        #expect(engine == nil)
+    }
+
+    @Test("struct_size: SIZE_MAX or any size no struct has is refused with the value given (it read as 0 before)")
+    func impossibleStructSize() {
+        var engine: OpaquePointer? = nil
+        var options = hs_engine_options()
+        hs_engine_options_init(&options)
+        options.device = permanent("null")
+        for size in [UInt.max, UInt(Int.max), 65_537] {
+            options.struct_size = Int(bitPattern: size)
+            refused(hs_engine_open_with(&engine, &options), HS_ERR_INVALID_ARGUMENT, "hs_engine_open_with", "struct_size \(size)")
+            #expect(lastError().contains("options->struct_size \(size) is not the size of a struct"), "\(lastError())")
+        }
+        #expect(engine == nil)
+        let (offline, _) = openOffline()
+        defer { hs_engine_close(offline) }
+        var status = hs_engine_status()
+        status.struct_size = Int(bitPattern: UInt.max)
+        refused(hs_engine_get_status(offline, &status), HS_ERR_INVALID_ARGUMENT, "hs_engine_get_status")
+        #expect(lastError().contains("status->struct_size 18446744073709551615"), "\(lastError())")
+        var callbacks = hs_callbacks()
+        callbacks.struct_size = Int(bitPattern: UInt.max)
+        refused(hs_engine_set_callbacks(offline, &callbacks), HS_ERR_INVALID_ARGUMENT, "hs_engine_set_callbacks")
+        #expect(lastError().contains("callbacks->struct_size 18446744073709551615"), "\(lastError())")
+    }
+
     @Test("the last error is per thread")
     func lastErrorPerThread() {
         hs_engine_stop(nil, 0)

@@ -225,6 +225,19 @@ import Testing
         // Never over its input.
         #expect(hs_pattern_render_file(pattern, &options, path) == HS_ERR_IO)
         #expect(lastError().contains(path))
+        // Nor over the profile file it renders for (a hard link of it, so the name is a sound file's).
+        let profileFile = folder + "/prof.json"
+        try FileManager.default.copyItem(atPath: repoRoot + "/Assets/actuators/bass-shaker.json", toPath: profileFile)
+        try FileManager.default.linkItem(atPath: profileFile, toPath: folder + "/prof.wav")
+        let profileBefore = FileManager.default.contents(atPath: profileFile)
+        let rendered = profileFile.withCString { name in
+            options.profile = name
+            defer { options.profile = nil }
+            return hs_pattern_render_file(pattern, &options, folder + "/prof.wav")
+        }
+        #expect(rendered == HS_ERR_IO, "\(lastError())")
+        #expect(lastError().contains("is one of the inputs"), "\(lastError())")
+        #expect(FileManager.default.contents(atPath: profileFile) == profileBefore)
         options.bits = 12
         #expect(hs_pattern_render_file(pattern, &options, folder + "/x.wav") == HS_ERR_INVALID_ARGUMENT)
         #expect(!FileManager.default.fileExists(atPath: folder + "/x.wav"))

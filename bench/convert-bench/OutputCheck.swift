@@ -1,6 +1,7 @@
 // `convert-bench check`: every output the set can give is held to the rules. For each
 // sound: its AHAP is strict-valid after encoding and decoding again, and renders (non-silent
-// where the conversion is not empty); its .haptic reads back strictly, and .haptic → AHAP →
+// where the conversion is not empty) and its transients play as analysed (PlaybackFidelity.swift);
+// its .haptic reads back strictly, and .haptic → AHAP →
 // .haptic keeps both envelopes within 1e-3. For each reference: a .haptic goes to a strict-valid
 // AHAP and back within 1e-3; an AHAP goes to a .haptic and back to a strict-valid AHAP.
 
@@ -69,6 +70,7 @@ func roundTrip(_ clip: HapticClip) throws -> HapticClip {
 func check() {
     var problems: [String] = []
     var sounds = 0, references = 0, worstAmplitude = 0.0, worstFrequency = 0.0, rendered = 0
+    var worstTransient = 0.0, worstLevel = 0.0
     func note(_ name: String, _ what: String) { problems.append("\(name): \(what)") }
     for pair in loadSet() {
         let soundPath = setFolder + "/" + pair.sound
@@ -85,6 +87,13 @@ func check() {
                 if audio.samples.contains(where: { abs($0) > 1e-4 }) { rendered += 1 } else { note(pair.sound, "renders silent") }
             } else {
                 rendered += 1
+            }
+            // It plays as analysed (transients through the curves, the layer at its envelope).
+            let played = try playbackDeviation(haptics)
+            worstTransient = max(worstTransient, played.intensity, played.sharpness)
+            worstLevel = max(worstLevel, played.level)
+            if !played.transientsAgree || played.intensity > 0.02 || played.sharpness > 0.02 {
+                note(pair.sound, "plays off its analysis: \(played)")
             }
             // .haptic: reads back strictly, and round-trips through AHAP within 1e-3.
             let clip = try HapticClip.decode(text: haptics.hapticClip().encoded(), options: .init(strict: true)).clip
@@ -116,6 +125,7 @@ func check() {
         }
     }
     print("sounds: \(sounds) converted to strict-valid AHAP (as written and read back) and strict-readable .haptic; \(rendered) render as expected")
+    print("played (traced): transients off their analysis by at most \(format(worstTransient, 6)) (target ≤ 0.02), the continuous layer off its envelope by \(format(worstLevel, 6)) (reported, not yet a rule)")
     print("references: \(references) converted (.haptic → AHAP → .haptic, AHAP → .haptic → AHAP), every AHAP strict-valid")
     print("round trips .haptic → AHAP → .haptic: largest difference amplitude \(format(worstAmplitude, 6)), frequency \(format(worstFrequency, 6)) (target ≤ 0.001)")
     print(problems.isEmpty ? "problems: none" : "problems: \(problems.count)")

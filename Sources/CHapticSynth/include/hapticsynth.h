@@ -151,6 +151,37 @@ enum {
     HS_PARAM_SHARPNESS = 1
 };
 
+/* What an output channel carries (hs_channel_info.source). */
+enum {
+    HS_SOURCE_SILENCE = 0,
+    /** The haptic drive (of the actuator profile hs_channel_info.profile). */
+    HS_SOURCE_HAPTIC = 1,
+    /** The sound effects' left or right channel. */
+    HS_SOURCE_LEFT = 2,
+    HS_SOURCE_RIGHT = 3
+};
+
+/* Whether the device (or its sound server) keeps a channel (hs_channel_info.fate). */
+enum {
+    /** It plays on a channel of its own (an offline engine's channels all do: they are yours). */
+    HS_CHANNEL_CARRIED = 0,
+    /** The server drops it (a sink without that position: AUX0 or LFE on a stereo sink). */
+    HS_CHANNEL_DROPPED = 1,
+    /** The server mixes it into the speakers instead of a channel of its own. */
+    HS_CHANNEL_MIXED = 2,
+    /** The device cannot say where it goes. */
+    HS_CHANNEL_UNKNOWN = 3
+};
+
+/* Log levels (hs_set_log_callback). */
+enum {
+    HS_LOG_DEBUG = 0,
+    HS_LOG_INFO = 1,
+    /** Something the app should hear about: a haptic channel the device drops, a layout that gives up the sound. */
+    HS_LOG_WARNING = 2,
+    HS_LOG_ERROR = 3
+};
+
 typedef struct hs_engine hs_engine;
 typedef struct hs_pattern hs_pattern;
 typedef struct hs_player hs_player;
@@ -172,6 +203,16 @@ const char *hs_status_name(int status);
 /** Seconds on CLOCK_MONOTONIC: the clock of live engines. Real-time safe. */
 double hs_monotonic_now(void);
 
+/** Sends the library's log lines at `min_level` (HS_LOG_*) and above to `callback(user, level,
+ *  message)`, process-wide; NULL: none (the default; the environment variable HAPTICSYNTH_LOG
+ *  = debug, info, warning... still writes them to standard error). Set it before
+ *  hs_engine_open to hear what an open says: the layout chosen from the device, a haptic
+ *  channel the device or its sound server drops (HS_LOG_WARNING, the lines the CLI prints).
+ *  A line comes on the thread that logs it — the caller's during an hs_ call, an engine's
+ *  service thread — never on a real-time render thread; `message` is valid during the call
+ *  only. The callback must not call hs_set_log_callback. */
+int hs_set_log_callback(void (*callback)(void *user, int level, const char *message), void *user, int min_level);
+
 /* =======================================================================================
  * Engines
  * ======================================================================================= */
@@ -187,10 +228,15 @@ typedef struct hs_engine_options {
     /** Two-device mode: the ALSA PCM that plays the sound effects (speakers) while `device`
      *  drives the actuator; each is placed on its own device's clock. NULL: one stream. */
     const char *audio_device;
-    /** The channel map of the haptic output, one entry per channel: H (haptic drive), L, R
-     *  (sound effects, left and right), 0 (silence), each optionally *GAIN (0.5, -6dB);
-     *  named maps: "mono" (= H), "stereo+haptic" (= L,R,H). Examples: "L,R,H", "0,0,H,H*0.5".
-     *  NULL: "L,R,H" in one stream, "H" in two-device mode. */
+    /** The channel map of the haptic output, as `hapticsynth --layout` reads it: by column,
+     *  one entry per channel: H (haptic drive), L, R (sound effects, left and right), 0
+     *  (silence), each optionally :PROFILE (a built-in name or a JSON path) and *GAIN (0.5,
+     *  -6dB); by position (FL,FR,LFE=H; H@LFE), placed on the device's channel map; presets
+     *  "mono" (= H), "stereo+haptic" (= L,R,H), "2.1", "dualsense", "dualsense+sound".
+     *  Examples: "L,R,H", "0,0,H,H*0.5", "FL=H:bass-shaker,FR=H:voice-coil*0.5".
+     *  NULL: chosen from the device (see hs_engine_open) in one stream, "H" in two-device mode,
+     *  "H" offline. An offline engine has no device: a map's entries are its channels in
+     *  their order, positions naming them (as `hapticsynth render` writes them). */
     const char *layout;
     /** The actuator profile: a built-in name ("bass-shaker", "voice-coil", "lra") or the
      *  path of a profile JSON file. NULL: "bass-shaker". */
@@ -223,10 +269,15 @@ typedef struct hs_engine_options {
 /** Fills `options` with the defaults (and its struct_size). */
 int hs_engine_options_init(hs_engine_options *options);
 
-/** A live engine on the ALSA device `device` (NULL: "default") with the default layout
- *  (L,R,H), actuator profile `profile` (NULL: bass-shaker; a name or a JSON path) and
- *  `period_frames` frames per period (0: 256). HS_ERR_DEVICE when the device cannot be
- *  opened (the message is ALSA's). */
+/** A live engine on the ALSA device `device` (NULL: "default") with the default layout,
+ *  actuator profile `profile` (NULL: bass-shaker; a name or a JSON path) and `period_frames`
+ *  frames per period (0: 256). HS_ERR_DEVICE when the device cannot be opened (the message is
+ *  ALSA's). The default layout is chosen from the device's channel map as `hapticsynth play`
+ *  chooses it: the sound on the fronts and the haptic on LFE where there is one (2.1, 5.1,
+ *  7.1), on AUX0 of a pro-audio sink, on FR of a stereo device (its left channel the sound's
+ *  left), L,R,H by column when the device says nothing. What the choice gives up, and a haptic
+ *  channel the device drops, are logged (hs_set_log_callback) and reported per channel
+ *  (hs_engine_channel_info, hs_engine_status.haptic_carried). */
 int hs_engine_open(hs_engine **out, const char *device, const char *profile, int period_frames);
 
 /** An engine made as `options` says (live on one or two devices, or offline). */
@@ -236,7 +287,9 @@ int hs_engine_open_with(hs_engine **out, const hs_engine_options *options);
  *  your buffer. Its clock is the frames pulled: time 0 is the first frame pulled, so a pattern
  *  played at time T is heard from pulled frame round(T × sample_rate); a pattern played before
  *  the first pull (at time 0) renders exactly — bit for bit — what `hapticsynth render`
- *  writes for it with the same layout, profile and rate. `channels` must match the layout
+ *  writes for it with the same layout, profile and rate. `layout` takes every form `render
+ *  --layout` takes (see hs_engine_options.layout: by position, per-actuator profiles,
+ *  presets); its entries are the channels in their order. `channels` must match the layout
  *  (`layout` NULL: "H" for 1 channel, "L,R,H" for 3; give a layout for other counts). */
 int hs_engine_open_offline(hs_engine **out, double sample_rate, int channels, const char *layout, const char *profile);
 
@@ -298,10 +351,41 @@ typedef struct hs_engine_status {
     int64_t unknown_names;
     int64_t calls_while_unavailable;
     int64_t transients_cut;
+    /** Whether the haptic reaches the actuator: 1 when every haptic channel is carried on a
+     *  channel of its own (offline: always), 0 when the device or its server drops one or mixes
+     *  it into the speakers (a warning was logged), -1 when the device cannot say. Per channel:
+     *  hs_engine_channel_info. */
+    int haptic_carried;
 } hs_engine_status;
 
 /** Fills `status` (as far as its struct_size reaches). */
 int hs_engine_get_status(hs_engine *engine, hs_engine_status *status);
+
+/** One output channel of an engine (hs_engine_channel_info). Set struct_size =
+ *  sizeof(hs_channel_info) before the call. */
+typedef struct hs_channel_info {
+    size_t struct_size;
+    /** What it carries: HS_SOURCE_*. */
+    int source;
+    /** Its gain (the layout's *GAIN; 1 when none; 0 for silence). */
+    float gain;
+    /** The position the device gives it ("FL", "LFE", "AUX0"...; "" when it does not say, and
+     *  offline). */
+    char position[16];
+    /** A haptic channel's actuator profile ("bass-shaker", a JSON profile's name; cut at 63
+     *  bytes); "" for the others. */
+    char profile[64];
+    /** Whether the device or its sound server keeps it: HS_CHANNEL_*. */
+    int fate;
+    /** Why, when not HS_CHANNEL_CARRIED (one line; cut at 255 bytes); "" otherwise. */
+    char reason[256];
+} hs_channel_info;
+
+/** Fills `info` (as far as its struct_size reaches) for output channel `index` (0 …
+ *  hs_engine_status.channels - 1) of the engine's haptic output, as its device was last
+ *  opened. HS_ERR_INVALID_ARGUMENT for an index out of range; HS_ERR_NOT_RUNNING while the
+ *  device is away. */
+int hs_engine_channel_info(hs_engine *engine, int index, hs_channel_info *info);
 
 /** Callbacks of an engine (see THREADS above). Any pointer may be NULL. */
 typedef struct hs_callbacks {
