@@ -21,7 +21,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
-scripts/install-deps.sh --jack
+# --browser: the studio's browser step (Chromium, chromedriver, selenium); it fails, never skips,
+# when they are missing.
+scripts/install-deps.sh --jack --browser
 LOAD=${HAPTICSYNTH_TEST_LOAD:-0}
 if [ "$LOAD" != 0 ]; then
     scripts/install-deps.sh --load

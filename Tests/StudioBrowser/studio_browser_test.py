@@ -177,7 +177,11 @@ def main():
         for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"]:
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+        try:
+            driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+        except Exception as error:  # a failure of the test, never a skip: the browser step must run
+            print(f"FAIL: Chromium could not be started (/usr/bin/chromium, /usr/bin/chromedriver): {error}".splitlines()[0])
+            return 1
         driver.set_page_load_timeout(BOUND)
 
         base = f"http://127.0.0.1:{port}/"
