@@ -53,6 +53,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `hapticsynth studio` only (its own executable: no other target links these).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
@@ -136,6 +138,28 @@ let package = Package(
         .executableTarget(name: "hapticsynth", dependencies: ["HapticCLI"], swiftSettings: strict),
         // The version and commit compiled in (see `buildInfo` above).
         .target(name: "CBuildInfo", cSettings: buildInfo),
+
+        // MARK: the studio (`hapticsynth studio`, docs/studio.md): a local web page to design
+        // haptics from sounds. Its own executable, which `hapticsynth studio` execs, so that no
+        // other verb loads the web server. HapticStudioCore is the studio without the server (a
+        // folder's sounds, the designer's edits, saving; testable in process); HapticStudio is the
+        // thin Hummingbird layer and the page (Web/: plain HTML, CSS and JavaScript).
+        .target(name: "HapticStudioCore", dependencies: ["HapticCLI", "HapticKit"], swiftSettings: strict),
+        .target(
+            name: "HapticStudio",
+            dependencies: [
+                "HapticStudioCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Web")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hapticsynth-studio",
+            dependencies: ["HapticStudio", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticTestSupport"]),
 
         // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
         // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)

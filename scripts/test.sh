@@ -21,7 +21,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
-scripts/install-deps.sh --jack
+# --browser: the studio's browser step (Chromium, chromedriver, selenium); it fails, never skips,
+# when they are missing.
+scripts/install-deps.sh --jack --browser
 LOAD=${HAPTICSYNTH_TEST_LOAD:-0}
 if [ "$LOAD" != 0 ]; then
     scripts/install-deps.sh --load
@@ -88,6 +90,10 @@ lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 
 # each in a fresh virtual environment, against this build's library and CLI; lines "py| ".
 echo "== the Python package"
 lane "Python package" prefixed "py| " python/run-tests.sh "$bin_path"
+
+# The studio in a real browser (headless Chromium; scripts/studio-browser-test.sh), a step of its own.
+echo "== the studio in a browser; lines start with \"studio| \""
+lane "studio browser test" prefixed "studio| " scripts/studio-browser-test.sh
 if [ -n "${fuzz_pid:-}" ]; then
     echo "== waiting for the fuzzing round"
     lane "fuzzing round" wait "$fuzz_pid"

@@ -125,19 +125,19 @@ public struct Convert: HapticsynthVerb {
         }
     }
 
-    enum OutputFormat: Equatable {
+    package enum OutputFormat: Equatable {
         case ahap, haptic
-        init?(name: String) {
+        package init?(name: String) {
             switch name.lowercased() {
             case "ahap", "json": self = .ahap
             case "haptic": self = .haptic
             default: return nil
             }
         }
-        var fileExtension: String { self == .ahap ? "ahap" : "haptic" }
+        package var fileExtension: String { self == .ahap ? "ahap" : "haptic" }
     }
 
-    var soundOptions: SoundConversionOptions {
+    package var soundOptions: SoundConversionOptions {
         var o = SoundConversionOptions()
         o.sensitivity = sensitivity / 100
         o.minimumGap = minGap / 1000
@@ -161,7 +161,7 @@ public struct Convert: HapticsynthVerb {
 
     /// The options of one conversion as `convert` takes them (an option and its value, or a
     /// flag, each): the description's words, and the base a `--per-sound` line applies over.
-    var soundArguments: [[String]] {
+    package var soundArguments: [[String]] {
         // (Whole numbers without ".0"; others as Swift prints them, which reads back exactly.)
         func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
         var parts = [
@@ -180,7 +180,7 @@ public struct Convert: HapticsynthVerb {
     /// This command with `arguments` (a `--per-sound` line's) applied over its options of one
     /// conversion; refused with the parser's message. A line giving --gain or --normalize
     /// replaces the command line's choice of either.
-    func applying(_ arguments: [String]) throws(CLIError) -> Convert {
+    package func applying(_ arguments: [String]) throws(CLIError) -> Convert {
         guard !arguments.isEmpty else { return self }
         let named = Set(arguments.map(PerSoundOptions.optionName))
         var base = soundArguments
@@ -299,10 +299,10 @@ public struct Convert: HapticsynthVerb {
 
     /// What converting one input gives: the output's text, a summary line, notes, and for a sound
     /// with `--list-sensitivities` the table of its transients at each sensitivity.
-    struct Converted {
-        var text: String
-        var summary: String
-        var notes: [String]
+    package struct Converted {
+        package var text: String
+        package var summary: String
+        package var notes: [String]
         var sensitivityTable: [String] = []
         /// The sound files a pattern input plays: read, so never written over.
         var sounds: [FileIdentity] = []
@@ -331,6 +331,16 @@ public struct Convert: HapticsynthVerb {
         } else {
             result = try SoundConversion.convert(soundAt: input, options: soundOptions)
         }
+        return try converted(result, input: input, to: path, format: format, sensitivityTable: table)
+    }
+
+    /// The output of a sound's conversion `result` (its haptics as converted, or as the studio's
+    /// designer edited them: `edits` is then added to the metadata, and a `.haptic`'s description
+    /// says so): one writer for `convert` and `hapticsynth studio`.
+    package func converted(
+        _ result: SoundConversionResult, input: String, to path: String, format: OutputFormat,
+        sensitivityTable table: [String] = [], edits: [(String, JSONValue)] = []
+    ) throws(CLIError) -> Converted {
         let haptics = result.haptics
         let name = URL(fileURLWithPath: input).lastPathComponent
         let editor = "hapticsynth \(hapticsynthVersion)"
@@ -340,7 +350,7 @@ public struct Convert: HapticsynthVerb {
         case .ahap:
             let metadata = JSONValue.object([
                 ("Editor", .string(editor)), ("Source", .string(name)), ("Description", .string(conversionDescription)),
-            ])
+            ] + edits)
             let pattern = result.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
             do { _ = try pattern.validate(options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted pattern does not pass strict validation (\(error)); please report this")
@@ -350,7 +360,8 @@ public struct Convert: HapticsynthVerb {
             counts = "\(events.filter { $0.type == .hapticContinuous }.count) continuous events, "
                 + "\(events.filter { $0.type == .hapticTransient }.count) transients"
         case .haptic:
-            let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name, description: conversionDescription))
+            let description = conversionDescription + (edits.isEmpty ? "" : " (edited in hapticsynth studio)")
+            let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name, description: description))
             text = clip.encoded()
             do { _ = try HapticClip.decode(text: text, options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted clip does not pass strict validation (\(error)); please report this")

@@ -21,27 +21,27 @@
 #endif
 
 /// The lines of a `--per-sound` file.
-struct PerSoundOptions {
+package struct PerSoundOptions {
     /// One line: which inputs it names, and their options (as `convert` takes them).
-    struct Line: Equatable {
-        var number: Int
-        var pattern: String
-        var arguments: [String]
+    package struct Line: Equatable {
+        package var number: Int
+        package var pattern: String
+        package var arguments: [String]
     }
 
     /// The file's path, as given (it names the file in messages).
-    var path: String
-    var lines: [Line]
+    package var path: String
+    package var lines: [Line]
 
     /// The options a line may give: those of one conversion (the ones `Convert.soundArguments`
     /// writes, which a line is applied over).
-    static let perSoundOptions: Set<String> = [
+    package static let perSoundOptions: Set<String> = [
         "--sensitivity", "--min-gap", "--ducking", "--breakpoints-per-second", "--gain", "--normalize",
         "--gate", "--channel", "--from", "--to", "--audio",
     ]
 
     /// Reads and splits the file (its options are checked by the caller, in context).
-    static func read(_ path: String) throws(CLIError) -> PerSoundOptions {
+    package static func read(_ path: String) throws(CLIError) -> PerSoundOptions {
         let bytes: [UInt8]
         do { bytes = try PatternFile.readBytes(path) } catch { throw CLIError(error.description) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -53,7 +53,7 @@ struct PerSoundOptions {
     /// The lines of `text` (blank lines and `#` comments, whole lines or after the options, skipped).
     /// A line ends at LF, CRLF or a lone CR (a file saved on Windows or an old Mac); a UTF-8 byte
     /// order mark at the start is not part of the first name.
-    static func parse(_ text: String, path: String) throws(CLIError) -> PerSoundOptions {
+    package static func parse(_ text: String, path: String) throws(CLIError) -> PerSoundOptions {
         var lines: [Line] = []
         // ("\r\n" is one Character in Swift: splitting on "\n" alone would leave a CRLF file one line.)
         let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
@@ -90,7 +90,7 @@ struct PerSoundOptions {
 
     /// The line's words: separated by spaces or tabs, a quoted word ('...' or "...") taken whole,
     /// up to a word that starts with `#` (a comment).
-    static func split(_ line: Substring) throws(CLIError) -> [String] {
+    package static func split(_ line: Substring) throws(CLIError) -> [String] {
         var words: [String] = []
         var word = ""
         var inWord = false
@@ -118,11 +118,11 @@ struct PerSoundOptions {
     }
 
     /// The option a word gives: `--gain` for `--gain` and `--gain=-6`.
-    static func optionName(_ word: String) -> String { String(word.prefix { $0 != "=" }) }
+    package static func optionName(_ word: String) -> String { String(word.prefix { $0 != "=" }) }
 
     /// Whether `line` names `input`: the end of its path, as many components as the line's name
     /// has (all of it for a name that starts with "/").
-    static func matches(_ line: Line, _ input: String) -> Bool {
+    package static func matches(_ line: Line, _ input: String) -> Bool {
         if line.pattern.hasPrefix("/") { return fnmatch(line.pattern, input, FNM_PATHNAME) == 0 }
         let depth = line.pattern.split(separator: "/", omittingEmptySubsequences: false).count
         let end = input.split(separator: "/", omittingEmptySubsequences: false).suffix(depth).joined(separator: "/")
@@ -133,7 +133,7 @@ struct PerSoundOptions {
     /// option appears once with its last value (--gain and --normalize are one choice): what
     /// applying them one after another gives, in time linear in the lines (a parser handed every
     /// repeat takes time quadratic in them).
-    func arguments(for input: String) -> [String] {
+    package func arguments(for input: String) -> [String] {
         Self.overlay(lines.filter { Self.matches($0, input) }.flatMap(\.arguments))
     }
 

@@ -15,5 +15,6 @@ public enum HapticsynthSubcommands {
         Serve.self,
         Send.self,
         Follow.self,
+        StudioVerb.self,
     ]
 }

@@ -1,0 +1,55 @@
+// Runs the studio's web server: 127.0.0.1 (or --listen), the token, the page and its API;
+// prints the address to open (with the token) and `studio: ready` once it listens.
+
+import Foundation
+import HapticStudioCore
+import Hummingbird
+import Logging
+
+public struct StudioServerOptions: Sendable {
+    public var folder: String
+    public var host = "127.0.0.1"
+    public var port = 0
+    public var perSound = "haptics.txt"
+    public var openBrowser = false
+    public init(folder: String) { self.folder = folder }
+}
+
+public enum StudioServer {
+    public static func run(_ options: StudioServerOptions) async throws {
+        let folder = try StudioFolder(path: options.folder)
+        let studio = try Studio(folder: folder, perSoundName: options.perSound)
+        let assets = try WebAssets.load()
+        let token = randomToken()
+        let extraHosts = ["127.0.0.1", "localhost", "::1"].contains(options.host) ? [] : [options.host.contains(":") ? "[\(options.host)]" : options.host]
+        let address = StudioAddress(extraHosts: extraHosts)
+        let router = Router()
+        router.add(middleware: StudioGuard(token: token, address: address, limiter: RateLimiter(perSecond: 200, burst: 400)))
+        StudioAPI(studio: studio, assets: assets).add(to: router)
+        let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                address.set(port: port)
+                let url = "http://\(shownHost == "0.0.0.0" ? "127.0.0.1" : shownHost):\(port)/?token=\(token)"
+                let lines = "studio: \(folder.root.isEmpty ? "/" : folder.root): open \(url)\nstudio: ready\n"
+                FileHandle.standardOutput.write(Data(lines.utf8))
+                if options.openBrowser { openInBrowser(url) }
+            },
+            logger: { var logger = Logger(label: "hapticsynth-studio"); logger.logLevel = .warning; return logger }()
+        )
+        try await app.runService()
+    }
+
+    /// Starts the default browser (xdg-open); says so when it cannot.
+    static func openInBrowser(_ url: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url]
+        do { try process.run() } catch {
+            FileHandle.standardError.write(Data("studio: cannot start a browser (xdg-open: \(error)); open the address above\n".utf8))
+        }
+    }
+}
