@@ -14,6 +14,8 @@ public struct StudioSettings: Codable, Sendable, Equatable {
     public var breakpointsPerSecond: Double = 40
     public var gain: Double = 0
     public var normalize: Double?
+    /// The noise gate, dBFS (`--gate`).
+    public var gate: Double = SoundConversionOptions().gateDBFS
     /// "mix", or a channel number from 1.
     public var channel: String = "mix"
     public var from: Double = 0
@@ -30,6 +32,7 @@ public struct StudioSettings: Codable, Sendable, Equatable {
         breakpointsPerSecond = command.breakpointsPerSecond
         gain = command.gain
         normalize = command.normalize
+        gate = command.gate
         channel = command.channel
         from = command.from
         to = command.to
@@ -41,7 +44,7 @@ public struct StudioSettings: Codable, Sendable, Equatable {
     func command(input: String, output: String) throws(StudioError) -> Convert {
         var words = [
             "--sensitivity", Self.number(sensitivity), "--min-gap", Self.number(minGap), "--ducking", Self.number(ducking),
-            "--breakpoints-per-second", Self.number(breakpointsPerSecond), "--channel", channel,
+            "--breakpoints-per-second", Self.number(breakpointsPerSecond), "--gate", Self.number(gate), "--channel", channel,
         ]
         if let normalize { words += ["--normalize", Self.number(normalize)] } else { words += ["--gain", Self.number(gain)] }
         if from != 0 { words += ["--from", Self.number(from)] }

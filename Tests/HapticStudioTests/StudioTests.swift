@@ -82,6 +82,7 @@ struct StudioTests {
         #expect(perSound.contains("\nclicks.wav --sensitivity 30 --min-gap 50 --ducking 50 --breakpoints-per-second 40 --gain -3 --channel mix\n"))
         #expect(await studio.list().first { $0.name == "clicks.wav" }?.state == "converted")
 
+
         // The ladder after the slider moved (reused) is the ladder made afresh.
         var others = settings
         others.sensitivity = 80
@@ -92,6 +93,16 @@ struct StudioTests {
         // A new session opens the sound with the settings the file keeps.
         let reopened = try Studio(folder: try StudioFolder(path: folder.path))
         #expect(try await reopened.open("clicks.wav").settings == settings)
+
+        // The gate: a --per-sound line's --gate opens with the sound, and a saved gate is written.
+        try "clicks.wav --gate -30\n".write(toFile: folder.path + "/haptics.txt", atomically: true, encoding: .utf8)
+        let gateStudio = try Studio(folder: try StudioFolder(path: folder.path))
+        #expect(try await gateStudio.open("clicks.wav").settings.gate == -30)
+        var gated = settings
+        gated.gate = -40
+        _ = try await gateStudio.analyse("clicks.wav", settings: gated)
+        _ = try await gateStudio.save("clicks.wav", haptic: false)
+        #expect(try String(contentsOfFile: folder.path + "/haptics.txt", encoding: .utf8).contains(" --gate -40"))
     }
 
     @Test("edits are a layer: kept over re-analysis, undone and redone, saved with a mark, reopened")

@@ -133,7 +133,7 @@ def security_checks(server, folder, outside):
     status, text = server.request("POST", "/api/analyse", b"{not json")
     check("bad JSON: 400 naming it", status == 400 and "JSON" in text, text)
     status, text = server.request("POST", "/api/analyse", {"name": "clicks.wav", "settings": {
-        "sensitivity": 1e308, "minGap": 50, "ducking": 50, "breakpointsPerSecond": 40, "gain": 0, "channel": "mix", "from": 0, "audio": False}})
+        "sensitivity": 1e308, "minGap": 50, "ducking": 50, "breakpointsPerSecond": 40, "gain": 0, "gate": -60, "channel": "mix", "from": 0, "audio": False}})
     check("a sensitivity of 1e308: 400 naming --sensitivity", status == 400 and "--sensitivity" in text, text)
     status, text = server.request("POST", "/api/edit", {"name": "clicks.wav", "edit": {"op": "deleteTransient", "index": 10_000}})
     check("an edit of a transient that is not there: 400", status == 400, text)
@@ -252,14 +252,16 @@ def main():
         # An unedited sound, saved at another setting, is what convert --per-sound makes of it.
         driver.find_element(By.CSS_SELECTOR, '#files li[data-name="second.wav"]').click()
         wait_for("the second sound", lambda: driver.execute_script(settled, "second.wav"))
-        driver.execute_script("const s = document.getElementById('sensitivity'); s.value = 70; s.dispatchEvent(new Event('input'));")
+        driver.execute_script("const g = document.getElementById('gate'); g.value = -40; g.dispatchEvent(new Event('change'));"
+                              "const s = document.getElementById('sensitivity'); s.value = 70; s.dispatchEvent(new Event('input'));")
         wait_for("its re-analysis", lambda: driver.execute_script(
-            "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === 70"))
+            "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === 70 && window.studio.view.settings.gate === -40"))
         driver.find_element(By.ID, "save").click()
         wait_for("its save", lambda: "saved second.ahap" in driver.find_element(By.ID, "status").text)
         again = os.path.join(work, "again.ahap")
         subprocess.run([os.path.join(bin_dir, "hapticsynth"), "convert", os.path.join(folder, "second.wav"), "-o", again,
                         "--per-sound", os.path.join(folder, "haptics.txt")], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        check("the gate control reaches the --per-sound line", "--gate -40" in open(os.path.join(folder, "haptics.txt")).read())
         check("convert --per-sound reproduces the unedited save byte for byte",
               open(again).read() == open(os.path.join(folder, "second.ahap")).read())
 

@@ -111,7 +111,7 @@ function setView(view) {
 
 // MARK: settings
 
-const settingIds = ["sensitivity", "minGap", "ducking", "breakpointsPerSecond", "level", "level-mode", "channel", "from", "to", "audio"];
+const settingIds = ["sensitivity", "minGap", "ducking", "breakpointsPerSecond", "level", "level-mode", "gate", "channel", "from", "to", "audio"];
 
 function setControls(view) {
   const s = view.settings;
@@ -121,6 +121,7 @@ function setControls(view) {
   $("breakpointsPerSecond").value = s.breakpointsPerSecond;
   $("level-mode").value = s.normalize == null ? "gain" : "normalize";
   $("level").value = s.normalize == null ? s.gain : s.normalize;
+  $("gate").value = s.gate;
   const channel = $("channel");
   channel.replaceChildren(new Option("mix", "mix"));
   for (let c = 1; c <= view.sound.channels; c++) channel.append(new Option(String(c), String(c)));
@@ -142,7 +143,7 @@ function currentSettings() {
     sensitivity: readNumber("sensitivity"), minGap: readNumber("minGap"), ducking: readNumber("ducking"),
     breakpointsPerSecond: readNumber("breakpointsPerSecond"),
     gain: normalize ? 0 : readNumber("level"), normalize: normalize ? readNumber("level") : null,
-    channel: $("channel").value, from: readNumber("from") ?? 0, to: readNumber("to"), audio: $("audio").checked,
+    gate: readNumber("gate"), channel: $("channel").value, from: readNumber("from") ?? 0, to: readNumber("to"), audio: $("audio").checked,
   };
 }
 
