@@ -24,9 +24,13 @@ struct ProcessRun {
 }
 
 /// Runs `/bin/sh -c script` in `folder`; `whileRunning` gets the process (e.g. to signal it).
+/// The shell starts with SIGHUP, SIGINT and SIGTERM at their defaults, as from a user's terminal:
+/// a test running beside it in this process may ignore SIGHUP for a moment (an in-process
+/// `serve`'s reload listener), and a child started then would inherit that (as under nohup).
 func runShell(_ script: String, in folder: URL, whileRunning: (Process) throws -> Void = { _ in }) throws -> ProcessRun {
     let process = Process()
-    (process.executableURL, process.arguments) = killedWithTestRunner("/bin/sh", ["-c", script])
+    (process.executableURL, process.arguments) = killedWithTestRunner(
+        "/usr/bin/env", ["--default-signal=HUP,INT,TERM", "/bin/sh", "-c", script])
     process.currentDirectoryURL = folder
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
