@@ -252,7 +252,7 @@ struct RootCommandTests {
     @Test("the subcommand list is the one place verbs are registered")
     func subcommands() {
         let names = HapticsynthSubcommands.all.map { $0._commandName }
-        #expect(names == ["validate", "info", "render", "convert", "play", "devices", "rhythm", "plot", "serve", "send", "follow"])
+        #expect(names == ["validate", "info", "render", "convert", "play", "devices", "rhythm", "plot", "serve", "send", "follow", "studio"])
         #expect(Hapticsynth.configuration.subcommands.map { $0._commandName } == names)
         #expect(Hapticsynth.configuration.commandName == "hapticsynth")
     }
