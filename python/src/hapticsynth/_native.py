@@ -202,3 +202,29 @@ def read_text(call: Callable[[Any, int, Any], int]) -> str:
             check(status)
     check(status)
     raise AssertionError("unreachable")
+
+
+class Owned:
+    """A library handle this object owns (``_handle``), freed by the library function named
+    ``_free``: at ``close()``, at the end of a ``with`` block, or when collected. The handle is
+    cleared before it is freed, so a second close (or one from ``__del__``) does nothing."""
+
+    _free = ""
+
+    def close(self) -> None:
+        owned = getattr(self, "_handle", None)
+        if owned:
+            self._handle = handle()
+            getattr(lib, self._free)(owned)
+
+    def __enter__(self):  # -> Self (typing.Self needs Python 3.11)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass

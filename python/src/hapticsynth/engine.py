@@ -52,7 +52,7 @@ class EngineStatus:
     haptic_carried: int
 
 
-class Engine:
+class Engine(_native.Owned):
     """A live engine on an ALSA device (an ``hs_engine``); a context manager that closes it.
 
     ``device``: the ALSA PCM ("default", "hw:1,0", a PulseAudio or JACK PCM); with
@@ -65,6 +65,8 @@ class Engine:
 
     The library's log lines (the layout chosen, a haptic channel the device drops...) go to the
     ``logging`` logger "hapticsynth", from the level it has when the engine opens."""
+
+    _free = "hs_engine_close"
 
     def __init__(self, device: str = "default", layout: str | None = None, profile: str = "bass-shaker",
                  haptic_device: str | None = None, *, rate: int = 48000, period_frames: int = 0, buffer_periods: int = 0,
@@ -168,22 +170,7 @@ class Engine:
 
     def close(self) -> None:
         """Stops everything (a short fade), closes the device and ends the engine."""
-        handle = getattr(self, "_handle", None)
-        if handle:
-            self._handle = _native.handle()
-            lib.hs_engine_close(handle)
-
-    def __enter__(self) -> "Engine":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        _native.Owned.close(self)
 
 
 class OfflineEngine(Engine):
@@ -219,8 +206,10 @@ class OfflineEngine(Engine):
         return out
 
 
-class Player:
+class Player(_native.Owned):
     """A pattern looping on an engine, with live intensity and sharpness controls (an ``hs_player``)."""
+
+    _free = "hs_player_free"
 
     _PARAMETERS = {"intensity": _native.HS_PARAM_INTENSITY, "sharpness": _native.HS_PARAM_SHARPNESS}
 
@@ -261,22 +250,7 @@ class Player:
 
     def close(self) -> None:
         """Stops the player (a short fade) and frees it."""
-        handle = getattr(self, "_handle", None)
-        if handle:
-            self._handle = _native.handle()
-            lib.hs_player_free(handle)
-
-    def __enter__(self) -> "Player":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        _native.Owned.close(self)
 
 
 def close_all() -> None:

@@ -16,12 +16,14 @@ from .errors import InvalidArgumentError, check
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Pattern:
+class Pattern(_native.Owned):
     """A haptic pattern loaded into the library (an ``hs_pattern``).
 
     Made by :meth:`load`, :meth:`from_json` or :meth:`from_sound`; freed when garbage
     collected, or at once by :meth:`close` (or a ``with`` block). Engines and players that
     were given it keep what they need."""
+
+    _free = "hs_pattern_free"
 
     def __init__(self, _handle: ctypes.c_void_p, source: str | None = None) -> None:
         self._handle = _handle
@@ -140,21 +142,7 @@ class Pattern:
     # --- lifetime ----------------------------------------------------------------------
     def close(self) -> None:
         """Frees the pattern now (players made from it keep playing)."""
-        if self._handle:
-            lib.hs_pattern_free(self._handle)
-            self._handle = _native.handle()
-
-    def __enter__(self) -> "Pattern":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
+        _native.Owned.close(self)
 
     def __repr__(self) -> str:
         where = f" from {self.source!r}" if self.source else ""
