@@ -15,6 +15,10 @@ struct StudioAuditionRigTests {
     static let env = ProcessInfo.processInfo.environment
     static let out = env["HAPTICSYNTH_RIG_OUT"] ?? "hs_out"
     static let input = env["HAPTICSYNTH_RIG_IN"] ?? "hs_in"
+    static let outB = env["HAPTICSYNTH_RIG_OUT_B"] ?? "hs_out_b"
+    static let inB = env["HAPTICSYNTH_RIG_IN_B"] ?? "hs_in_b"
+    static let outMono = env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono"
+    static let inMono = env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
 
     struct Run {
         var left: [Float], haptic: [Float]
@@ -81,5 +85,40 @@ struct StudioAuditionRigTests {
         try AuditionRecording.checkLoop(
             left: run.left, haptic: run.haptic, times: times, before: run.reference, after: run.edited,
             passesBeforeEdit: run.passesBeforeEdit, passesAfterEdit: run.passesAfterEdit, label: "studio audition rig", tolerance: 0.05)
+    }
+
+    @Test("two devices (--haptic-device): the sound on the stereo sink, the haptic on the mono sink, together within one period")
+    func twoDevices() async throws {
+        let folder = try AuditionRecording.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let period = 1024
+        let studio = try StudioProcess([folder.path, "-D", Self.outB, "--haptic-device", Self.outMono, "--period", String(period), "--buffer-periods", "4"])
+        defer { studio.stop() }
+        let text = try await studio.text("/api/pattern?name=hits.wav")
+        let reference = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
+        let captureA = ALSACaptureDevice(name: Self.inB, channels: 2, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
+        let captureH = ALSACaptureDevice(name: Self.inMono, channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
+        try captureA.start()
+        try captureH.start()
+        let played = try await studio.request("POST", "/api/sounds/hits.wav/play", body: "{}")
+        #expect(played.status == 200, "\(played.json)")
+        #expect(await waitUntil(60) { ((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any])?["playing"] as? Bool == false },
+                "the single pass ends")
+        #expect(captureA.waitForSilence(after: captureA.framesRecorded, frames: 9_600, timeout: 30)
+                && captureH.waitForSilence(after: captureH.framesRecorded, frames: 9_600, timeout: 30), "silence after the pass")
+        let recA = captureA.stop(), recH = captureH.stop()
+        #expect(studio.stop() == 0)
+        #expect(recA.overruns == 0 && recH.overruns == 0, "whole recordings")
+        let left = RecordingAlignment.channel(recA.floatSamples, channels: 2, 0)
+        let soundStart = try #require(AuditionRecording.soundStart(left), "the sound is on the stereo sink")
+        let onset = try #require(RecordingAlignment.firstAbove(recH.floatSamples, 0.001), "the haptic is on the mono sink")
+        let fit = AuditionRecording.hapticStart(recH.floatSamples, reference: reference, guess: onset - (RecordingAlignment.firstAbove(reference, 0.001) ?? 0))
+        let hitFrame = soundStart + Int((AuditionRecording.hitTimes[0] * 48_000).rounded())
+        let ta = try #require(recA.monotonicNanos(ofFrame: hitFrame)), th = try #require(recH.monotonicNanos(ofFrame: fit.index))
+        // The sound's pass starts the first hit's time before its onset.
+        let skew = (Double(ta) / 1e6 - AuditionRecording.hitTimes[0] * 1000) - Double(th) / 1e6
+        print("studio audition rig, two devices: sound − haptic start \(String(format: "%.3f", skew)) ms (capture stamps), haptic fit misfit \(fit.misfit); period \(String(format: "%.2f", Double(period) / 48)) ms")
+        #expect(fit.misfit < 0.05, "the haptic is the pattern's render")
+        #expect(abs(skew) < Double(period) / 48, "together within one period: \(skew) ms")
     }
 }
