@@ -88,11 +88,15 @@ enum AuditionRecording {
         let fit = hapticStart(haptic, reference: before, guess: start)
         let skew = fit.index - start
         let felt = times.map { feltOnsetMs(haptic, at: start + Int(($0 * Double(rate)).rounded())) }
+        // Each haptic hit's felt onset after the sound's own hit (its first sample) in the recording.
+        let afterSound = hitTimes.map { feltOnsetMs(haptic, at: start + Int(($0 * Double(rate)).rounded())) }
         print("\(label): haptic − sound start \(skew) samples (\(ms(skew)) ms, fit misfit \(fit.misfit)); "
-              + "felt onsets after the hits' times \(felt.map { String(format: "%.2f", $0) }) ms")
+              + "felt onsets after the pattern's hit times \(felt.map { String(format: "%.2f", $0) }) ms, "
+              + "after the sound's hits \(afterSound.map { String(format: "%.2f", $0) }) ms")
         #expect(fit.misfit < tolerance, "the first pass's haptic is the pattern's render: misfit \(fit.misfit)")
         #expect(abs(skew) <= rate / 1000, "sound and haptic in lockstep within 1 ms: \(skew) samples")
-        #expect(felt.allSatisfy { $0 > -1 && $0 < 15 }, "each hit felt at its time: \(felt) ms")
+        #expect(felt.allSatisfy { $0 > -1 && $0 < 5 }, "each hit felt at the pattern's time: \(felt) ms")
+        #expect(afterSound.allSatisfy { abs($0) < 5 }, "each hit felt with the sound's: \(afterSound) ms")
 
         let pass = Int((length * Double(rate)).rounded())
         let old = start + (passesBeforeEdit - 1) * pass, new = start + passesAfterEdit * pass
