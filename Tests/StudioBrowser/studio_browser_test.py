@@ -283,7 +283,7 @@ def main():
             check(f"Play: the transport plays and the playhead follows it ({device})", True)
             driver.find_element(By.ID, "stop").click()
             wait_for("the stop", lambda: driver.execute_script("return !window.studio.transport.playing && window.studio.drawnPlayhead === null"))
-            check("Stop: the transport stopped, no playhead", True)
+            check("Stop: the transport stopped, no playhead, the status says so", driver.find_element(By.ID, "status").text == "stopped")
         else:
             wait_for("the error line", lambda: "audition" in driver.find_element(By.ID, "status").text)
             status = driver.find_element(By.ID, "status")

@@ -10,6 +10,7 @@ studio.drawnPlayhead = null;
 let transportTimer = null;
 
 function showTransport(transport) {
+  if (studio.transport.playing && !transport.playing) say("stopped");
   studio.transport = transport;
   $("play").disabled = !studio.name;
   $("stop").disabled = !transport.playing;
