@@ -78,6 +78,25 @@ struct AuditionTests {
         #expect(try await studio.open("hits.wav").haptic.transients.count == AuditionRecording.hitTimes.count)
     }
 
+    @Test("Play during a loop replaces it; a single pass ends by itself; Stop after the end is harmless")
+    func replaceAndEnd() async throws {
+        let folder = try AuditionRecording.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let studio = try Studio(folder: try StudioFolder(path: folder.path))
+        var config = HapticManager.Configuration(
+            hapticsFolder: "", assetsFolder: "", output: .device({ VirtualOutputDevice(name: "virtual", clock: .monotonic) }), layout: .stereoPlusHaptic)
+        config.setLogLevels(manager: .error, engines: .error)
+        let audition = Audition(studio: studio, output: .init(configuration: config, device: "virtual"))
+        let looping = try await audition.play("hits.wav", start: 0, end: 1, loop: true)
+        #expect(looping.playing && looping.loop && looping.passes == 1)
+        let once = try await audition.play("hits.wav", start: 0.5, end: 1.5, loop: false)
+        #expect(once.playing && !once.loop && once.start == 0.5 && once.end == 1.5 && once.passes == 1)
+        #expect(await waitUntil(30) { let t = await audition.transport(); return t.playing && (t.position ?? 0) > 0.5 }, "the playhead moves")
+        #expect(await waitUntil(30) { await !audition.transport().playing }, "the single pass ends")
+        #expect(await audition.stop() == Audition.stoppedTransport)
+        await audition.shutDown()
+    }
+
     /// What one looped session through a virtual device left.
     struct Session {
         var left: [Float], haptic: [Float]
