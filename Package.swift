@@ -144,7 +144,7 @@ let package = Package(
         // other verb loads the web server. HapticStudioCore is the studio without the server (a
         // folder's sounds, the designer's edits, saving; testable in process); HapticStudio is the
         // thin Hummingbird layer and the page (Web/: plain HTML, CSS and JavaScript).
-        .target(name: "HapticStudioCore", dependencies: ["HapticCLI", "HapticKit"], swiftSettings: strict),
+        .target(name: "HapticStudioCore", dependencies: ["HapticCLI", "HapticKit", "HapticEngine"], swiftSettings: strict),
         .target(
             name: "HapticStudio",
             dependencies: [
@@ -156,10 +156,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "hapticsynth-studio",
-            dependencies: ["HapticStudio", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HapticStudio", "HapticStudioCore", "HapticCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticTestSupport"]),
+        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticKit", "HapticEngine", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
 
         // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
         // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)

@@ -20,6 +20,12 @@ public struct StudioVerb: HapticsynthVerb {
             convert writes it, and the sound's settings to the folder's --per-sound file, so \
             `convert --per-sound` on the folder gives every unedited pattern again.
 
+            Play, Stop and Loop audition a selection: the sound on -D and the haptic with it \
+            (in one stream, laid out from the device's channel map unless --layout says; or on \
+            --haptic-device), in lockstep, through the engine the live verbs use; an edit made \
+            while a selection loops is felt on the next pass. The studio starts without a sound \
+            card: the device is opened at the first Play, and Play says so when it cannot be.
+
             Prints the address to open, with a random token that every request needs, then \
             `studio: ready`. Only files inside the folder are read or written. Ctrl-C stops it.
 
@@ -27,6 +33,7 @@ public struct StudioVerb: HapticsynthVerb {
               hapticsynth studio sfx/
               hapticsynth studio sfx/ --open
               hapticsynth studio sfx/ --port 8765 --per-sound haptics.txt
+              hapticsynth studio sfx/ -D speakers --haptic-device shaker --profile voice-coil
             """
     )
 
@@ -44,6 +51,8 @@ public struct StudioVerb: HapticsynthVerb {
 
     @Flag(name: .long, help: "Start the default browser on the studio (xdg-open).")
     public var open = false
+
+    @OptionGroup public var audition: StudioAuditionOptions
 
     public init() {}
 
@@ -65,6 +74,7 @@ public struct StudioVerb: HapticsynthVerb {
         var arguments = [program, folder, "--port", String(port), "--per-sound", perSound]
         if let listen { arguments += ["--listen", listen] }
         if open { arguments.append("--open") }
+        arguments += audition.arguments
         let cArguments = arguments.map { strdup($0) } + [nil]
         execv(program, cArguments)
         out.printError("hapticsynth studio: cannot run \(program): \(String(cString: strerror(errno)))")

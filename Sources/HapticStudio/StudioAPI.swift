@@ -10,6 +10,7 @@ import Hummingbird
 struct StudioAPI {
     let studio: Studio
     let assets: WebAssets
+    let audition: Audition
 
     /// The body of an action on one sound.
     struct NameBody: Decodable { var name: String }
@@ -24,6 +25,12 @@ struct StudioAPI {
     struct SaveBody: Decodable {
         var name: String
         var haptic: Bool?
+    }
+    /// A selection to audition: seconds of the sound (absent: the converted range).
+    struct PlayBody: Decodable {
+        var start: Double?
+        var end: Double?
+        var loop: Bool?
     }
 
     func add(to router: Router<BasicRequestContext>) {
@@ -57,6 +64,24 @@ struct StudioAPI {
         router.post("/api/save") { request, _ in
             await json { let b = try await body(SaveBody.self, request); return try await studio.save(b.name, haptic: b.haptic ?? false) }
         }
+        // The audition (Audition): the name is the rest of the path, URL-encoded ("sub%2Fboom.wav").
+        router.post("/api/sounds/{name}/play") { request, context in
+            await json {
+                let name = try pathName(context.parameters.get("name"))
+                let b = try await body(PlayBody.self, request)
+                return try await audition.play(name, start: b.start, end: b.end, loop: b.loop ?? false)
+            }
+        }
+        router.post("/api/stop") { _, _ in await json { await audition.stop() } }
+        router.get("/api/transport") { _, _ in await json { await audition.transport() } }
+    }
+
+    /// A name given as a path segment, URL-encoded (its "/" as %2F).
+    func pathName(_ segment: String?) throws(StudioError) -> String {
+        guard let segment, let name = segment.removingPercentEncoding, !name.isEmpty else {
+            throw StudioError(400, "the path needs the sound's name, URL-encoded: /api/sounds/NAME/play")
+        }
+        return name
     }
 
     func query(_ request: Request, _ name: String) throws(StudioError) -> String {

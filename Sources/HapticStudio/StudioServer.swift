@@ -12,6 +12,10 @@ public struct StudioServerOptions: Sendable {
     public var port = 0
     public var perSound = "haptics.txt"
     public var openBrowser = false
+    /// Where the audition plays (nil: the default device, the haptic laid out from its channel map).
+    public var audition: Audition.Output?
+    /// Print the audition engine's report on stderr at the end.
+    public var verbose = false
     public init(folder: String) { self.folder = folder }
 }
 
@@ -25,7 +29,9 @@ public enum StudioServer {
         let address = StudioAddress(extraHosts: extraHosts)
         let router = Router()
         router.add(middleware: StudioGuard(token: token, address: address, limiter: RateLimiter(perSecond: 200, burst: 400)))
-        StudioAPI(studio: studio, assets: assets).add(to: router)
+        let output = options.audition ?? Audition.Output(configuration: .init(hapticsFolder: "", assetsFolder: ""), device: "default")
+        let audition = Audition(studio: studio, output: output)
+        StudioAPI(studio: studio, assets: assets, audition: audition).add(to: router)
         let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
         let app = Application(
             router: router,
@@ -40,7 +46,13 @@ public enum StudioServer {
             },
             logger: { var logger = Logger(label: "hapticsynth-studio"); logger.logLevel = .warning; return logger }()
         )
-        try await app.runService()
+        // The engines close however the server ends (a signal, or a failure to listen).
+        do { try await app.runService() } catch {
+            await audition.shutDown()
+            throw error
+        }
+        if options.verbose, let report = await audition.engineReport() { FileHandle.standardError.write(Data("\(report)\n".utf8)) }
+        await audition.shutDown()
     }
 
     /// Starts the default browser (xdg-open); says so when it cannot.

@@ -7,6 +7,7 @@
 import Foundation
 import HapticCLI
 import HapticKit
+import Synchronization
 
 public actor Studio {
     public let folder: StudioFolder
@@ -27,6 +28,9 @@ public actor Studio {
 
     var sessions: [String: Session] = [:]
     var waveforms: [String: WaveformView] = [:]
+    /// Each open sound's haptic as the designer has it now (Studio+Audition.swift): read by the
+    /// audition's own thread without waiting for this actor, which may be analysing.
+    nonisolated let current = Mutex<[String: CurrentHaptic]>([:])
 
     /// The ladder's sensitivities (0…1): 0, 10 … 100 %.
     static let ladderSensitivities = (0...10).map { Double($0) / 10 }
@@ -237,6 +241,7 @@ public actor Studio {
     func view(_ name: String) throws(StudioError) -> SoundView {
         guard let session = sessions[name] else { throw .notFound("\(name): not open") }
         let edited = session.history.layer.applied(to: session.result.haptics)
+        current.withLock { $0[name] = CurrentHaptic(haptics: edited.haptics, offset: session.settings.from) }
         let layer = session.history.layer
         let transients = zip(edited.haptics.transients, edited.transientOrigins).map { hit, origin in
             let kind: String

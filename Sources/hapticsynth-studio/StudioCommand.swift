@@ -3,7 +3,9 @@
 
 import ArgumentParser
 import Foundation
+import HapticCLI
 import HapticStudio
+import HapticStudioCore
 
 @main
 struct StudioCommand: AsyncParsableCommand {
@@ -26,6 +28,8 @@ struct StudioCommand: AsyncParsableCommand {
     @Flag(help: "Start the default browser on the studio (xdg-open).")
     var open = false
 
+    @OptionGroup var audition: StudioAuditionOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): expected 0-65535") }
     }
@@ -37,6 +41,9 @@ struct StudioCommand: AsyncParsableCommand {
         options.perSound = perSound
         options.openBrowser = open
         do {
+            options.audition = Audition.Output(
+                configuration: try audition.managerConfiguration(), device: audition.live.device, hapticDevice: audition.hapticDevice)
+            options.verbose = audition.live.verbose
             try await StudioServer.run(options)
         } catch {
             FileHandle.standardError.write(Data("hapticsynth studio: \(error)\n".utf8))

@@ -10,7 +10,10 @@ Makes its sounds with sox in a temporary folder, starts `hapticsynth-studio FOLD
 disk; the page without and with the token; selecting a sound; the sensitivity slider's drawn
 transients and the API's pattern equal `hapticsynth convert --sensitivity N` on the same file;
 deleting a transient, undo, redo, save (the file and the --per-sound line); an unedited sound
-saved and reproduced by `convert --per-sound`; no console errors. A screenshot is left in
+saved and reproduced by `convert --per-sound`; Play: inside the sound-server rig (scripts/rig.sh sets
+HAPTICSYNTH_RIG_OUT) the transport plays and the playhead is drawn, then Stop; elsewhere the studio
+is given a device that does not exist and Play shows the error line naming it; no console errors
+(but the refused Play's own request line). A screenshot is left in
 $STUDIO_ARTEFACTS (default .build/studio-browser-test/). Ends with "N passed, N failed".
 """
 import http.client
@@ -153,7 +156,12 @@ def main():
     with open(outside, "w") as f:
         f.write("outside\n")
     os.symlink(outside, os.path.join(folder, "link-out.wav"))
-    process = subprocess.Popen([os.path.join(bin_dir, "hapticsynth-studio"), folder], stdout=subprocess.PIPE,
+    # The audition's device: the rig's sink when there is one, else a PCM that does not exist
+    # (this environment has no sound card; a machine that has one must not start playing).
+    rig_out = os.environ.get("HAPTICSYNTH_RIG_OUT")
+    device = rig_out or "hs_studio_browser_test_no_device"
+    audition = ["-D", device] + (["--layout", "L,R,H"] if rig_out else [])
+    process = subprocess.Popen([os.path.join(bin_dir, "hapticsynth-studio"), folder] + audition, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     driver = None
     try:
@@ -264,6 +272,27 @@ def main():
         check("the gate control reaches the --per-sound line", "--gate -40" in open(os.path.join(folder, "haptics.txt")).read())
         check("convert --per-sound reproduces the unedited save byte for byte",
               open(again).read() == open(os.path.join(folder, "second.ahap")).read())
+
+        # Play: the transport and its playhead through the rig, or the error line naming the device.
+        driver.find_element(By.ID, "play").click()
+        if rig_out:
+            wait_for("the transport playing", lambda: driver.execute_script(
+                "const t = window.studio.transport; return t.playing && t.name === 'second.wav' && window.studio.drawnPlayhead !== null"))
+            first = driver.execute_script("return window.studio.drawnPlayhead")
+            wait_for("the playhead moving", lambda: driver.execute_script("return window.studio.drawnPlayhead") not in (None, first))
+            check(f"Play: the transport plays and the playhead follows it ({device})", True)
+            driver.find_element(By.ID, "stop").click()
+            wait_for("the stop", lambda: driver.execute_script("return !window.studio.transport.playing && window.studio.drawnPlayhead === null"))
+            check("Stop: the transport stopped, no playhead, the status says so", driver.find_element(By.ID, "status").text == "stopped")
+        else:
+            wait_for("the error line", lambda: "audition" in driver.find_element(By.ID, "status").text)
+            status = driver.find_element(By.ID, "status")
+            check("Play without the device: one error line naming it",
+                  device in status.text and "error" in status.get_attribute("class") and "\n" not in status.text, status.text)
+            check("Play without the device: the transport says stopped", driver.execute_script("return !window.studio.transport.playing"))
+            refused = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check("the refused Play's request is the only console error",
+                  all("/play" in e["message"] and "503" in e["message"] for e in refused), str(refused))
 
         driver.save_screenshot(os.path.join(artefacts, "studio.png"))
         check("a screenshot saved", os.path.getsize(os.path.join(artefacts, "studio.png")) > 10_000)

@@ -103,6 +103,7 @@ function setView(view) {
   $("undo").disabled = !view.edits.canUndo;
   $("redo").disabled = !view.edits.canRedo;
   $("save").disabled = false;
+  $("play").disabled = false;
   if (studio.selection && !selectedElement()) studio.selection = null;
   showLadderNote();
   showInspector();

@@ -55,6 +55,7 @@ function draw() {
   drawWaveform(L.wave);
   drawHaptic(L.haptic, view);
   drawLadder(L.ladder, view);
+  if (typeof drawPlayhead === "function") drawPlayhead();  // transport.js
   updateScroll();
 }
 

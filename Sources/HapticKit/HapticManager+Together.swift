@@ -1,0 +1,62 @@
+import HapticEngine
+import HapticPattern
+import HapticRender
+
+// A haptic pattern and a sound the app prepared, started together: the studio's audition of a
+// pattern with the sound it was made from. The start path of tracked cues
+// (`playTracked(cue:atFrame:)`): in one stream both voices start on one engine at one device
+// frame (lockstep to the sample); in two-device mode the haptic starts at the frame and the
+// sound at the monotonic time the haptic engine maps that frame to, placed by the audio
+// device's own mapping.
+extension HapticManager {
+    /// What ``playTogether(haptic:sound:atFrame:)`` started.
+    public struct TogetherPlayback: Sendable {
+        /// The haptic engine's frame both start at (its `frame(forTime:)` numbering).
+        public let frame: Int64
+        /// The monotonic time the haptic engine maps `frame` to.
+        public let time: Double
+        public let haptic: PatternPlayer?
+        public let sound: PatternPlayer?
+        public var players: [PatternPlayer] { [haptic, sound].compactMap { $0 } }
+    }
+
+    /// Compiles `pattern` (a sound: its AudioCustom events, with `sounds` for their files) for
+    /// the engine that plays sounds (the audio engine in two-device mode), leniently.
+    public func prepareSound(_ pattern: AHAPPattern, sounds: any SoundSource) throws(RenderError) -> PreparedPattern {
+        let c = isTwoDevice ? configuration.audioEngine : configuration.engine
+        return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: sounds)
+    }
+
+    /// The first haptic-engine frame every engine involved can still make: now plus the larger
+    /// output latency plus `margin` seconds. Nil when the haptic engine is unavailable.
+    public func soonestTogetherFrame(margin: Double = 0.001) -> Int64? {
+        let (haptic, sound) = state.withLock { s in (s.haptic.engine, s[soundRole]?.engine) }
+        guard let haptic else { return nil }
+        let latency = max(haptic.outputLatency, sound?.outputLatency ?? 0)
+        return haptic.frameMapping.frame(forTime: haptic.currentTime + latency + max(0, margin))
+    }
+
+    /// Starts `haptic` on the haptic engine and `sound` on the engine that plays sounds, both at
+    /// the haptic engine's device frame `frame` (see above). Never throws or blocks; nil when
+    /// nothing started (the engines unavailable, or both refused: counted).
+    @discardableResult
+    public func playTogether(haptic: PreparedPattern?, sound: PreparedPattern?, atFrame frame: Int64) -> TogetherPlayback? {
+        let engines: (haptic: HapticEngine, sound: HapticEngine?)? = state.withLock { s in
+            guard case .running = s.haptic.status, let engine = s.haptic.engine else {
+                s.stats.callsWhileUnavailable += 1
+                return nil
+            }
+            guard let slot = s[soundRole], case .running = slot.status, let soundEngine = slot.engine else { return (engine, nil) }
+            return (engine, soundEngine)
+        }
+        guard let engines else { return nil }
+        let time = engines.haptic.frameMapping.time(forFrame: frame)
+        let hapticPlayer = haptic.flatMap { start($0, on: engines.haptic, atFrame: frame) }
+        var soundPlayer: PatternPlayer? = nil
+        if let sound, let soundEngine = engines.sound {
+            soundPlayer = soundEngine === engines.haptic ? start(sound, on: soundEngine, atFrame: frame) : start(sound, on: soundEngine, at: time)
+        }
+        if hapticPlayer == nil && soundPlayer == nil { return nil }
+        return TogetherPlayback(frame: frame, time: time, haptic: hapticPlayer, sound: soundPlayer)
+    }
+}

@@ -1,0 +1,126 @@
+// The studio's audition: a selection of a sound played with its haptic, in lockstep, through
+// HapticManager (the engines the CLI's live verbs use; `playTogether`: one device frame for
+// both in one stream). A loop is a grid of passes on the haptic device's frames, each scheduled
+// with the haptic as the studio has it then (AuditionLoop, on its own thread), so an edit made
+// during a pass is felt on the next one. Nothing here runs on the render thread: the engine
+// plays prepared patterns; the server's requests only start, stop or read a playback.
+
+import HapticEngine
+import HapticKit
+
+/// What `GET /api/transport` answers.
+public struct AuditionTransport: Encodable, Sendable, Equatable {
+    public var playing: Bool
+    public var loop: Bool
+    /// The sound auditioned, and the selection (seconds of the sound); nil when stopped.
+    public var name: String?
+    public var start: Double?
+    public var end: Double?
+    /// Where the playhead is (seconds of the sound), from the engine's clock; nil when stopped.
+    public var position: Double?
+    /// Passes scheduled so far (a loop schedules each one a fraction of a second ahead).
+    public var passes: Int
+}
+
+public actor Audition {
+    /// Where the audition plays: a manager configuration (the CLI's options), and the devices
+    /// named as the user gave them (for error lines).
+    public struct Output: Sendable {
+        public var configuration: HapticManager.Configuration
+        public var device: String
+        public var hapticDevice: String?
+        public init(configuration: HapticManager.Configuration, device: String, hapticDevice: String? = nil) {
+            self.configuration = configuration
+            self.device = device
+            self.hapticDevice = hapticDevice
+        }
+    }
+
+    static let stoppedTransport = AuditionTransport(playing: false, loop: false, passes: 0)
+
+    let studio: Studio
+    let output: Output
+    /// Made at the first play (the studio starts without a sound card); kept while it works.
+    var manager: HapticManager?
+    var playing: AuditionLoop?
+
+    public init(studio: Studio, output: Output) {
+        self.studio = studio
+        self.output = output
+    }
+
+    /// Plays `start`…`end` of `name` (nil: the converted range), once or looping; a playback
+    /// under way stops first. Throws a 503 naming the device when it cannot be opened.
+    public func play(_ name: String, start: Double?, end: Double?, loop: Bool) async throws(StudioError) -> AuditionTransport {
+        let selection = try await studio.auditionSelection(name, start: start, end: end)
+        stopPlaying()
+        let manager = try openManager()
+        let source = SoundSelection(path: selection.path, start: selection.start, end: selection.end)
+        let sound: PreparedPattern
+        do { sound = try manager.prepareSound(source.pattern, sounds: source) } catch {
+            throw StudioError(500, "\(StudioFolder.quoted(name)): the sound cannot be played (\(error))")
+        }
+        guard sound.hasAudio else {
+            throw StudioError(400, "\(StudioFolder.quoted(name)): the selection's sound cannot be played (\(sound.warnings.joined(separator: "; ")))")
+        }
+        let haptic: PreparedPattern?
+        do { haptic = try studio.auditionHaptics(selection).map { try manager.prepare($0) } } catch {
+            throw StudioError(500, "\(StudioFolder.quoted(name)): the haptic cannot be played (\(error))")
+        }
+        guard let engine = manager.currentEngine, let first = manager.soonestTogetherFrame(margin: 0.05),
+            let started = AuditionLoop(
+                manager: manager, studio: studio, selection: selection, loop: loop, sound: sound, haptic: haptic, firstFrame: first,
+                sampleRate: Double(engine.configuration.sampleRate))
+        else { throw unavailable(manager) }
+        playing = started
+        return started.transport
+    }
+
+    /// Stops what plays (a 2 ms fade) and every pass already scheduled.
+    public func stop() -> AuditionTransport {
+        stopPlaying()
+        return transport()
+    }
+
+    public func transport() -> AuditionTransport { playing?.transport ?? Self.stoppedTransport }
+
+    /// The haptic engine's measurements (latency, xruns, render time), once it was opened.
+    public func engineReport() -> String? { manager?.currentEngine.map { EngineReport($0).description } }
+
+    /// Shuts the engines (at the studio's exit).
+    public func shutDown() {
+        stopPlaying()
+        manager?.shutDown()
+        manager = nil
+    }
+
+    // MARK: parts
+
+    func stopPlaying() {
+        playing?.stop()
+        playing = nil
+    }
+
+    func openManager() throws(StudioError) -> HapticManager {
+        if let manager, manager.engineAvailable, manager.audioAvailable { return manager }
+        manager?.shutDown()
+        manager = nil
+        let made = HapticManager(configuration: output.configuration)
+        guard made.engineAvailable else {
+            let error = unavailable(made)  // the status says why before the shutdown replaces it
+            made.shutDown()
+            throw error
+        }
+        if made.isTwoDevice && !made.audioAvailable {
+            let status = made.audioStatus.map { "\($0)" } ?? "unavailable"
+            made.shutDown()
+            throw StudioError(503, "audition: cannot open the sound device \(output.device): \(status)")
+        }
+        manager = made
+        return made
+    }
+
+    func unavailable(_ manager: HapticManager) -> StudioError {
+        StudioError(503, "audition: cannot open the playback device \(output.hapticDevice ?? output.device): \(manager.status)")
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import HapticALSATesting
+import HapticEngineTesting
+import HapticKit
+import Testing
+
+/// The studio's audition through the sound-server rig (scripts/rig.sh): `hapticsynth-studio` on
+/// a folder with a sound of three noise hits plays through the rig's 3-channel sink (L,R,H), its
+/// monitor recorded: the haptic's hits are felt at the pattern's times, the sound and the haptic
+/// start on the same frame, and an edit made through the API while the selection loops is gone
+/// from the next pass.
+@Suite("Studio audition through the sound-server rig", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["HAPTICSYNTH_RIG_DIR"] != nil, "needs scripts/rig.sh"))
+struct StudioAuditionRigTests {
+    static let env = ProcessInfo.processInfo.environment
+    static let out = env["HAPTICSYNTH_RIG_OUT"] ?? "hs_out"
+    static let input = env["HAPTICSYNTH_RIG_IN"] ?? "hs_in"
+    static let outB = env["HAPTICSYNTH_RIG_OUT_B"] ?? "hs_out_b"
+    static let inB = env["HAPTICSYNTH_RIG_IN_B"] ?? "hs_in_b"
+    static let outMono = env["HAPTICSYNTH_RIG_OUT_MONO"] ?? "hs_out_mono"
+    static let inMono = env["HAPTICSYNTH_RIG_IN_MONO"] ?? "hs_in_mono"
+
+    struct Run {
+        var left: [Float], haptic: [Float]
+        var hitTimes: [Double]
+        var reference: [Float]
+        /// The render of the pattern after the edit.
+        var edited: [Float]
+        var passesBeforeEdit: Int, passesAfterEdit: Int
+        var overruns: Int
+    }
+
+    /// One session: loop the whole sound, delete the second hit during the first pass, stop once
+    /// the pass after the first one scheduled after the edit is scheduled (that one has played
+    /// its hits: passes are scheduled a fraction of a second ahead).
+    static func session() async throws -> Run {
+        let folder = try AuditionRecording.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let studio = try StudioProcess([folder.path, "-D", out, "--layout", "L,R,H", "--period", "1024", "--buffer-periods", "4"])
+        defer { studio.stop() }
+        let view = try await studio.request("GET", "/api/sound?name=hits.wav")
+        let haptic = try #require((view.json as? [String: Any])?["haptic"] as? [String: Any])
+        let hitTimes = ((haptic["transients"] as? [[String: Any]]) ?? []).compactMap { $0["time"] as? Double }
+        let pattern = try AHAPPattern.decode(from: Array(try await studio.text("/api/pattern?name=hits.wav").utf8)).pattern
+        let reference = RecordingAlignment.s16(try AuditionRecording.reference(pattern))
+
+        let capture = ALSACaptureDevice(name: input, channels: 3, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 60)
+        try capture.start()
+        let played = try await studio.request("POST", "/api/sounds/hits.wav/play", body: #"{"loop": true}"#)
+        #expect(played.status == 200, "\(played.json)")
+        func transport() async -> [String: Any] { ((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any]) ?? [:] }
+        func passes() async -> Int { (await transport())["passes"] as? Int ?? 0 }
+        #expect(await waitUntil(60) {
+            let t = await transport()
+            return ((t["passes"] as? Int) ?? 0) >= 1 && ((t["position"] as? Double) ?? 0) > 0.35
+        })
+        let beforeEdit = await passes()
+        let edit = try await studio.request("POST", "/api/edit", body: #"{"name": "hits.wav", "edit": {"op": "deleteTransient", "index": 1}}"#)
+        #expect(edit.status == 200)
+        let afterEdit = await passes()
+        let text = try await studio.text("/api/pattern?name=hits.wav")
+        let edited = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
+        #expect(await waitUntil(60) { await passes() >= afterEdit + 2 })
+        let stopped = try await studio.request("POST", "/api/stop")
+        #expect((stopped.json as? [String: Any])?["playing"] as? Bool == false)
+        #expect(capture.waitForSilence(after: capture.framesRecorded, frames: 9_600, timeout: 30), "silence after the stop")
+        let recording = capture.stop()
+        #expect(studio.stop() == 0, "the studio ends on SIGTERM: \(studio.errors.withLock { $0 })")
+        return Run(
+            left: RecordingAlignment.channel(recording.floatSamples, channels: 3, 0),
+            haptic: RecordingAlignment.channel(recording.floatSamples, channels: 3, 2),
+            hitTimes: hitTimes, reference: reference, edited: edited, passesBeforeEdit: beforeEdit, passesAfterEdit: afterEdit, overruns: recording.overruns)
+    }
+
+    @Test("loop through the rig: hits felt at the pattern's times, sound and haptic within 1 ms, an edit gone from the next pass")
+    func auditionThroughTheRig() async throws {
+        var run = try await Self.session()
+        if run.overruns > 0 {
+            print("studio audition rig: capture overruns \(run.overruns); running the session once more")
+            run = try await Self.session()
+        }
+        #expect(run.overruns == 0, "a whole recording")
+        let times = run.hitTimes
+        try #require(times.count == 3 && zip(times, AuditionRecording.hitTimes).allSatisfy { abs($0 - $1) < 0.005 }, "the analysis finds the hits: \(times)")
+        try AuditionRecording.checkLoop(
+            left: run.left, haptic: run.haptic, times: times, before: run.reference, after: run.edited,
+            passesBeforeEdit: run.passesBeforeEdit, passesAfterEdit: run.passesAfterEdit, label: "studio audition rig", tolerance: 0.05)
+    }
+
+    @Test("two devices (--haptic-device): the sound on the stereo sink, the haptic on the mono sink, together within one period")
+    func twoDevices() async throws {
+        let folder = try AuditionRecording.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let period = 1024
+        let studio = try StudioProcess([folder.path, "-D", Self.outB, "--haptic-device", Self.outMono, "--period", String(period), "--buffer-periods", "4"])
+        defer { studio.stop() }
+        let text = try await studio.text("/api/pattern?name=hits.wav")
+        let reference = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
+        let captureA = ALSACaptureDevice(name: Self.inB, channels: 2, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
+        let captureH = ALSACaptureDevice(name: Self.inMono, channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
+        try captureA.start()
+        try captureH.start()
+        let played = try await studio.request("POST", "/api/sounds/hits.wav/play", body: "{}")
+        #expect(played.status == 200, "\(played.json)")
+        #expect(await waitUntil(60) { ((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any])?["playing"] as? Bool == false },
+                "the single pass ends")
+        #expect(captureA.waitForSilence(after: captureA.framesRecorded, frames: 9_600, timeout: 30)
+                && captureH.waitForSilence(after: captureH.framesRecorded, frames: 9_600, timeout: 30), "silence after the pass")
+        let recA = captureA.stop(), recH = captureH.stop()
+        #expect(studio.stop() == 0)
+        #expect(recA.overruns == 0 && recH.overruns == 0, "whole recordings")
+        let left = RecordingAlignment.channel(recA.floatSamples, channels: 2, 0)
+        let soundStart = try #require(AuditionRecording.soundStart(left), "the sound is on the stereo sink")
+        let onset = try #require(RecordingAlignment.firstAbove(recH.floatSamples, 0.001), "the haptic is on the mono sink")
+        let fit = AuditionRecording.hapticStart(recH.floatSamples, reference: reference, guess: onset - (RecordingAlignment.firstAbove(reference, 0.001) ?? 0))
+        let hitFrame = soundStart + Int((AuditionRecording.hitTimes[0] * 48_000).rounded())
+        let ta = try #require(recA.monotonicNanos(ofFrame: hitFrame)), th = try #require(recH.monotonicNanos(ofFrame: fit.index))
+        // The sound's pass starts the first hit's time before its onset.
+        let skew = (Double(ta) / 1e6 - AuditionRecording.hitTimes[0] * 1000) - Double(th) / 1e6
+        print("studio audition rig, two devices: sound − haptic start \(String(format: "%.3f", skew)) ms (capture stamps), haptic fit misfit \(fit.misfit); period \(String(format: "%.2f", Double(period) / 48)) ms")
+        #expect(fit.misfit < 0.05, "the haptic is the pattern's render")
+        #expect(abs(skew) < Double(period) / 48, "together within one period: \(skew) ms")
+    }
+}
