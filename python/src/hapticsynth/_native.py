@@ -98,6 +98,7 @@ class ConvertOptions(ctypes.Structure):
         ("channel", ctypes.c_int),
         ("from_seconds", ctypes.c_double),
         ("to_seconds", ctypes.c_double),
+        ("gate_dbfs", ctypes.c_double),
     ]
 
 
