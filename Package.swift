@@ -104,6 +104,7 @@ let package = Package(
                 "HapticPattern", "HapticRender", "HapticEngine", "HapticALSA", "HapticSoundFile",
                 "HapticAnalysis",  // sound → haptics (`convert`)
                 "HapticFollow",  // live sound → haptics (`follow`)
+                "CBuildInfo",  // the version a converted file's metadata names
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -32,7 +32,7 @@ major=${version%%.*}
 # The modules the library is made of: the C API and everything it depends on (a module left
 # out shows as an undefined symbol at link time, and the link fails).
 modules=(CHapticSynth HapticSynthC HapticKit HapticEngine HapticALSA CALSASupport CSoundServer HapticSoundFile HapticAnalysis HapticFollow
-         HapticRender HapticDSP HapticPattern Logging)
+         HapticRender HapticDSP HapticPattern Logging CBuildInfo)
 # A Swift module's objects are those its output file map names that exist (the objects of
 # its current sources, or the module's one object from a whole-module build), and its wrapped
 # module: a build folder keeps the objects of deleted or renamed files, which would link

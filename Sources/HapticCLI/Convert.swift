@@ -137,45 +137,29 @@ public struct Convert: HapticsynthVerb {
         package var fileExtension: String { self == .ahap ? "ahap" : "haptic" }
     }
 
-    package var soundOptions: SoundConversionOptions {
-        var o = SoundConversionOptions()
-        o.sensitivity = sensitivity / 100
-        o.minimumGap = minGap / 1000
-        o.breakpointsPerSecond = breakpointsPerSecond
-        o.ducking = ducking / 100
-        o.gainDB = gain
-        o.normalizeTo = normalize
-        o.gateDBFS = gate
-        o.channel = Int(channel)
-        o.from = from
-        o.to = to
-        return o
+    /// This command's options of one conversion, in its units: what the C library and the
+    /// studio build too (one statement of the options, the description and the metadata).
+    package var request: ConversionRequest {
+        var r = ConversionRequest()
+        r.sensitivityPercent = sensitivity
+        r.minimumGapMilliseconds = minGap
+        r.duckingPercent = ducking
+        r.breakpointsPerSecond = breakpointsPerSecond
+        r.gainDB = gain
+        r.normalizeDBFS = normalize
+        r.gateDBFS = gate
+        r.channel = Int(channel)
+        r.from = from
+        r.to = to
+        r.keepsSound = audio
+        return r
     }
 
-    /// The options a sound was converted with, as `convert` takes them. Written to the output's
-    /// metadata (AHAP `Description`, `.haptic` `description`), so that a file says how it was
-    /// made, and how to make it again with one value changed.
-    var conversionDescription: String {
-        (["hapticsynth convert"] + soundArguments.map { $0.joined(separator: " ") }).joined(separator: " ")
-    }
+    package var soundOptions: SoundConversionOptions { request.options }
 
-    /// The options of one conversion as `convert` takes them (an option and its value, or a
-    /// flag, each): the description's words, and the base a `--per-sound` line applies over.
-    package var soundArguments: [[String]] {
-        // (Whole numbers without ".0"; others as Swift prints them, which reads back exactly.)
-        func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
-        var parts = [
-            ["--sensitivity", number(sensitivity)], ["--min-gap", number(minGap)],
-            ["--ducking", number(ducking)], ["--breakpoints-per-second", number(breakpointsPerSecond)],
-            normalize.map { ["--normalize", number($0)] } ?? ["--gain", number(gain)],
-            ["--channel", soundOptions.channel.map(String.init) ?? "mix"],
-        ]
-        if gate != SoundConversionOptions().gateDBFS { parts.append(["--gate", number(gate)]) }
-        if from != 0 { parts.append(["--from", number(from)]) }
-        if let to { parts.append(["--to", number(to)]) }
-        if audio { parts.append(["--audio"]) }
-        return parts
-    }
+    /// The options of one conversion as `convert` takes them: the base a `--per-sound` line
+    /// applies over.
+    package var soundArguments: [[String]] { request.arguments }
 
     /// This command with `arguments` (a `--per-sound` line's) applied over its options of one
     /// conversion; refused with the parser's message. A line giving --gain or --normalize
@@ -343,14 +327,12 @@ public struct Convert: HapticsynthVerb {
     ) throws(CLIError) -> Converted {
         let haptics = result.haptics
         let name = URL(fileURLWithPath: input).lastPathComponent
-        let editor = "hapticsynth \(hapticsynthVersion)"
+        let editor = ConversionRequest.editor
         let text: String
         var counts = ""
         switch format {
         case .ahap:
-            let metadata = JSONValue.object([
-                ("Editor", .string(editor)), ("Source", .string(name)), ("Description", .string(conversionDescription)),
-            ] + edits)
+            let metadata = request.ahapMetadata(source: name, extra: edits)
             let pattern = result.ahapPattern(audio: audio ? relativePath(of: input, from: path) : nil, metadata: metadata)
             do { _ = try pattern.validate(options: .init(strict: true)) } catch {
                 throw CLIError("\(input): the converted pattern does not pass strict validation (\(error)); please report this")
@@ -360,7 +342,7 @@ public struct Convert: HapticsynthVerb {
             counts = "\(events.filter { $0.type == .hapticContinuous }.count) continuous events, "
                 + "\(events.filter { $0.type == .hapticTransient }.count) transients"
         case .haptic:
-            let description = conversionDescription + (edits.isEmpty ? "" : " (edited in hapticsynth studio)")
+            let description = request.description + (edits.isEmpty ? "" : " (edited in hapticsynth studio)")
             let clip = haptics.hapticClip(metadata: .init(editor: editor, source: name, description: description))
             text = clip.encoded()
             do { _ = try HapticClip.decode(text: text, options: .init(strict: true)) } catch {

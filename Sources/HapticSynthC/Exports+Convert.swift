@@ -12,6 +12,7 @@ private let convertDefaults: hs_convert_options = {
     o.min_gap_ms = 50
     o.ducking = 50
     o.breakpoints_per_second = 40
+    o.gate_dbfs = ConversionRequest().gateDBFS
     return o
 }()
 
@@ -30,7 +31,13 @@ public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer
         out.pointee = nil
         let path = try requiredString(path, "path")
         let given = options == nil ? convertDefaults : try versioned(options, "options", convertDefaults)
-        let settings = try soundOptions(given)
+        let request = try conversionRequest(given)
+        var settings = request.options
+        settings.names.channel = "options->channel"
+        settings.names.from = "options->from_seconds"
+        settings.names.to = "options->to_seconds"
+        settings.names.normalize = "options->normalize"
+        settings.names.gate = "options->gate_dbfs"
         let conversion: SoundConversionResult
         do throws(SoundFileError) {
             conversion = try SoundConversion.convert(soundAt: path, options: settings)
@@ -38,21 +45,21 @@ public func hs_pattern_from_sound_file(_ out: UnsafeMutablePointer<OpaquePointer
             throw Failure(error.operation == .open || error.operation == .read ? HS_ERR_IO : HS_ERR_UNSUPPORTED, error.description)
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let metadata = JSONValue.object([("Editor", .string("libhapticsynth")), ("Source", .string(name))])
-        let pattern = conversion.ahapPattern(metadata: metadata)  // (a silent sound keeps its length)
+        // (The metadata `convert` writes: the same options make the same file through each door.)
+        let pattern = conversion.ahapPattern(metadata: request.ahapMetadata(source: name))  // (a silent sound keeps its length)
         try patternTable.give(CPattern(DecodedAHAP(pattern: pattern, warnings: []), path: path), to: out)
     }
 }
 
-/// The C options checked (every number finite and within `convert`'s ranges) and turned into
-/// the conversion's own units.
-private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundConversionOptions {
+/// The C options checked (every number finite and within `convert`'s ranges), as `convert`'s request.
+private func conversionRequest(_ given: hs_convert_options) throws(Failure) -> ConversionRequest {
     typealias Ranges = SoundConversionOptions.Ranges
     let ranges: [(value: Double, range: ClosedRange<Double>, name: String)] = [
         (given.sensitivity, Ranges.sensitivityPercent, "sensitivity"), (given.min_gap_ms, Ranges.minimumGapMilliseconds, "min_gap_ms"),
         (given.ducking, Ranges.duckingPercent, "ducking"), (given.breakpoints_per_second, Ranges.breakpointsPerSecond, "breakpoints_per_second"),
         (given.gain_db, Ranges.gainDB, "gain_db"), (given.normalize_dbfs, Ranges.normalizeDBFS, "normalize_dbfs"),
         (given.from_seconds, Ranges.seconds, "from_seconds"), (given.to_seconds, Ranges.seconds, "to_seconds"),
+        (given.gate_dbfs, Ranges.gateDBFS, "gate_dbfs"),
     ]
     for (value, range, name) in ranges where !(value.isFinite && range.contains(value)) {
         throw .invalidArgument("options->\(name) \(value) is outside \(range.lowerBound)...\(range.upperBound)")
@@ -64,20 +71,16 @@ private func soundOptions(_ given: hs_convert_options) throws(Failure) -> SoundC
     if given.to_seconds != 0 && given.to_seconds <= given.from_seconds {
         throw .invalidArgument("options->to_seconds \(given.to_seconds) is not after options->from_seconds \(given.from_seconds)")
     }
-    var o = SoundConversionOptions()
-    o.sensitivity = given.sensitivity / 100
-    o.minimumGap = given.min_gap_ms / 1000
-    o.ducking = given.ducking / 100
-    o.breakpointsPerSecond = given.breakpoints_per_second
-    o.gainDB = given.gain_db
-    o.normalizeTo = given.normalize != 0 ? given.normalize_dbfs : nil
-    o.channel = given.channel == 0 ? nil : Int(given.channel)
-    o.from = given.from_seconds
-    o.to = given.to_seconds == 0 ? nil : given.to_seconds
-    o.names.channel = "options->channel"
-    o.names.from = "options->from_seconds"
-    o.names.to = "options->to_seconds"
-    o.names.normalize = "options->normalize"
-    o.names.gate = nil
-    return o
+    var r = ConversionRequest()
+    r.sensitivityPercent = given.sensitivity
+    r.minimumGapMilliseconds = given.min_gap_ms
+    r.duckingPercent = given.ducking
+    r.breakpointsPerSecond = given.breakpoints_per_second
+    r.gainDB = given.gain_db
+    r.normalizeDBFS = given.normalize != 0 ? given.normalize_dbfs : nil
+    r.gateDBFS = given.gate_dbfs
+    r.channel = given.channel == 0 ? nil : Int(given.channel)
+    r.from = given.from_seconds
+    r.to = given.to_seconds == 0 ? nil : given.to_seconds
+    return r
 }

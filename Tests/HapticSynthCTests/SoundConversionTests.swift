@@ -54,6 +54,14 @@ import Testing
         var count: Int32 = 0, expected: Int32 = 0
         #expect(hs_pattern_event_count(converted, &count) == HS_OK && hs_pattern_event_count(reference, &expected) == HS_OK)
         #expect(count == expected && count > 8)
+        // The metadata is convert's: the command that makes the same file again.
+        var length = 0
+        #expect(hs_pattern_to_json(converted, Int32(HS_FORMAT_AHAP), nil, 0, &length) == HS_OK)
+        var text = [CChar](repeating: 0, count: length + 1)
+        #expect(hs_pattern_to_json(converted, Int32(HS_FORMAT_AHAP), &text, text.count, &length) == HS_OK)
+        let metadata = try JSONValue.parse(Array(String(cString: text).utf8))["Metadata"]
+        #expect(metadata?["Description"] == .string("hapticsynth convert --sensitivity 70 --min-gap 80 --ducking 50 --breakpoints-per-second 40 --gain 0 --channel 2 --from 0.5 --to 2.5"))
+        #expect(metadata?["Editor"] == .string(ConversionRequest.editor))
         let heard = render(converted)
         #expect(heard.contains { abs($0) > 0.1 })
         #expect(differingSamples(heard, render(reference)) == 0)
@@ -86,6 +94,7 @@ import Testing
             (options { $0.min_gap_ms = 1e308 }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "options->min_gap_ms 1e+308"),
             (options { $0.ducking = -.infinity }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "options->ducking -inf"),
             (options { $0.to_seconds = 1e-300 }, sound, Int32(HS_ERR_UNSUPPORTED), "options->to_seconds 1e-300 s is not after options->from_seconds 0"),
+            (options { $0.gate_dbfs = 1 }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "options->gate_dbfs 1.0 is outside -120.0...0.0"),
             (options { $0.channel = -1 }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "options->channel -1"),
             (options { ($0.normalize, $0.gain_db) = (1, 6) }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "give one of them"),
             (options { $0.struct_size = 0 }, sound, Int32(HS_ERR_INVALID_ARGUMENT), "struct_size is 0"),

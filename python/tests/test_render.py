@@ -57,6 +57,15 @@ def test_offline_engine_pulls_what_render_gives(block: int) -> None:
     assert np.abs(pulled[len(expected):]).max(initial=0) < 1e-3
 
 
+def test_channel_info_names_each_channel_of_the_layout() -> None:
+    with hapticsynth.Engine.offline(channels=3, layout="FL,FR,LFE=H:voice-coil*0.5") as engine:
+        channels = engine.channel_info()
+    assert [c.source for c in channels] == ["left", "right", "haptic"]
+    assert [c.profile for c in channels] == ["", "", "voice-coil"]
+    assert channels[2].gain == pytest.approx(0.5) and channels[0].gain == 1
+    assert all(c.fate == "carried" and c.reason == "" for c in channels), channels
+
+
 def test_offline_transient_and_player_controls() -> None:
     loop = hapticsynth.Pattern.from_json(
         '{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.5,'

@@ -80,6 +80,8 @@ def test_engine_plays_a_pattern_and_a_transient_into_the_sink() -> None:
         start = len(recorder.samples())
         with hapticsynth.Engine(device=os.environ["HAPTICSYNTH_RIG_OUT_MONO"], layout="H") as engine:
             assert engine.status().state == "running"
+            (channel,) = engine.channel_info()
+            assert channel.source == "haptic" and channel.fate in ("carried", "unknown"), channel
             engine.play(pattern, at=engine.now() + 0.1)
             tap_at = engine.now() + 0.1 + pattern.duration + 0.6
             engine.transient(1.0, 0.5, at=tap_at)

@@ -465,6 +465,9 @@ typedef struct hs_convert_options {
      *  default 0, where the pattern starts) to to_seconds (0, the default: the sound's end). */
     double from_seconds;
     double to_seconds;
+    /** The noise gate, -120–0 dBFS (after the gain): quieter sound counts as silence, with no
+     *  haptics (`convert --gate`). Default -60. */
+    double gate_dbfs;
 } hs_convert_options;
 
 /** Fills `options` with the defaults (and its struct_size). */

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import _log, _native
 from ._native import lib
-from .engine import Engine, EngineStatus, OfflineEngine, Player, close_all
+from .engine import ChannelInfo, Engine, EngineStatus, OfflineEngine, Player, close_all
 from .errors import (BusyError, DeviceError, FileError, HapticsynthError, InternalError, InvalidArgumentError,
                      InvalidHandleError, LimitError, NotFoundError, NotRunningError, ParseError, UnsupportedError)
 from .pattern import Pattern, render
@@ -56,7 +56,7 @@ def _shutdown() -> None:
 
 
 __all__ = [
-    "BusyError", "Device", "DeviceError", "Engine", "EngineStatus", "FileError", "HapticsynthError", "InternalError",
+    "BusyError", "ChannelInfo", "Device", "DeviceError", "Engine", "EngineStatus", "FileError", "HapticsynthError", "InternalError",
     "InvalidArgumentError", "InvalidHandleError", "LimitError", "NotFoundError", "NotRunningError", "OfflineEngine",
     "ParseError", "Pattern", "Player", "UnsupportedError", "__version__", "devices", "library_path", "monotonic_now", "render",
 ]

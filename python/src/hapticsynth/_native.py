@@ -98,6 +98,19 @@ class ConvertOptions(ctypes.Structure):
         ("channel", ctypes.c_int),
         ("from_seconds", ctypes.c_double),
         ("to_seconds", ctypes.c_double),
+        ("gate_dbfs", ctypes.c_double),
+    ]
+
+
+class ChannelInfoStruct(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("source", ctypes.c_int),
+        ("gain", ctypes.c_float),
+        ("position", ctypes.c_char * 16),
+        ("profile", ctypes.c_char * 64),
+        ("fate", ctypes.c_int),
+        ("reason", ctypes.c_char * 256),
     ]
 
 
@@ -130,6 +143,7 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "hs_engine_close": (None, [handle]),
     "hs_engine_now": (ctypes.c_int, [handle, c_double_p]),
     "hs_engine_get_status": (ctypes.c_int, [handle, ctypes.POINTER(EngineStatusStruct)]),
+    "hs_engine_channel_info": (ctypes.c_int, [handle, ctypes.c_int, ctypes.POINTER(ChannelInfoStruct)]),
     "hs_engine_reload_library": (ctypes.c_int, [handle]),
     "hs_engine_prepare": (ctypes.c_int, [handle, handle]),
     "hs_engine_play": (ctypes.c_int, [handle, handle, ctypes.c_double]),

@@ -52,6 +52,27 @@ class EngineStatus:
     haptic_carried: int
 
 
+_SOURCES = {0: "silence", 1: "haptic", 2: "left", 3: "right"}
+_FATES = {0: "carried", 1: "dropped", 2: "mixed", 3: "unknown"}
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    """One output channel (``hs_channel_info``): what it carries and whether the device keeps it."""
+    #: "haptic", "left", "right" (the sound effects') or "silence".
+    source: str
+    gain: float
+    #: The position the device gives it ("FL", "LFE", "AUX0"...; "" when it does not say, and offline).
+    position: str
+    #: A haptic channel's actuator profile; "" for the others.
+    profile: str
+    #: "carried" (a channel of its own), "dropped" (the server drops it), "mixed" (into the speakers)
+    #: or "unknown" (the device cannot say).
+    fate: str
+    #: Why, when not carried.
+    reason: str
+
+
 class Engine(_native.Owned):
     """A live engine on an ALSA device (an ``hs_engine``); a context manager that closes it.
 
@@ -162,6 +183,19 @@ class Engine(_native.Owned):
         for flag in ("offline", "realtime"):
             values[flag] = bool(values[flag])
         return EngineStatus(**values)
+
+    def channel_info(self) -> list[ChannelInfo]:
+        """Each output channel of the haptic output, as its device was last opened."""
+        infos = []
+        for index in range(self.status().channels):
+            raw = _native.ChannelInfoStruct()
+            raw.struct_size = ctypes.sizeof(raw)
+            check(lib.hs_engine_channel_info(self._handle, index, ctypes.byref(raw)))
+            infos.append(ChannelInfo(
+                source=_SOURCES.get(raw.source, str(raw.source)), gain=raw.gain,
+                position=raw.position.decode("utf-8", "replace"), profile=raw.profile.decode("utf-8", "replace"),
+                fate=_FATES.get(raw.fate, str(raw.fate)), reason=raw.reason.decode("utf-8", "replace")))
+        return infos
 
     # --- lifetime ------------------------------------------------------------------------------
     @property

@@ -50,7 +50,8 @@ class Pattern(_native.Owned):
     @classmethod
     def from_sound(cls, path: PathLike, sensitivity: float = 50, min_gap_ms: float = 50, ducking: float = 50,
                    breakpoints_per_second: float = 40, gain_db: float = 0, normalize: float | None = None,
-                   channel: int | None = None, from_seconds: float = 0, to_seconds: float | None = None) -> "Pattern":
+                   channel: int | None = None, from_seconds: float = 0, to_seconds: float | None = None,
+                   gate_dbfs: float = -60) -> "Pattern":
         """Turns a sound file (WAV, FLAC, AIFF, Ogg...) into a pattern as ``hapticsynth convert``
         does with the same options, in its units:
 
@@ -61,10 +62,11 @@ class Pattern(_native.Owned):
         - ``gain_db``: gain before the analysis, -60–60 dB (``--gain``); or
         - ``normalize``: the peak normalised to this dBFS (-60–0) instead (``--normalize``);
         - ``channel``: the channel to analyse, 1, 2, ...; None: the mean of all (``--channel mix``);
-        - ``from_seconds``, ``to_seconds``: the part to convert (``--from``, ``--to``; None: to the end).
+        - ``from_seconds``, ``to_seconds``: the part to convert (``--from``, ``--to``; None: to the end);
+        - ``gate_dbfs``: the noise gate, -120–0 dBFS: quieter sound counts as silence (``--gate``).
 
-        The pattern's text (:meth:`to_ahap`) is the one ``convert`` writes, but for its
-        ``Metadata`` (``Editor`` is ``libhapticsynth``, and there is no ``Description``)."""
+        The pattern's text (:meth:`to_ahap`) is the one ``convert`` writes with the same options,
+        its ``Metadata`` included (the ``Description`` is the ``convert`` command that makes it)."""
         options = _native.ConvertOptions()
         check(lib.hs_convert_options_init(ctypes.byref(options)))
         options.sensitivity = sensitivity
@@ -78,6 +80,7 @@ class Pattern(_native.Owned):
         options.channel = 0 if channel is None else _whole(channel, "channel")
         options.from_seconds = from_seconds
         options.to_seconds = 0 if to_seconds is None else to_seconds
+        options.gate_dbfs = gate_dbfs
         out = _native.handle()
         check(lib.hs_pattern_from_sound_file(ctypes.byref(out), text(path, "path"), ctypes.byref(options)))
         return cls(out, os.fspath(path))
