@@ -84,7 +84,8 @@ enum AuditionRecording {
     /// scheduled after it plays `after` (`tolerance`: the misfit allowed, S16 sinks round).
     static func checkLoop(left: [Float], haptic: [Float], times: [Double], before: [Float], after: [Float],
                           passesBeforeEdit: Int, passesAfterEdit: Int, label: String, tolerance: Double) throws {
-        let start = try #require(soundStart(left), "the sound is in the recording")
+        // (Not #require(soundStart(left)): its failure would print the whole recording.)
+        guard let start = soundStart(left) else { Issue.record("\(label): the sound is not in the recording (\(left.count) frames)"); return }
         let fit = hapticStart(haptic, reference: before, guess: start)
         let skew = fit.index - start
         let felt = times.map { feltOnsetMs(haptic, at: start + Int(($0 * Double(rate)).rounded())) }
@@ -100,7 +101,10 @@ enum AuditionRecording {
 
         let pass = Int((length * Double(rate)).rounded())
         let old = start + (passesBeforeEdit - 1) * pass, new = start + passesAfterEdit * pass
-        let found = try #require(soundStart(left, from: new - rate / 100), "pass \(passesAfterEdit + 1) is in the recording")
+        guard let found = soundStart(left, from: new - rate / 100) else {
+            Issue.record("\(label): pass \(passesAfterEdit + 1) is not in the recording (\(left.count) frames, the pass due at \(new))")
+            return
+        }
         #expect(found == new, "the passes are exactly one selection apart: pass \(passesAfterEdit + 1) \(found - new) samples off")
         let oldPeaks = times.map { peak(haptic, at: old + Int(($0 * Double(rate)).rounded())) }
         let newPeaks = times.map { peak(haptic, at: new + Int(($0 * Double(rate)).rounded())) }

@@ -60,7 +60,7 @@ struct StudioAuditionRigTests {
         let afterEdit = await passes()
         let text = try await studio.text("/api/pattern?name=hits.wav")
         let edited = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
-        #expect(await waitUntil(60) { await passes() >= afterEdit + 2 })
+        #expect(await waitUntil(60) { await passes() >= afterEdit + 3 })  // the edited pass played through, a pass to spare
         let stopped = try await studio.request("POST", "/api/stop")
         #expect((stopped.json as? [String: Any])?["playing"] as? Bool == false)
         #expect(capture.waitForSilence(after: capture.framesRecorded, frames: 9_600, timeout: 30), "silence after the stop")
