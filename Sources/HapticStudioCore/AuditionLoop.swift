@@ -20,6 +20,7 @@ final class AuditionLoop: Sendable {
 
     struct State {
         var passes: [Pass] = []
+        /// Passes of the grid reached so far (scheduled, or skipped when too late).
         var started = 0
         var stopped = false
         var finished = false
@@ -89,13 +90,17 @@ final class AuditionLoop: Sendable {
             wait(until: time - Self.lead(engine), engine)
             if isStopped { return }
             k += 1
-            // A pass whose frame has passed (the machine held this thread up) is skipped: the grid stays.
-            if time < engine.currentTime + engine.outputLatency { continue }
+            // A pass whose frame has passed (the machine held this thread up) is skipped, silent:
+            // the grid stays, and `passes` counts it (pass n always starts at frame n × length).
+            if time < engine.currentTime + engine.outputLatency {
+                state.withLock { $0.started = Int(k) }
+                continue
+            }
             let haptic = studio.auditionHaptics(selection).flatMap { try? manager.prepare($0) }
-            guard let started = manager.playTogether(haptic: haptic, sound: sound, atFrame: frame) else { continue }
+            guard let started = manager.playTogether(haptic: haptic, sound: sound, atFrame: frame) else { state.withLock { $0.started = Int(k) }; continue }
             let stopped = state.withLock { s -> Bool in
                 s.passes = Array(s.passes.suffix(2)) + [Pass(frame: frame, time: started.time, players: started.players)]
-                s.started += 1
+                s.started = Int(k)
                 return s.stopped
             }
             if stopped { for player in started.players { try? player.cancel() } }
