@@ -2,7 +2,8 @@
 // the voice (PatternTrace: the controls over every event, transients included), each transient's
 // played intensity and sharpness next to its analysed values, and the continuous layer's
 // played level next to its envelope (the stretches' curves) on a 1 ms grid, away from the
-// ≤ 2 ms raises around transients (TransientCompensation) and from the events' edges. The
+// ≤ 2 ms raises around transients (TransientCompensation) and from the events' edges (and the
+// joins of a long stretch's 30 s events). The
 // fidelity tests and `convert-bench check` hold conversions to it.
 
 /// How far what a conversion's AHAP plays is from the conversion: the largest differences.
@@ -80,8 +81,12 @@ public struct ConversionPlayback: Sendable {
         let margin = TransientCompensation.raiseHalfWidth + 2 / sampleRate
         for (i, event) in trace.continuous.enumerated() {
             guard let stretch = converted.stretches.first(where: { $0.start <= event.start + 1e-5 && event.start < $0.end }) else { continue }
+            // A stretch longer than 30 s is several events, one after the other: each is probed
+            // up to where the next begins (its release under the next one's attack, the join
+            // itself, is left out).
+            let next = trace.continuous.indices.contains(i + 1) ? trace.continuous[i + 1].start : Double.infinity
             var t = max(event.start + 0.005, stretch.start + 0.003)
-            let end = min(stretch.end, event.end) - 0.005
+            let end = min(stretch.end, event.end, next) - 0.005
             while t < end {
                 defer { t += 0.001 }
                 if nearAHit(t, within: margin) { continue }

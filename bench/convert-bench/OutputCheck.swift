@@ -1,7 +1,7 @@
 // `convert-bench check`: every output the set can give is held to the rules. For each
 // sound: its AHAP is strict-valid after encoding and decoding again, and renders (non-silent
 // where the conversion is not empty) and plays as analysed (HapticKit's ConversionPlayback: each
-// transient within 0.02 of its analysed values, the continuous layer within 0.001 of its envelope);
+// transient within 0.02 of its analysed values, the continuous layer within 0.005 of its envelope);
 // its .haptic reads back strictly, and .haptic → AHAP →
 // .haptic keeps both envelopes within 1e-3 (away from 1 ms either side of an emphasis, where
 // the curves are raised so that it plays at its values). For each reference: a .haptic goes to a strict-valid
@@ -104,7 +104,7 @@ func check() {
             tracedTransients += played.transientsPlayed
             probedLevels += played.levelsProbed
             if played.transientsPlayed != played.transientsMeant || played.transientIntensity > 0.02 || played.transientSharpness > 0.02
-                || played.levelIntensity > 0.001 || played.levelSharpness > 0.001 || played.raisedAwayFromTransients > 0
+                || played.levelIntensity > 0.005 || played.levelSharpness > 0.005 || played.raisedAwayFromTransients > 0
             {
                 note(pair.sound, "plays off its analysis: \(played.transientsPlayed) of \(played.transientsMeant) transients, off by "
                      + "\(played.transientIntensity) / \(played.transientSharpness); layer off by \(played.levelIntensity) / \(played.levelSharpness); "
@@ -141,7 +141,7 @@ func check() {
     }
     print("sounds: \(sounds) converted to strict-valid AHAP (as written and read back) and strict-readable .haptic; \(rendered) render as expected")
     print("played (traced): \(tracedTransients) transients, off their analysis by at most \(format(worstTransient, 6)) (target ≤ 0.02); "
-          + "the continuous layer at \(probedLevels) levels (1 ms grid), off its envelope by at most \(format(worstLevel, 6)) (target ≤ 0.001)")
+          + "the continuous layer at \(probedLevels) levels (1 ms grid), off its envelope by at most \(format(worstLevel, 6)) (target ≤ 0.005)")
     print("references: \(references) converted (.haptic → AHAP → .haptic, AHAP → .haptic → AHAP), every AHAP strict-valid")
     print("round trips .haptic → AHAP → .haptic: largest difference amplitude \(format(worstAmplitude, 6)), frequency \(format(worstFrequency, 6)) (target ≤ 0.001)")
     print(problems.isEmpty ? "problems: none" : "problems: \(problems.count)")
