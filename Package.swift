@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport", "CAllocationCounter"]),
         // The help goldens are read from the source folder (#filePath), not bundled.
         .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"], exclude: ["Golden"]),
-        .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "CAllocationCounter", "HapticTestSupport"]),
+        .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "HapticKit", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
         // The C library through its header, in process and as built, installed and linked by C and Python programs.
         .testTarget(name: "HapticSynthCTests", dependencies: ["HapticSynthC", "CHapticSynth", "HapticKit", "HapticEngineTesting", "HapticALSATesting", "CAllocationCounter", "HapticTestSupport"]),

@@ -17,9 +17,7 @@ public enum PatternFileError: Error, Sendable, Equatable, CustomStringConvertibl
     case soundFile(file: String, kind: String)
 
     /// What a sound file given for a pattern is, and how to make one of it.
-    static func soundFileReason(kind: String) -> String {
-        "\(["Ogg", "MP3", "AIFF", "AU"].contains(kind) ? "an" : "a") \(kind) sound file, not a pattern; `hapticsynth convert` makes a pattern of it"
-    }
+    static func soundFileReason(kind: String) -> String { SoundFileSignature.notAPattern(kind: kind) }
 
     /// One line: `file: reason` or `file: path: message` (or `file: line L, column C: message`).
     public var description: String {

@@ -57,8 +57,9 @@ public enum StandardStreamWriter {
                 close(held)
             }
         }
-        // Decoders' own lines (libmpg123's) are not the tool's: one line of ours says what failed.
-        DecoderMessages.silenceInThisProcess()
+        // Decoder calls put descriptor 2 on /dev/null while they run (libmpg123's own lines are not
+        // the tool's: one line of ours says what failed); the tool's lines go to a duplicate.
+        DecoderMessages.separateToolStandardError()
         atexit {
             if fflush(stdout) != 0 || ferror(stdout) != 0 {
                 let reason = errno == 0 ? EIO : errno

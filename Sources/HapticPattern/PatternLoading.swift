@@ -39,12 +39,15 @@ public enum PatternLoadError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsupported(PatternFormat)
     /// The file could not be read (missing, not a regular file, over the size limit...): why.
     case unreadable(String)
+    /// The document is a sound file (`kind`: WAV, MP3...), by its first bytes: conversion makes a pattern of it.
+    case soundFile(kind: String)
 
     public var description: String {
         switch self {
         case .invalid(let error): error.description
         case .unreadable(let reason): "cannot read: \(reason)"
         case .unsupported(let format): "a \(format) pattern: not supported"
+        case .soundFile(let kind): SoundFileSignature.notAPattern(kind: kind)
         }
     }
 }
@@ -57,6 +60,7 @@ extension AHAPPattern {
     public static func load(from bytes: [UInt8], fileName: String? = nil, options: AHAPDecodeOptions = .init())
         throws(PatternLoadError) -> DecodedAHAP
     {
+        if let kind = SoundFileSignature.kind(of: bytes) { throw .soundFile(kind: kind) }
         if let fileName, PatternFormat.recognise([], fileName: fileName) == .haptic { return try loadHaptic(bytes, options: options) }
         do {
             return try decode(from: bytes, options: options)

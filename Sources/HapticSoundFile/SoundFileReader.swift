@@ -31,10 +31,11 @@ public enum SoundFileReader {
     /// know their length, and a header can under-report it).
     public static func read(_ path: String, maxSeconds: Double = .infinity) throws(SoundFileError) -> SoundBuffer {
         var info = SF_INFO()
-        guard let file = DecoderMessages.quiet({ sf_open(path, Int32(SFM_READ), &info) }) else {
+        guard let file = DecoderMessages.quiet(if: DecoderMessages.isMPEG(path: path), { sf_open(path, Int32(SFM_READ), &info) }) else {
             throw SoundFileError(path: path, operation: .open, message: String(cString: sf_strerror(nil)))
         }
         defer { sf_close(file) }
+        let talks = DecoderMessages.isMPEG(format: info.format)
         let channels = Int(info.channels)
         guard channels > 0, info.samplerate > 0 else {
             throw SoundFileError(path: path, operation: .format, message: "no channels or no sample rate in the file")
@@ -52,7 +53,7 @@ public enum SoundFileReader {
         var chunk = [Float](repeating: 0, count: chunkFrames * channels)
         while true {
             let got = chunk.withUnsafeMutableBufferPointer { buffer in
-                DecoderMessages.quiet { sf_readf_float(file, buffer.baseAddress, sf_count_t(chunkFrames)) }
+                DecoderMessages.quiet(if: talks) { sf_readf_float(file, buffer.baseAddress, sf_count_t(chunkFrames)) }
             }
             if got < 0 || (got == 0 && sf_error(file) != Int32(SF_ERR_NO_ERROR)) {
                 throw SoundFileError(path: path, operation: .read, message: String(cString: sf_strerror(file)))
@@ -70,7 +71,7 @@ public enum SoundFileReader {
     /// Reads the header of `path` (length, channels, rate, format).
     public static func info(_ path: String) throws(SoundFileError) -> SoundFileInfo {
         var info = SF_INFO()
-        guard let file = DecoderMessages.quiet({ sf_open(path, Int32(SFM_READ), &info) }) else {
+        guard let file = DecoderMessages.quiet(if: DecoderMessages.isMPEG(path: path), { sf_open(path, Int32(SFM_READ), &info) }) else {
             throw SoundFileError(path: path, operation: .open, message: String(cString: sf_strerror(nil)))
         }
         sf_close(file)

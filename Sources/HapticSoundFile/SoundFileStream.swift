@@ -32,7 +32,7 @@ public final class SoundFileStream {
             throw SoundFileError(path: path, operation: .open, message: "is not a regular file (a pipe, FIFO or device); save the sound to a file first")
         }
         var raw = SF_INFO()
-        guard let handle = DecoderMessages.quiet({ sf_open(path, Int32(SFM_READ), &raw) }) else {
+        guard let handle = DecoderMessages.quiet(if: DecoderMessages.isMPEG(path: path), { sf_open(path, Int32(SFM_READ), &raw) }) else {
             throw SoundFileError(path: path, operation: .open, message: "cannot read as a sound file: \(String(cString: sf_strerror(nil)))")
         }
         file = handle
@@ -102,7 +102,7 @@ public final class SoundFileStream {
     /// (then the frames are read and dropped by the caller instead).
     public func seek(to frame: Int) -> Bool {
         guard let file else { return false }
-        let result = sf_seek(file, sf_count_t(frame), SEEK_SET)
+        let result = DecoderMessages.quiet(if: DecoderMessages.isMPEG(format: info.format)) { sf_seek(file, sf_count_t(frame), SEEK_SET) }
         guard result >= 0 else { return false }
         position = Int(result)
         return true
@@ -112,7 +112,7 @@ public final class SoundFileStream {
     /// returns the frames read, 0 at the end of the file.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(SoundFileError) -> Int {
         guard let file else { return 0 }
-        let got = DecoderMessages.quiet { sf_readf_float(file, buffer, sf_count_t(frames)) }
+        let got = DecoderMessages.quiet(if: DecoderMessages.isMPEG(format: info.format)) { sf_readf_float(file, buffer, sf_count_t(frames)) }
         if got < 0 || (got == 0 && sf_error(file) != Int32(SF_ERR_NO_ERROR)) {
             throw SoundFileError(path: path, operation: .read, message: "cannot decode: \(String(cString: sf_strerror(file)))")
         }

@@ -62,14 +62,38 @@ public final class SoundFileWriter {
         public init?(extensionOf name: String) {
             let ext = (name.split(separator: "/").last.map(String.init) ?? name)
                 .split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() } ?? ""
-            let aliases = ["aif": "aiff", "aifc": "aiff", "wave": "wav", "snd": "au", "oga": "ogg"]
-            let wanted = aliases[ext] ?? ext
+            // (libsndfile lists Ogg as "oga"; ".ogg" is what Ogg Vorbis files are called.)
+            let aliases = ["aif": "aiff", "aifc": "aiff", "wave": "wav", "snd": "au", "ogg": "oga"]
+            func canonical(_ name: String) -> String { aliases[name] ?? name }
+            let wanted = canonical(ext)
             guard !wanted.isEmpty else { return nil }
-            for format in FileFormat.all where format.fileExtension == wanted {
+            for format in FileFormat.all where canonical(format.fileExtension) == wanted {
                 self = format
                 return
             }
+            // Opus is a codec in the Ogg container (written as such: `isOpus`), when this
+            // libsndfile has it.
+            if wanted == "opus", FileFormat.hasOpus, let ogg = FileFormat.all.first(where: { $0.code == Int32(SF_FORMAT_OGG) }) {
+                self = FileFormat(code: ogg.code, fileExtension: "opus")
+                return
+            }
             return nil
+        }
+
+        /// Ogg Opus (rather than Ogg Vorbis).
+        var isOpus: Bool { code == Int32(SF_FORMAT_OGG) && fileExtension == "opus" }
+
+        /// Whether this libsndfile encodes and decodes Opus (one of its listed subtypes).
+        static var hasOpus: Bool {
+            var count: Int32 = 0
+            sf_command(nil, Int32(SFC_GET_FORMAT_SUBTYPE_COUNT), &count, Int32(MemoryLayout<Int32>.size))
+            for index in 0 ..< count {
+                var info = SF_FORMAT_INFO()
+                info.format = index
+                sf_command(nil, Int32(SFC_GET_FORMAT_SUBTYPE), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
+                if info.format == Int32(SF_FORMAT_OPUS) { return true }
+            }
+            return false
         }
 
         init(code: Int32, fileExtension: String) {
@@ -184,7 +208,7 @@ public final class SoundFileWriter {
         case .int24: subtype = Int32(SF_FORMAT_PCM_24)
         case .float32: subtype = Int32(SF_FORMAT_FLOAT)
         }
-        if fileFormat.code == Int32(SF_FORMAT_OGG) { subtype = Int32(SF_FORMAT_VORBIS) }
+        if fileFormat.code == Int32(SF_FORMAT_OGG) { subtype = Int32(fileFormat.isOpus ? SF_FORMAT_OPUS : SF_FORMAT_VORBIS) }
         var info = SF_INFO()
         info.channels = Int32(channels)
         info.samplerate = Int32(sampleRate)

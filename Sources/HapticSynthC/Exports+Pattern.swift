@@ -81,7 +81,7 @@ extension PatternLoadError {
     /// The C status and message of a pattern that did not load (`source`: its path, or "json").
     func failure(_ source: String) -> Failure {
         switch self {
-        case .invalid: Failure(HS_ERR_PARSE, "\(source): \(self)")
+        case .invalid, .soundFile: Failure(HS_ERR_PARSE, "\(source): \(self)")
         case .unsupported: Failure(HS_ERR_UNSUPPORTED, "\(source): \(self)")
         case .unreadable: Failure(HS_ERR_IO, "\(source): \(self)")
         }

@@ -1,3 +1,4 @@
+import CSndFile
 import Foundation
 import HapticTestSupport
 import HapticRender
@@ -120,6 +121,27 @@ struct SoundFileRoundTripTests {
             #expect(error.description.contains("x.mp4"))
         }
         #expect(folder.contents() == ["x.dat"])
+    }
+
+    @Test(".ogg and .oga are Ogg Vorbis, .opus is Ogg Opus: written by their extension and read back")
+    func oggAndOpus() throws {
+        let ogg = try #require(SoundFileWriter.FileFormat(extensionOf: "x.ogg"), "x.ogg names a format")
+        #expect(SoundFileWriter.FileFormat(extensionOf: "x.OGA") == ogg)
+        let opus = try #require(SoundFileWriter.FileFormat(extensionOf: "x.opus"), "x.opus names a format (this libsndfile has Opus)")
+        #expect(opus.code == ogg.code && opus != ogg)
+        let folder = TempFolder()
+        defer { folder.cleanup() }
+        // A second of a 200 Hz tone at 48 kHz (a rate Opus takes).
+        let tone = (0..<48_000).map { Float(0.5 * sin(2 * Double.pi * 200 * Double($0) / 48_000)) }
+        for (name, subtype) in [("tone.ogg", Int32(SF_FORMAT_VORBIS)), ("tone.opus", Int32(SF_FORMAT_OPUS))] {
+            try SoundFileWriter.write(tone, channels: 1, sampleRate: 48_000, to: folder.file(name))
+            let info = try SoundFileReader.info(folder.file(name))
+            #expect(info.format & 0x0FFF_0000 == Int32(SF_FORMAT_OGG) && info.format & 0xFFFF == subtype, "\(name): format \(info.format)")
+            let back = try SoundFileReader.read(folder.file(name))
+            #expect(back.sampleRate == 48_000 && abs(back.samples.count - tone.count) < 1_000, "\(name): \(back.samples.count) samples")
+            let peak = back.samples[10_000..<40_000].map { abs($0) }.max() ?? 0
+            #expect(abs(peak - 0.5) < 0.05, "\(name): peak \(peak)")
+        }
     }
 }
 

@@ -165,6 +165,8 @@ import Testing
         refused(hs_pattern_load_file(&pattern, repoRoot + "/Haptics"), HS_ERR_IO, "hs_pattern_load_file", "a folder")
         refused(hs_pattern_load_file(&pattern, "/dev/zero"), HS_ERR_IO, "hs_pattern_load_file", "a device")
         refused(hs_pattern_load_file(&pattern, repoRoot + "/Assets/sfx/sfx_click.wav"), HS_ERR_PARSE, "hs_pattern_load_file", "a WAV file")
+        // Named as the sound it is, with the way to a pattern (not "line 1, column 1: unexpected 'R'").
+        #expect(lastError().hasSuffix("sfx_click.wav: a WAV sound file, not a pattern; `hapticsynth convert` makes a pattern of it"), "\(lastError())")
         refused(hs_pattern_load_file(&pattern, ""), HS_ERR_INVALID_ARGUMENT, "hs_pattern_load_file", "empty")
         #expect(pattern == nil)
     }

@@ -64,6 +64,32 @@ import Testing
         #expect(!runtime.contains("libFoundation.so"), "Foundation is kept out of the C library")
     }
 
+    @Test("a host program converting a damaged MP3: the library's status, and none of libmpg123's own lines on its standard error")
+    func decoderKeepsQuietInAHost() throws {
+        let install = try installed()
+        let work = NSTemporaryDirectory() + "hs-mp3-host-\(getpid())"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try writeDamagedMP3(work + "/damaged.mp3")
+        let program = """
+            #include <hapticsynth.h>
+            #include <stdio.h>
+            int main(int argc, char **argv) {
+                hs_pattern *pattern = NULL;
+                int status = argc > 1 ? hs_pattern_from_sound_file(&pattern, argv[1], NULL) : -1;
+                fprintf(stderr, "host: %s\\n", hs_status_name(status));
+                hs_pattern_free(pattern);
+                return 0;
+            }
+            """
+        try program.write(toFile: work + "/host.c", atomically: true, encoding: .utf8)
+        let build = shell("cc -Wall -Werror host.c $(pkg-config --cflags --libs hapticsynth) -o host", install, directory: work)
+        try #require(build.status == 0, "\(build.output)")
+        let run = shell("./host damaged.mp3", install, directory: work)
+        #expect(run.status == 0 && run.output.contains("host: HS_"), "\(run.output)")
+        #expect(!run.output.contains("libmpg123") && !run.output.contains("[src/"), "the host's stderr: \(run.output)")
+    }
+
     @Test("examples/c-library/pull.c, built with pkg-config from the prefix alone, writes what `hapticsynth render` writes, sample for sample")
     func pullExampleMatchesRender() throws {
         let install = try installed()

@@ -1,6 +1,7 @@
 // `convert-bench check`: every output the set can give is held to the rules. For each
 // sound: its AHAP is strict-valid after encoding and decoding again, and renders (non-silent
-// where the conversion is not empty) and its transients play as analysed (PlaybackFidelity.swift);
+// where the conversion is not empty) and plays as analysed (HapticKit's ConversionPlayback: each
+// transient within 0.02 of its analysed values, the continuous layer within 0.005 of its envelope);
 // its .haptic reads back strictly, and .haptic → AHAP →
 // .haptic keeps both envelopes within 1e-3 (away from 1 ms either side of an emphasis, where
 // the curves are raised so that it plays at its values). For each reference: a .haptic goes to a strict-valid
@@ -78,7 +79,7 @@ func roundTrip(_ clip: HapticClip) throws -> HapticClip {
 func check() {
     var problems: [String] = []
     var sounds = 0, references = 0, worstAmplitude = 0.0, worstFrequency = 0.0, rendered = 0
-    var worstTransient = 0.0, worstLevel = 0.0
+    var worstTransient = 0.0, worstLevel = 0.0, tracedTransients = 0, probedLevels = 0
     func note(_ name: String, _ what: String) { problems.append("\(name): \(what)") }
     for pair in loadSet() {
         let soundPath = setFolder + "/" + pair.sound
@@ -97,11 +98,17 @@ func check() {
                 rendered += 1
             }
             // It plays as analysed (transients through the curves, the layer at its envelope).
-            let played = try playbackDeviation(haptics)
-            worstTransient = max(worstTransient, played.intensity, played.sharpness)
-            worstLevel = max(worstLevel, played.level)
-            if !played.transientsAgree || played.intensity > 0.02 || played.sharpness > 0.02 {
-                note(pair.sound, "plays off its analysis: \(played)")
+            let played = try ConversionPlayback(haptics)
+            worstTransient = max(worstTransient, played.transientIntensity, played.transientSharpness)
+            worstLevel = max(worstLevel, played.levelIntensity, played.levelSharpness)
+            tracedTransients += played.transientsPlayed
+            probedLevels += played.levelsProbed
+            if played.transientsPlayed != played.transientsMeant || played.transientIntensity > 0.02 || played.transientSharpness > 0.02
+                || played.levelIntensity > 0.005 || played.levelSharpness > 0.005 || played.raisedAwayFromTransients > 0
+            {
+                note(pair.sound, "plays off its analysis: \(played.transientsPlayed) of \(played.transientsMeant) transients, off by "
+                     + "\(played.transientIntensity) / \(played.transientSharpness); layer off by \(played.levelIntensity) / \(played.levelSharpness); "
+                     + "\(played.raisedAwayFromTransients) knots raised away from transients")
             }
             // .haptic: reads back strictly, and round-trips through AHAP within 1e-3.
             let clip = try HapticClip.decode(text: haptics.hapticClip().encoded(), options: .init(strict: true)).clip
@@ -133,7 +140,8 @@ func check() {
         }
     }
     print("sounds: \(sounds) converted to strict-valid AHAP (as written and read back) and strict-readable .haptic; \(rendered) render as expected")
-    print("played (traced): transients off their analysis by at most \(format(worstTransient, 6)) (target ≤ 0.02), the continuous layer off its envelope by \(format(worstLevel, 6)) (reported, not yet a rule)")
+    print("played (traced): \(tracedTransients) transients, off their analysis by at most \(format(worstTransient, 6)) (target ≤ 0.02); "
+          + "the continuous layer at \(probedLevels) levels (1 ms grid), off its envelope by at most \(format(worstLevel, 6)) (target ≤ 0.005)")
     print("references: \(references) converted (.haptic → AHAP → .haptic, AHAP → .haptic → AHAP), every AHAP strict-valid")
     print("round trips .haptic → AHAP → .haptic: largest difference amplitude \(format(worstAmplitude, 6)), frequency \(format(worstFrequency, 6)) (target ≤ 0.001)")
     print(problems.isEmpty ? "problems: none" : "problems: \(problems.count)")

@@ -433,7 +433,9 @@ int hs_engine_reload_library(hs_engine *engine);
  *  (hs_pattern_warning_count says what was fixed); sounds of AudioCustom events are looked
  *  for next to the file, then in the engine's assets folder. Meta/Lofelt .haptic files (by
  *  their name or their content) are read as the AHAP pattern they convert to, as the CLI's
- *  render and play read them. Files over 64 MiB are refused. */
+ *  render and play read them. Files over 64 MiB are refused. A sound file (WAV, MP3...: by
+ *  its first bytes) is refused with HS_ERR_PARSE and a message saying so (`hapticsynth convert`
+ *  makes a pattern of it). */
 int hs_pattern_load_file(hs_pattern **out, const char *path);
 
 /** Loads a pattern from `length` bytes of JSON in memory (AHAP, or .haptic: see above);

@@ -1,5 +1,6 @@
 // What kind of sound file some bytes are, from their first bytes (not the name): so that a
-// sound handed to a verb that wants a pattern is named as a sound, not parsed as broken JSON.
+// sound handed where a pattern is wanted (a verb, the C library's hs_pattern_load_file) is named
+// as a sound, not parsed as broken JSON.
 
 /// The container a file's first bytes announce, when it is a sound file.
 public enum SoundFileSignature {
@@ -21,5 +22,10 @@ public enum SoundFileSignature {
         // An MPEG audio frame: 11 sync bits, a layer (not the reserved 00), a bitrate index not 1111.
         if head.count >= 3, head[0] == 0xFF, head[1] & 0xE0 == 0xE0, head[1] & 0x06 != 0, head[2] & 0xF0 != 0xF0 { return "MP3" }
         return nil
+    }
+
+    /// What a sound file of `kind` given for a pattern is, and how to make one of it (one line).
+    public static func notAPattern(kind: String) -> String {
+        "\(["Ogg", "MP3", "AIFF", "AU"].contains(kind) ? "an" : "a") \(kind) sound file, not a pattern; `hapticsynth convert` makes a pattern of it"
     }
 }
