@@ -11,7 +11,7 @@ python3 scripts/make-lazy-library.py libcairo.so.2 cairo/cairo.h,cairo/cairo-svg
     cairo_image_surface_create_from_png_stream cairo_image_surface_get_data \
     cairo_image_surface_get_height cairo_image_surface_get_stride \
     cairo_image_surface_get_width cairo_line_to cairo_matrix_init_translate cairo_move_to \
-    cairo_new_path cairo_new_sub_path cairo_pattern_create_for_surface cairo_pattern_destroy \
+    cairo_new_path cairo_new_sub_path cairo_recording_surface_create cairo_pattern_create_for_surface cairo_pattern_destroy \
     cairo_pattern_set_extend cairo_pattern_set_filter cairo_pattern_set_matrix \
     cairo_pdf_surface_create_for_stream cairo_pdf_surface_set_metadata cairo_rectangle \
     cairo_restore cairo_rotate cairo_save cairo_select_font_face cairo_set_dash \
