@@ -55,7 +55,7 @@ depends=$(sed -n 's/^shlibs:Depends=//p' "$work/substvars")
 # which dpkg-shlibdeps cannot see: their packages as their shlibs files name them.
 for soname in libcairo.so.2 libsndfile.so.1; do
     name=${soname%%.so.*} major=${soname##*.so.}
-    dependency=$(cat /var/lib/dpkg/info/*.shlibs | awk -v n="$name" -v m="$major" '$1 == n && $2 == m { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
+    dependency=$(awk -v n="$name" -v m="$major" '$1 == n && $2 == m { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' /var/lib/dpkg/info/*.shlibs)
     [ -n "$dependency" ] || { echo "build-deb.sh: no shlibs entry for $soname (is its -dev package installed?)" >&2; exit 1; }
     case ", $depends," in *", ${dependency%% *}"[\ ,]*) ;; *) depends="$depends, $dependency" ;; esac
 done
