@@ -7,8 +7,8 @@
 # Fuzzing (libFuzzer: AHAP reader, profile, .haptic, sound reader, cue-sheet, OSC, pattern loader): `make fuzz` (FUZZ_SECONDS per target,
 # default 60; `make test` runs a 15 s round per target); see scripts/fuzz.sh.
 # The C library: `make lib` links libhapticsynth (.so with its SONAME, .a) into $(LIBDIR).
-# `make install [PREFIX=/usr/local] [DESTDIR=...]` installs the CLI (the Swift runtime linked in
-# statically: it needs nothing of the toolchain), its data (patterns, sounds, cue sheet, actuator
+# `make install [PREFIX=/usr/local] [DESTDIR=...]` installs the CLI and the studio's executable
+# (the Swift runtime linked in statically: they need nothing of the toolchain), its data (patterns, sounds, cue sheet, actuator
 # profiles), manual pages, shell completions, systemd user units, and the C library (header,
 # .so with its private Swift runtime in lib/hapticsynth/, .a, pkg-config files); `make uninstall`
 # removes them (scripts/install.sh). `make deb` builds the Debian package into $(OUT)
@@ -69,6 +69,7 @@ lib: deps
 
 release:
 	$(RELEASE) --product hapticsynth
+	$(RELEASE) --product hapticsynth-studio
 	$(RELEASE) --target HapticSynthC
 
 install: deps release

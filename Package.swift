@@ -59,7 +59,10 @@ let package = Package(
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsndfile and cairo are loaded on first use (CSndFileLoader, CCairoLoader:
+        // scripts/make-lazy-libraries.sh), not at start-up: their module maps link nothing.
+        .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
@@ -82,7 +85,7 @@ let package = Package(
         // MARK: edges and engine
         .target(
             name: "HapticSoundFile",
-            dependencies: ["CSndFile", "CSoxr", "HapticRender"],
+            dependencies: ["CSndFile", "CSndFileLoader", "CSoxr", "HapticRender"],
             swiftSettings: strict
         ),
         .target(
@@ -177,9 +180,10 @@ let package = Package(
         ),
 
         // MARK: plotting (issue 24): pictures of patterns, renders, sounds and rhythm timing through
-        // cairo (LGPL-2.1/MPL-1.1, linked dynamically); at the edge, used by the CLI's `plot`.
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        .target(name: "HapticPlot", dependencies: ["CCairo", "HapticRender", "HapticPattern"], swiftSettings: strict),
+        // cairo (LGPL-2.1/MPL-1.1, loaded at run time); at the edge, used by the CLI's `plot`.
+        .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
+        .target(name: "CCairoLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "HapticPlot", dependencies: ["CCairo", "CCairoLoader", "HapticRender", "HapticPattern"], swiftSettings: strict),
         .testTarget(name: "HapticPlotTests", dependencies: ["HapticPlot", "CCairo", "HapticRender", "HapticTestSupport"]),
         .executableTarget(name: "plot-bench", dependencies: ["HapticPlot", "HapticRender", "HapticPattern"], path: "bench/plot-bench"),
 

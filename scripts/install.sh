@@ -15,7 +15,8 @@
 #   share/doc/hapticsynth/LICENSE, NOTICE
 #   share/hapticsynth/MANIFEST                         (what was installed, for `make uninstall`)
 # and with the CLI (unless --no-cli):
-#   bin/hapticsynth
+#   bin/hapticsynth, bin/hapticsynth-studio            (`hapticsynth studio` runs the second; its
+#                                                      manual page is hapticsynth-studio.1, the verb's)
 #   share/hapticsynth/Haptics/, Assets/                the pattern library, sound effects, cue
 #                                                      sheet and actuator profiles
 #   share/man/man1/hapticsynth.1, hapticsynth-VERB.1   (from the argument parser)
@@ -109,9 +110,13 @@ PC
 
 if [ $cli = 1 ]; then
     cli_bin="$bin/hapticsynth"
+    for program in hapticsynth hapticsynth-studio; do
+        [ -x "$bin/$program" ] || { echo "install.sh: $bin/$program: not built (swift build -c release --product $program)" >&2; exit 1; }
+    done
     install -d "$tree/bin" "$tree/share/man/man1" "$tree/lib/systemd/user" \
         "$tree/share/bash-completion/completions" "$tree/share/zsh/site-functions" "$tree/share/fish/vendor_completions.d"
     install -m 755 "$cli_bin" "$tree/bin/hapticsynth"
+    install -m 755 "$bin/hapticsynth-studio" "$tree/bin/hapticsynth-studio"
     # The data: the pattern library, and the assets (sound effects, cue sheet, actuator profiles).
     cp -R "$here/Haptics" "$here/Assets" "$tree/share/hapticsynth/"
     # Manual pages and completions from the argument parser itself: they never disagree with --help.

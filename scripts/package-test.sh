@@ -73,6 +73,9 @@ run hapticsynth plot heartbeat.ahap -o heartbeat.png
 run file heartbeat.png | grep -q PNG
 run hapticsynth rhythm --beats 4 -o session.wav
 run test -s session.wav
+run 'hapticsynth-studio --help | grep -q "USAGE: hapticsynth-studio"'
+# The verb finds the studio's executable beside it: the studio itself refuses the folder.
+run 'hapticsynth studio /nonexistent 2>&1 | grep -q "/nonexistent: No such file"'
 
 echo "== manual pages"
 run 'man -w hapticsynth && man -w hapticsynth-render && man -w 3 hapticsynth'

@@ -2,10 +2,12 @@
 // strings and a vDSO call), and this thread's last error message (hs_last_error), which needs
 // C's thread-local storage. A static message is only pointed to (the real-time paths' messages
 // are all static); any other is copied into a buffer this thread owns, grown as needed and
-// freed when the thread exits.
+// freed when the thread exits. And the file the library was loaded from (dladdr), for DataFolders.
+#define _GNU_SOURCE  /* dladdr */
 #include "hapticsynth.h"
 #include "hs_internal.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +103,9 @@ void hs_internal_error_copy(const char *message, size_t length) {
     memcpy(owned, message, length);
     owned[length] = '\0';
     current = owned;
+}
+
+const char *hs_internal_library_file(void) {
+    Dl_info info;
+    return dladdr((void *)hs_internal_library_file, &info) ? info.dli_fname : NULL;
 }

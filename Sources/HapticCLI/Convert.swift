@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth convert INPUT... -o OUTPUT`
 public struct Convert: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Turn sounds into haptic patterns, and convert between AHAP and .haptic.",
         discussion: """
             A sound (any file libsndfile reads: WAV, FLAC, AIFF, Ogg, MP3...) becomes a pattern: \

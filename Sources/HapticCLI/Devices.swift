@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth devices [--json] [--quiet]`
 public struct Devices: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "devices",
         abstract: "List the ALSA playback devices hapticsynth can play to.",
         discussion: """
             Lists the sound cards and the ALSA PCM names a user can pass to -D, with the \

@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth follow -C CAPTURE [-D DEVICE] [--mode analysis|lowpass] [--input-channels LIST] ...`
 public struct Follow: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "follow",
         abstract: "Drive the actuator from live sound: a capture device or a sound server's monitor.",
         discussion: """
             Reads the ALSA capture device -C (a sound card's input, a loopback device, or what \

@@ -42,6 +42,16 @@ public struct Hapticsynth: AsyncParsableCommand {
     /// (the verb's own when it failed too), never a trap (see StandardStreamWriter; main.swift
     /// calls its `prepareStandardDescriptors()` first).
     public static func main(arguments: [String]?) async {
+        // `--version` alone needs nothing of the command tree, which ArgumentParser builds first
+        // (with the completion-script check's commands): most of the start-up otherwise.
+        if (arguments ?? Array(CommandLine.arguments.dropFirst())) == ["--version"] {
+            StandardStreamWriter.output(hapticsynthVersionLine + "\n")
+            if let failure = StandardStreamWriter.writeFailure {
+                StandardStreamWriter.error(failure + "\n")
+                exit(withError: ExitCode(1))
+            }
+            return
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

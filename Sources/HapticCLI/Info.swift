@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth info FILE [--json] [--audio-root DIR]...`
 public struct Info: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Summarise an AHAP or .haptic file.",
         discussion: """
             Shows the pattern's metadata (who made it, from what sound, and for a file \

@@ -42,16 +42,5 @@ struct LibraryFolders {
 
 /// The process's environment variables, read once (no Foundation needed).
 enum ProcessEnvironment {
-    static let variables: [String: String] = {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }()
+    static let variables: [String: String] = DataFolders.processEnvironment()
 }

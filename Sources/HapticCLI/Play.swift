@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth play FILE... [-D DEVICE] [--at SECONDS] [--loop] ...`
 public struct Play: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play patterns live through ALSA.",
         discussion: """
             Plays the patterns one after another (each starts where the previous one ends, \

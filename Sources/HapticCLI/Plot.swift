@@ -6,6 +6,7 @@ import HapticPlot
 /// `hapticsynth plot INPUT... -o OUT.(png|svg|pdf)`
 public struct Plot: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "plot",
         abstract: "Draw patterns, their render, sounds and rhythm timing to PNG, SVG or PDF.",
         discussion: """
             Draws time-aligned panels, one picture for all inputs: for a pattern (.ahap, or a \

@@ -17,18 +17,27 @@ public struct ProfileOption: ParsableArguments {
     /// Refuses, as a usage error, a name that is neither built in nor a path (a .json name or one
     /// with a /); a path is read later (`resolved()`), when the verb runs.
     func checkName() throws(ValidationError) {
-        if ActuatorProfile.builtIn(named: profile) == nil, !Self.isPath(profile) {
+        if ActuatorProfile.builtIn(named: profile) == nil, !Self.isPath(profile), Self.assetsFile(profile) == nil {
             throw ValidationError(Self.unknownName(profile))
         }
     }
 
     /// The profile: a built-in one by name, else the JSON file.
     public func resolved() throws(CLIError) -> ActuatorProfile {
-        if ActuatorProfile.builtIn(named: profile) == nil, !Self.isPath(profile) { throw CLIError(Self.unknownName(profile)) }
+        if ActuatorProfile.builtIn(named: profile) == nil, !Self.isPath(profile) {
+            guard let file = Self.assetsFile(profile) else { throw CLIError(Self.unknownName(profile)) }
+            return try SynthesisOptions.loadProfile(file)
+        }
         return try SynthesisOptions.loadProfile(profile)
     }
 
     static func isPath(_ name: String) -> Bool { name.contains("/") || name.hasSuffix(".json") }
+
+    /// A name of the assets folder's profiles (actuators/NAME.json in the folder DataFolders
+    /// finds: the user's own first), as the C library resolves it.
+    static func assetsFile(_ name: String) -> String? {
+        ActuatorProfile.assetsFile(named: name, assetsFolder: SynthesisOptions.assetsFolder())
+    }
 
     static func unknownName(_ name: String) -> String {
         "--profile \(name): no such built-in profile (known: \(ActuatorProfile.builtInNames.joined(separator: ", "))) and not a .json path"

@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth render INPUT... -o OUTPUT`
 public struct Render: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Render patterns to sound files.",
         discussion: """
             Renders one pattern to a file, or several into a folder (one file each, named after \

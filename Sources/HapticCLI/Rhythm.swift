@@ -6,6 +6,7 @@ import Synchronization
 /// `hapticsynth rhythm --bpm 100 --beats 64 [--cue beat_hit] [-D DEVICE | -o FILE] [--haptic-device D2]`
 public struct Rhythm: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "rhythm",
         abstract: "Play the rhythm chapter: a cue on every beat, sound and haptic in lockstep.",
         discussion: """
             Schedules every beat on the monotonic clock --lead seconds ahead of time and fires \

@@ -6,6 +6,7 @@ import HapticOSC
 /// `hapticsynth send ADDRESS [ARGS...] [--at +0.5] [--port 9000]`
 public struct Send: ParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "send",
         abstract: "Send one OSC message to a running `hapticsynth serve` (for scripts and tests).",
         discussion: """
             Arguments that read as numbers are sent as doubles (the server converts them to the \

@@ -7,6 +7,7 @@ import Synchronization
 /// `hapticsynth serve [-D DEVICE] [--haptic-device D2] [--osc-port 9000] [--listen ADDR] ...`
 public struct Serve: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the live engine and take commands over OSC (UDP) from games and tools.",
         discussion: """
             Opens the device (or two devices with --haptic-device), loads the pattern library, \

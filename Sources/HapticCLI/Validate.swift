@@ -5,6 +5,7 @@ import HapticKit
 /// `hapticsynth validate FILE... [--strict] [--json]`
 public struct Validate: HapticsynthVerb {
     public static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check AHAP files and list every problem.",
         discussion: """
             Prints one line per problem, `file: path: message`, where path points into the \

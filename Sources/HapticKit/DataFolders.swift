@@ -7,12 +7,15 @@ import Glibc
 /// The CLI's `rhythm` and `serve`, `info --paths` and the C library look in the same places, in
 /// this order, and take the first folder that exists:
 ///   1. `$HAPTICSYNTH_HAPTICS` / `$HAPTICSYNTH_ASSETS`;
-///   2. `./Haptics`, `./Assets` (a checkout of the repository, or a project's own folders);
-///   3. `$XDG_DATA_HOME/hapticsynth/` (default `~/.local/share/hapticsynth/`): the user's own;
+///   2. `$XDG_DATA_HOME/hapticsynth/` (default `~/.local/share/hapticsynth/`): the user's own,
+///      first of all the folders found by themselves;
+///   3. `./Haptics`, `./Assets` (a checkout of the repository, or a project's own folders);
 ///   4. each `$XDG_DATA_DIRS` entry's `hapticsynth/` (default `/usr/local/share:/usr/share`);
 ///   5. the install prefix's `share/hapticsynth/`, found from the program (or library) itself:
 ///      `<prefix>/bin/hapticsynth` or `<prefix>/lib/libhapticsynth.so` → `<prefix>/share/hapticsynth`,
 ///      so a prefix moved elsewhere still works.
+/// A folder is listed once: a later place that resolves to the same folder (the prefix /usr and
+/// /usr/share of $XDG_DATA_DIRS, a link) is left out.
 public struct DataFolders: Sendable {
     /// The two folders a library of cues is made of.
     public enum Kind: String, Sendable, CaseIterable {
@@ -44,19 +47,19 @@ public struct DataFolders: Sendable {
         self.currentFolder = currentFolder
     }
 
-    /// The places looked in for `kind`, in order.
+    /// The places looked in for `kind`, in order, each folder once.
     public func candidates(_ kind: Kind) -> [Candidate] {
         var list: [Candidate] = []
         if let given = environment[kind.environmentVariable], !given.isEmpty {
             list.append(Candidate(path: given, origin: "$" + kind.environmentVariable))
         }
-        list.append(Candidate(path: currentFolder.map { $0 + "/" + kind.rawValue } ?? kind.rawValue, origin: "current folder"))
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
         if let dataHome = Self.absolute(environment["XDG_DATA_HOME"]) {
             list.append(Candidate(path: dataHome + "/hapticsynth/" + kind.rawValue, origin: "$XDG_DATA_HOME"))
         } else if let home {
             list.append(Candidate(path: home + "/.local/share/hapticsynth/" + kind.rawValue, origin: "user data (~/.local/share)"))
         }
+        list.append(Candidate(path: currentFolder.map { $0 + "/" + kind.rawValue } ?? kind.rawValue, origin: "current folder"))
         // The XDG spec: unset or empty means the default; relative entries are ignored.
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
         for dir in dataDirs.split(separator: ":").map(String.init) where dir.hasPrefix("/") {
@@ -65,7 +68,16 @@ public struct DataFolders: Sendable {
         if let installPrefix {
             list.append(Candidate(path: Self.trimmed(installPrefix) + "/share/hapticsynth/" + kind.rawValue, origin: "install prefix"))
         }
-        return list
+        var seen = Set<String>()
+        return list.filter { seen.insert(Self.resolved($0.path)).inserted }
+    }
+
+    /// The folder `path` names, links and `.`/`..` resolved (realpath); the path as given when
+    /// it does not exist (it can only equal itself then).
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// The first of `candidates(kind)` that is a folder; nil when none is.
@@ -79,6 +91,12 @@ public struct DataFolders: Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` names a regular file (following links).
+    public static func isFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// The prefix a file installed at `<prefix>/bin/x` or `<prefix>/lib/x` belongs to: the
     /// parent of its folder, or nil (a path without two components).
     public static func installPrefix(ofInstalledFile path: String) -> String? {
@@ -86,6 +104,20 @@ public struct DataFolders: Sendable {
         guard path.hasPrefix("/"), parts.count >= 2 else { return nil }
         parts.removeLast(2)
         return "/" + parts.joined(separator: "/")
+    }
+
+    /// The process's environment variables now (environ; no Foundation).
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
     }
 
     /// The running program's own path (/proc/self/exe, links resolved); nil when unreadable.

@@ -20,13 +20,26 @@ public struct ProfileLookupError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension ActuatorProfile {
+    /// The profile file `name` (neither built in nor a path) stands for: `actuators/NAME.json` in
+    /// `assetsFolder`, when it is a file there.
+    public static func assetsFile(named name: String, assetsFolder: String?) -> String? {
+        guard let assetsFolder, !name.isEmpty, !name.hasPrefix("."), !name.contains("/") else { return nil }
+        let file = assetsFolder + "/actuators/" + name + ".json"
+        return DataFolders.isFile(file) ? file : nil
+    }
+
     /// A built-in profile by name (``builtInNames``), else the profile JSON file at `nameOrPath`
-    /// (a path has a "/" or ends in `.json`).
-    public static func named(orPath nameOrPath: String) throws(ProfileLookupError) -> ActuatorProfile {
+    /// (a path has a "/" or ends in `.json`), else, for another name, `actuators/NAME.json` in
+    /// the assets folder (`assetsFolder`: the one ``DataFolders`` finds, so the user's own
+    /// profiles in ~/.local/share/hapticsynth/Assets/actuators go by name, in the CLI and the
+    /// C library alike).
+    public static func named(orPath nameOrPath: String, assetsFolder: String? = nil) throws(ProfileLookupError) -> ActuatorProfile {
         if let builtIn = builtIn(named: nameOrPath) { return builtIn }
         guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
+            if let file = assetsFile(named: nameOrPath, assetsFolder: assetsFolder) { return try named(orPath: file) }
+            let looked = assetsFolder.map { ", none in \($0)/actuators" } ?? ""
             throw ProfileLookupError(
-                "profile \(nameOrPath): no such built-in profile (known: \(builtInNames.joined(separator: ", "))) and not a .json path")
+                "profile \(nameOrPath): no such built-in profile (known: \(builtInNames.joined(separator: ", "))\(looked)) and not a .json path")
         }
         let bytes: [UInt8]
         switch readWholeFile(nameOrPath) {

@@ -91,8 +91,12 @@ func layout(_ text: String, _ what: String = "layout") throws(Failure) -> Channe
     do { return try ChannelLayout.parse(userText: text) } catch { throw Failure(HS_ERR_PARSE, "\(what): \(error)") }
 }
 
-/// A profile by built-in name or JSON path (nil: bass-shaker).
-func profile(_ text: String?) throws(Failure) -> ActuatorProfile {
+/// A profile by built-in name, JSON path, or name of the assets folder's profiles (nil:
+/// bass-shaker), as the CLI's --profile resolves it. `assetsFolder`: the one the caller named,
+/// else the one ``LibraryDataFolders`` finds.
+func profile(_ text: String?, assetsFolder: String? = nil) throws(Failure) -> ActuatorProfile {
     guard let text else { return .bassShaker }
-    do { return try ActuatorProfile.named(orPath: text) } catch { throw Failure(HS_ERR_PARSE, error.description) }
+    do {
+        return try ActuatorProfile.named(orPath: text, assetsFolder: assetsFolder ?? LibraryDataFolders.search.find(.assets)?.path)
+    } catch { throw Failure(HS_ERR_PARSE, error.description) }
 }

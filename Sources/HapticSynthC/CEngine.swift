@@ -54,8 +54,11 @@ final class CEngine: Sendable {
 
     init(_ options: Options) throws(Failure) {
         relay = CallbackRelay()
+        // Folders not named: the ones the CLI finds (the user's, ./Haptics, the installed ones).
+        let search = LibraryDataFolders.search
+        let assetsFolder = options.assetsFolder ?? search.find(.assets)?.path
         var config = HapticManager.Configuration(
-            hapticsFolder: options.hapticsFolder ?? "", assetsFolder: options.assetsFolder ?? "",
+            hapticsFolder: options.hapticsFolder ?? search.find(.haptics)?.path ?? "", assetsFolder: assetsFolder ?? "",
             output: options.offline ? .device({ PulledOutput(name: "offline engine") }) : .alsa(options.device),
             layout: options.layout, profile: options.profile,
             audioOutput: options.offline ? nil : options.audioDevice.map { .alsa($0) })
@@ -94,7 +97,7 @@ final class CEngine: Sendable {
         // The layout as placed on the device (chosen from it when none was given).
         channels = manager.channelRouting?.channels.count ?? manager.configuration.engine.layout.channels
         periodFrames = period
-        assetsFolder = options.assetsFolder
+        self.assetsFolder = assetsFolder
     }
 
     /// The engine's clock now: CLOCK_MONOTONIC, or the frames pulled. Real-time safe.

@@ -38,12 +38,12 @@ public func hs_engine_open_with(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ 
         o.device = try string(given.device, "options->device") ?? "default"
         o.audioDevice = try string(given.audio_device, "options->audio_device")
         if let text = try string(given.layout, "options->layout") { o.layout = try layout(text, "options->layout") }
-        o.profile = try profile(try string(given.profile, "options->profile"))
+        o.hapticsFolder = try string(given.haptics_folder, "options->haptics_folder")
+        o.assetsFolder = try string(given.assets_folder, "options->assets_folder")
+        o.profile = try profile(try string(given.profile, "options->profile"), assetsFolder: o.assetsFolder)
         o.sampleRate = try sampleRate(Double(given.sample_rate), "options->sample_rate")
         o.periodFrames = given.period_frames == 0 ? nil : try count(given.period_frames, 16...16384, default: 256, "options->period_frames")
         o.bufferPeriods = try count(given.buffer_periods, 2...16, default: 3, "options->buffer_periods")
-        o.hapticsFolder = try string(given.haptics_folder, "options->haptics_folder")
-        o.assetsFolder = try string(given.assets_folder, "options->assets_folder")
         switch given.realtime_priority {
         case 0: o.realtimePriority = 70
         case -1: o.realtimePriority = nil

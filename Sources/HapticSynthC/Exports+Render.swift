@@ -26,7 +26,9 @@ struct RenderRequest {
         if options != nil { given = try versioned(options, "options", hs_render_options()) }
         sampleRate = try HapticSynthC.sampleRate(Double(given.sample_rate), "options->sample_rate")
         let profileName = try string(given.profile, "options->profile")
-        let profile = try HapticSynthC.profile(profileName)
+        // No folder named: the one the CLI's render uses (DataFolders).
+        let assets = try string(given.assets_folder, "options->assets_folder") ?? LibraryDataFolders.search.find(.assets)?.path
+        let profile = try HapticSynthC.profile(profileName, assetsFolder: assets)
         let layout = try string(given.layout, "options->layout").map { (text: String) throws(Failure) in try HapticSynthC.layout(text, "options->layout") }
         guard given.tail_seconds.isFinite, (0...3600).contains(given.tail_seconds) else {
             throw .invalidArgument("options->tail_seconds \(given.tail_seconds) is outside 0...3600")
@@ -37,7 +39,6 @@ struct RenderRequest {
         case 32: bits = .float32
         default: throw .invalidArgument("options->bits \(given.bits) is not 16, 24 or 32 (float)")
         }
-        let assets = try string(given.assets_folder, "options->assets_folder")
         let sounds = pattern.path.map { SoundLibrary(patternFile: $0, assetsFolder: assets) } ?? SoundLibrary(assetsFolder: assets)
         let prepared: PreparedPattern
         do {
@@ -53,7 +54,10 @@ struct RenderRequest {
                                      ending: given.exact_length != 0 ? .exactLength : .silence)
         // Never written over: the pattern's source file (an AHAP, or the sound it was converted
         // from), the sounds it plays, the profile file.
-        let profileFile = profileName.flatMap { ActuatorProfile.builtIn(named: $0) == nil ? $0 : nil }
+        let profileFile = profileName.flatMap { name in
+            ActuatorProfile.builtIn(named: name) != nil ? nil
+                : ActuatorProfile.assetsFile(named: name, assetsFolder: assets) ?? name
+        }
         inputs = ([pattern.path, profileFile].compactMap { $0 } + pattern.pattern.events.compactMap(\.waveformPath).compactMap(sounds.resolve))
             .compactMap(FileIdentity.init(path:))
     }

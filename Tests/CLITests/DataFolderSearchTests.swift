@@ -4,28 +4,28 @@ import HapticKit
 import Testing
 
 /// Where the pattern library and assets are found when no option names them (DataFolders): the
-/// environment, ./Haptics, the user's XDG data folder, $XDG_DATA_DIRS, the install prefix; and
+/// environment, the user's XDG data folder, ./Haptics, $XDG_DATA_DIRS, the install prefix; and
 /// `rhythm` / `info --paths` run with a fake HOME and XDG folders, outside the repository.
 @Suite("data folders: the installed library found by default")
 struct DataFolderSearchTests {
-    @Test("the places looked in, in order: environment, current folder, XDG_DATA_HOME, XDG_DATA_DIRS, the prefix")
+    @Test("the places looked in, in order: environment, XDG_DATA_HOME, current folder, XDG_DATA_DIRS, the prefix")
     func order() {
         let search = DataFolders(
             environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/data/home/", "XDG_DATA_DIRS": "/a:relative:/b/", "HAPTICSYNTH_HAPTICS": "/mine"],
             installPrefix: "/opt/hs")
         #expect(search.candidates(.haptics).map(\.path) == [
-            "/mine", "Haptics", "/data/home/hapticsynth/Haptics", "/a/hapticsynth/Haptics", "/b/hapticsynth/Haptics", "/opt/hs/share/hapticsynth/Haptics",
+            "/mine", "/data/home/hapticsynth/Haptics", "Haptics", "/a/hapticsynth/Haptics", "/b/hapticsynth/Haptics", "/opt/hs/share/hapticsynth/Haptics",
         ])
         #expect(search.candidates(.assets).map(\.path) == [
-            "Assets", "/data/home/hapticsynth/Assets", "/a/hapticsynth/Assets", "/b/hapticsynth/Assets", "/opt/hs/share/hapticsynth/Assets",
+            "/data/home/hapticsynth/Assets", "Assets", "/a/hapticsynth/Assets", "/b/hapticsynth/Assets", "/opt/hs/share/hapticsynth/Assets",
         ])
     }
 
-    @Test("defaults: ~/.local/share, then /usr/local/share and /usr/share; a relative XDG_DATA_HOME is ignored")
+    @Test("defaults: ~/.local/share, the current folder, then /usr/local/share and /usr/share; a relative XDG_DATA_HOME is ignored")
     func defaults() {
         let search = DataFolders(environment: ["HOME": "/home/u", "XDG_DATA_HOME": "rel", "XDG_DATA_DIRS": ""], installPrefix: nil)
         #expect(search.candidates(.assets).map(\.path) == [
-            "Assets", "/home/u/.local/share/hapticsynth/Assets", "/usr/local/share/hapticsynth/Assets", "/usr/share/hapticsynth/Assets",
+            "/home/u/.local/share/hapticsynth/Assets", "Assets", "/usr/local/share/hapticsynth/Assets", "/usr/share/hapticsynth/Assets",
         ])
     }
 
@@ -47,6 +47,31 @@ struct DataFolderSearchTests {
         try FileManager.default.createDirectory(atPath: user + "/hapticsynth/Haptics", withIntermediateDirectories: true)
         #expect(search.find(.haptics)?.path == user + "/hapticsynth/Haptics")
         #expect(search.find(.assets) == nil)
+    }
+
+    @Test("the user's folder comes before the current folder's ./Haptics")
+    func userBeforeCurrentFolder() throws {
+        let temp = try TempFolder()
+        let user = temp.url.appendingPathComponent("user").path, work = temp.url.appendingPathComponent("work").path
+        for folder in [user + "/hapticsynth/Haptics", work + "/Haptics"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let search = DataFolders(environment: ["XDG_DATA_HOME": user, "XDG_DATA_DIRS": "/nonexistent"], installPrefix: nil, currentFolder: work)
+        #expect(search.find(.haptics)?.path == user + "/hapticsynth/Haptics")
+    }
+
+    @Test("a folder is listed once: the prefix /usr is /usr/share of XDG_DATA_DIRS; a link to a folder listed before")
+    func noDuplicates() throws {
+        let usr = DataFolders(environment: ["HOME": "/home/u"], installPrefix: "/usr/")
+        let paths = usr.candidates(.haptics).map(\.path)
+        #expect(paths == ["/home/u/.local/share/hapticsynth/Haptics", "Haptics", "/usr/local/share/hapticsynth/Haptics", "/usr/share/hapticsynth/Haptics"])
+
+        let temp = try TempFolder()
+        let real = temp.url.appendingPathComponent("real").path, link = temp.url.appendingPathComponent("link").path
+        try FileManager.default.createDirectory(atPath: real + "/hapticsynth/Assets", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let linked = DataFolders(environment: ["XDG_DATA_HOME": real, "XDG_DATA_DIRS": link + ":" + real + "/"], installPrefix: nil, currentFolder: "/nonexistent")
+        #expect(linked.candidates(.assets).map(\.path) == [real + "/hapticsynth/Assets", "/nonexistent/Assets"])
     }
 
     /// The environment of a run outside the repository: a fake HOME whose ~/.local/share holds
@@ -96,9 +121,25 @@ struct DataFolderSearchTests {
         environment["HOME"] = temp.url.appendingPathComponent("empty").path
         let bare = try run(["rhythm", "--beats", "2", "-o", "bare.wav"], environment: environment, in: work)
         #expect(bare.status == 1)
-        #expect(bare.err.hasPrefix("rhythm: no pattern library found (looked in Haptics, "), "\(bare.err)")
+        #expect(bare.err.hasPrefix("rhythm: no pattern library found (looked in \(temp.url.path)/empty/.local/share/hapticsynth/Haptics, Haptics, "), "\(bare.err)")
         #expect(bare.err.split(separator: "\n").count == 1, "\(bare.err)")
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("bare.wav").path))
+    }
+
+    @Test("--profile NAME: actuators/NAME.json of the assets folder found (the user's), as the C library takes it")
+    func profileByName() throws {
+        let temp = try TempFolder()
+        let environment = try fakeHome(temp)
+        let mine = environment["HOME"]! + "/.local/share/hapticsynth/Assets/actuators/my-coil.json"
+        try FileManager.default.copyItem(atPath: repositoryRoot.appendingPathComponent("Assets/actuators/voice-coil.json").path, toPath: mine)
+        let pattern = repositoryRoot.appendingPathComponent("Haptics/heartbeat.ahap").path
+        let named = try run(["render", pattern, "--profile", "my-coil", "-o", "named.wav"], environment: environment, in: temp.url)
+        let path = try run(["render", pattern, "--profile", mine, "-o", "path.wav"], environment: environment, in: temp.url)
+        #expect(named.status == 0 && path.status == 0, "\(named.err)\(path.err)")
+        let bytes = { (name: String) in FileManager.default.contents(atPath: temp.url.appendingPathComponent(name).path) }
+        #expect(bytes("named.wav") != nil && bytes("named.wav") == bytes("path.wav"))
+        let missing = try run(["render", pattern, "--profile", "no-such-coil", "-o", "x.wav"], environment: environment, in: temp.url)
+        #expect(missing.status != 0 && missing.err.contains("no-such-coil"), "\(missing.err)")
     }
 
     @Test("$HAPTICSYNTH_HAPTICS naming no folder is an error, not a fallback")

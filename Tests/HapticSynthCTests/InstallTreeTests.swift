@@ -28,7 +28,7 @@ import Testing
         let root = stage + Self.prefix
         let installed = Set(files(under: root))
         for expected in [
-            "bin/hapticsynth", "include/hapticsynth.h", "lib/libhapticsynth.so", "lib/libhapticsynth.so.0", "lib/libhapticsynth.a",
+            "bin/hapticsynth", "bin/hapticsynth-studio", "include/hapticsynth.h", "lib/libhapticsynth.so", "lib/libhapticsynth.so.0", "lib/libhapticsynth.a",
             "lib/pkgconfig/hapticsynth.pc", "lib/pkgconfig/hapticsynth-static.pc",
             "share/hapticsynth/Haptics/heartbeat.ahap", "share/hapticsynth/Assets/cues.json", "share/hapticsynth/Assets/sfx/sfx_click.wav",
             "share/hapticsynth/Assets/actuators/voice-coil.json",
@@ -40,6 +40,9 @@ import Testing
         ] {
             #expect(installed.contains(expected), "\(expected) not installed")
         }
+        // `hapticsynth studio` runs the installed studio beside it (which refuses the folder).
+        let studio = runTool(root + "/bin/hapticsynth", ["studio", "/nonexistent"])
+        #expect(studio.status != 0 && !studio.output.contains("is not beside") && studio.output.contains("/nonexistent: No such file"), "\(studio.output)")
         // The prefix, not the staging folder, in what names it.
         let pc = try String(contentsOfFile: root + "/lib/pkgconfig/hapticsynth.pc", encoding: .utf8)
         #expect(pc.contains("prefix=/usr/local\n") && !pc.contains(stage), "\(pc)")

@@ -29,7 +29,7 @@ mkdir -p "$root/usr/share/zsh/vendor-completions"
 mv "$root/usr/share/zsh/site-functions/_hapticsynth" "$root/usr/share/zsh/vendor-completions/"
 rmdir "$root/usr/share/zsh/site-functions"
 # The README files of the data folders are documentation, not data lintian would mind; keep them.
-strip --remove-section=.comment --remove-section=.note "$root/usr/bin/hapticsynth"
+strip --remove-section=.comment --remove-section=.note "$root/usr/bin/hapticsynth" "$root/usr/bin/hapticsynth-studio"
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
     "$root"/usr/lib/libhapticsynth.so.*.*.* "$root"/usr/lib/hapticsynth/*.so
 strip --strip-debug "$root/usr/lib/libhapticsynth.a"
@@ -48,9 +48,17 @@ Package: hapticsynth
 Architecture: amd64
 CONTROL
 (cd "$work/src" && dpkg-shlibdeps -O -l"$root/usr/lib/hapticsynth" -l"$root/usr/lib" \
-    "$root/usr/bin/hapticsynth" "$root"/usr/lib/libhapticsynth.so.*.*.* "$root"/usr/lib/hapticsynth/*.so 2>"$work/shlibdeps.err") \
+    "$root/usr/bin/hapticsynth" "$root/usr/bin/hapticsynth-studio" "$root"/usr/lib/libhapticsynth.so.*.*.* "$root"/usr/lib/hapticsynth/*.so 2>"$work/shlibdeps.err") \
     >"$work/substvars" || { cat "$work/shlibdeps.err" >&2; exit 1; }
 depends=$(sed -n 's/^shlibs:Depends=//p' "$work/substvars")
+# The programs load cairo and libsndfile on first use (dlopen: scripts/make-lazy-libraries.sh),
+# which dpkg-shlibdeps cannot see: their packages as their shlibs files name them.
+for soname in libcairo.so.2 libsndfile.so.1; do
+    name=${soname%%.so.*} major=${soname##*.so.}
+    dependency=$(awk -v n="$name" -v m="$major" '$1 == n && $2 == m { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' /var/lib/dpkg/info/*.shlibs)
+    [ -n "$dependency" ] || { echo "build-deb.sh: no shlibs entry for $soname (is its -dev package installed?)" >&2; exit 1; }
+    case ", $depends," in *", ${dependency%% *}"[\ ,]*) ;; *) depends="$depends, $dependency" ;; esac
+done
 size=$(du -sk --apparent-size "$root/usr" | cut -f1)
 
 mkdir -p "$root/DEBIAN"

@@ -248,8 +248,9 @@ typedef struct hs_engine_options {
      *  "H" offline. An offline engine has no device: a map's entries are its channels in
      *  their order, positions naming them (as `hapticsynth render` writes them). */
     const char *layout;
-    /** The actuator profile: a built-in name ("bass-shaker", "voice-coil", "lra") or the
-     *  path of a profile JSON file. NULL: "bass-shaker". */
+    /** The actuator profile: a built-in name ("bass-shaker", "voice-coil", "lra"), the
+     *  path of a profile JSON file, or the name of one in the assets folder's actuators/
+     *  (NAME.json), as `hapticsynth --profile` takes it. NULL: "bass-shaker". */
     const char *profile;
     /** Frames per second, 8000–384000. 0: 48000. */
     int sample_rate;
@@ -260,10 +261,13 @@ typedef struct hs_engine_options {
     int buffer_periods;
     /** A folder of patterns played by name (hs_engine_play_named, hs_player_create_named, the
      *  cue sheet): *.ahap files, and *.haptic clips read as the AHAP they convert to (name.ahap
-     *  wins over name.haptic). NULL: none. */
+     *  wins over name.haptic). NULL: the one `hapticsynth info --paths` finds (the user's
+     *  ~/.local/share/hapticsynth/Haptics first, then ./Haptics, the XDG data folders, the
+     *  library's install prefix), or none. */
     const char *haptics_folder;
     /** A folder with sfx/ *.wav sound effects and cues.json, the cue sheet (hs_engine_play_cue,
-     *  hs_engine_play_sound); also searched for the sounds of AudioCustom events. NULL: none. */
+     *  hs_engine_play_sound); also searched for the sounds of AudioCustom events. NULL: the
+     *  one `hapticsynth info --paths` finds, as for haptics_folder, or none. */
     const char *assets_folder;
     /** SCHED_FIFO priority of the live render thread, 1–99; 0: 70; -1: normal scheduling.
      *  Refused by the system: normal scheduling (hs_engine_status says which). */
@@ -597,7 +601,7 @@ typedef struct hs_render_options {
     /** Channel map (as hs_engine_options.layout). NULL: "H", or "L,R,H" when the pattern has
      *  audio events. */
     const char *layout;
-    /** Actuator profile, a built-in name or a JSON path. NULL: "bass-shaker". */
+    /** Actuator profile, as hs_engine_options.profile. NULL: "bass-shaker". */
     const char *profile;
     /** Seconds of output after the pattern's end, 0–3600. */
     double tail_seconds;
@@ -606,7 +610,8 @@ typedef struct hs_render_options {
     int exact_length;
     /** Files: 16 or 24 (integer PCM) or 32 (float). 0: 16. */
     int bits;
-    /** Searched for the sounds of AudioCustom events after the pattern's own folder. NULL: none. */
+    /** Searched for the sounds of AudioCustom events after the pattern's own folder, and for
+     *  profiles by name. NULL: the one `hapticsynth render` uses (hs_engine_options.assets_folder). */
     const char *assets_folder;
 } hs_render_options;
 

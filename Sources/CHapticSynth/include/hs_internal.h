@@ -26,4 +26,8 @@ __attribute__((visibility("hidden"))) void hs_internal_error_static(hs_internal_
  *  real-time paths). Falls back to a static message when memory runs out. */
 __attribute__((visibility("hidden"))) void hs_internal_error_copy(const char *message, size_t length);
 
+/** The file this code was loaded from (dladdr: libhapticsynth.so, or the program it is linked
+ *  into); NULL when unknown. Points into the loader's own tables: not to be freed. */
+__attribute__((visibility("hidden"))) const char *hs_internal_library_file(void);
+
 #endif
