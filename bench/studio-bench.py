@@ -5,14 +5,22 @@ does when a slider moves. Sounds made with sox: 10 s and 3 minutes (48 kHz stere
 twice a second.
 
     bench/studio-bench.py BIN_DIR [RUNS]    (BIN_DIR holds hapticsynth-studio; release for the figures)
+    bench/studio-bench.py --page BIN_DIR [RUNS]
 
 Prints p50, p95 and max per sound (targets: 10 s sound p95 < 150 ms; 3-minute song < 1 s).
+
+--page: the page opening a 60 s sound in headless Chromium (selenium and the system chromedriver,
+as scripts/studio-browser-test.sh): from the navigation's start (the address with the token and
+`#sound=sixty.wav`) to the page's `studio-drawn` performance mark (its first full draw of that
+sound's waveform and haptic). "cold": a fresh server each run (the sound decoded and analysed
+for the request); "warm": a reload, the server keeping the sound open (target: under 1 s).
 """
 import http.client
 import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +34,66 @@ def make(folder):
                         "vol", "0.3", "synth", str(seconds), "square", "amod", "2"], check=True)
 
 
+def start_server(bin_dir, folder):
+    """`hapticsynth-studio FOLDER` once it says `studio: ready`: (process, its address with the token)."""
+    server = subprocess.Popen([os.path.join(bin_dir, "hapticsynth-studio"), folder], stdout=subprocess.PIPE, text=True)
+    url = None
+    for line in server.stdout:
+        m = re.search(r"open (http://\S+)", line)
+        url = m.group(1) if m else url
+        if line.strip() == "studio: ready":
+            return server, url
+    raise RuntimeError("the studio ended without `studio: ready`")
+
+
+def stats(name, times):
+    times = sorted(times)
+    p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    print(f"{name}: {len(times)} runs: median {statistics.median(times):.0f} ms, min {times[0]:.0f}, p95 {p(0.95):.0f}, "
+          f"max {times[-1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
+
+
+def page(bin_dir, runs):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    os.environ.setdefault("SE_OFFLINE", "true")
+    work = tempfile.mkdtemp(prefix="studio-page-bench.")
+    subprocess.run(["sox", "-R", "-n", "-r", "48000", "-c", "2", os.path.join(work, "sixty.wav"), "synth", "60", "pinknoise",
+                    "vol", "0.3", "synth", "60", "square", "amod", "2"], check=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    drawn = "const m = performance.getEntriesByName('studio-drawn'); return m.length ? m[0].startTime : null"
+
+    def open_page(address):
+        driver.get(address)
+        deadline = time.monotonic() + 120
+        while (value := driver.execute_script(drawn)) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the page never drew the sound")
+            time.sleep(0.01)
+        return value
+
+    cold, warm = [], []
+    try:
+        driver.get("about:blank")
+        for _ in range(runs):
+            server, url = start_server(bin_dir, work)
+            try:
+                cold.append(open_page(url + "#sound=sixty.wav"))
+                warm.append(open_page(url + "#sound=sixty.wav"))  # the token again: a fresh navigation, not a hash change
+            finally:
+                server.terminate()
+                server.wait()
+        stats("page open, 60 s sound, cold (fresh server)", cold)
+        stats("page open, 60 s sound, warm (the server has it open)", warm)
+    finally:
+        driver.quit()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def cpu_seconds(pid):
     """The process's user and system CPU time (s), from /proc: less sensitive to a busy machine."""
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
@@ -33,6 +101,8 @@ def cpu_seconds(pid):
 
 
 def main():
+    if sys.argv[1] == "--page":
+        return page(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 10)
     bin_dir, runs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 30
     work = tempfile.mkdtemp(prefix="studio-bench.")
     make(work)
@@ -58,7 +128,7 @@ def main():
 
         for name, sound_runs in [("ten.wav", runs), ("song.flac", max(5, runs // 3))]:
             call("GET", "/api/sound?name=" + name)
-            settings = {"sensitivity": 50, "minGap": 50, "ducking": 50, "breakpointsPerSecond": 40, "gain": 0, "channel": "mix",
+            settings = {"sensitivity": 50, "minGap": 50, "ducking": 50, "breakpointsPerSecond": 40, "gain": 0, "gate": -60, "channel": "mix",
                         "from": 0, "audio": False}
             times = []
             cpu_before = cpu_seconds(server.pid)

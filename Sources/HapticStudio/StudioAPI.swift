@@ -44,7 +44,7 @@ struct StudioAPI {
         }
         router.get("/api/files") { _, _ in await json { await studio.list() } }
         router.get("/api/sound") { request, _ in await json { try await studio.open(try query(request, "name")) } }
-        router.get("/api/waveform") { request, _ in await json { try await studio.waveform(try query(request, "name")) } }
+        router.get("/api/waveform") { request, _ in await json { try studio.waveform(try query(request, "name")) } }
         router.get("/api/pattern") { request, _ in
             await respond {
                 let text = try await studio.pattern(try query(request, "name"), format: request.uri.queryParameters.get("format") ?? "ahap")

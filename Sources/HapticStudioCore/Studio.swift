@@ -27,7 +27,9 @@ public actor Studio {
     }
 
     var sessions: [String: Session] = [:]
-    var waveforms: [String: WaveformView] = [:]
+    /// Read outside the actor (under this lock), so that the page's waveform request runs beside
+    /// the sound's analysis on another core instead of waiting for it.
+    nonisolated let waveforms = Mutex<[String: WaveformView]>([:])
     /// Each open sound's haptic as the designer has it now (Studio+Audition.swift): read by the
     /// audition's own thread without waiting for this actor, which may be analysing.
     nonisolated let current = Mutex<[String: CurrentHaptic]>([:])
@@ -166,18 +168,18 @@ public actor Studio {
         return SaveResult(written: files.map(\.name), perSound: perSoundName, edited: session.history.layer.count > 0)
     }
 
-    public func waveform(_ name: String) throws(StudioError) -> WaveformView {
-        if let cached = waveforms[name] { return cached }
+    public nonisolated func waveform(_ name: String) throws(StudioError) -> WaveformView {
+        if let cached = waveforms.withLock({ $0[name] }) { return cached }
         let path = try soundPath(name)
         let view: WaveformView
         do { view = try Waveform.read(path) } catch { throw .bad(error.description) }
-        waveforms[name] = view
+        waveforms.withLock { $0[name] = view }
         return view
     }
 
     // MARK: parts
 
-    func soundPath(_ name: String) throws(StudioError) -> String {
+    nonisolated func soundPath(_ name: String) throws(StudioError) -> String {
         let path = try folder.existingFile(name)
         let ext = (name as NSString).pathExtension.lowercased()
         guard StudioFolder.soundExtensions.contains(ext) else { throw .bad("\(StudioFolder.quoted(name)): not a sound (a pattern is shown, not converted)") }

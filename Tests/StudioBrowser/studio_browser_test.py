@@ -273,11 +273,29 @@ def main():
         check("convert --per-sound reproduces the unedited save byte for byte",
               open(again).read() == open(os.path.join(folder, "second.ahap")).read())
 
+        # A range dragged on the sound's lane (0.5–1.5 s): what Play plays; a click there clears it.
+        canvas = driver.find_element(By.ID, "canvas")
+        ends = driver.execute_script("""
+            const lane = lanes().wave, r = canvas.getBoundingClientRect(), y = lane.top + lane.height / 2 - r.height / 2;
+            return [timeToX(0.5) - r.width / 2, timeToX(1.5) - r.width / 2, y];""")
+        ActionChains(driver).move_to_element_with_offset(canvas, int(ends[0]), int(ends[2])).click_and_hold() \
+            .move_by_offset(int((ends[1] - ends[0]) / 2), 0).move_by_offset(int(ends[1] - ends[0]) - int((ends[1] - ends[0]) / 2), 0).release().perform()
+        picked = driver.execute_script("return window.studio.range")
+        check("a range dragged on the sound's lane: 0.5–1.5 s (within a pixel's time)",
+              picked is not None and abs(picked["start"] - 0.5) < 0.02 and abs(picked["end"] - 1.5) < 0.02, str(picked))
+        ActionChains(driver).move_to_element_with_offset(canvas, int(ends[0]) + 5, int(ends[2])).click().perform()
+        check("a click on the sound's lane clears it", driver.execute_script("return window.studio.range") is None)
+        ActionChains(driver).move_to_element_with_offset(canvas, int(ends[0]), int(ends[2])).click_and_hold() \
+            .move_by_offset(int((ends[1] - ends[0]) / 2), 0).move_by_offset(int(ends[1] - ends[0]) - int((ends[1] - ends[0]) / 2), 0).release().perform()
+
         # Play: the transport and its playhead through the rig, or the error line naming the device.
         driver.find_element(By.ID, "play").click()
         if rig_out:
             wait_for("the transport playing", lambda: driver.execute_script(
                 "const t = window.studio.transport; return t.playing && t.name === 'second.wav' && window.studio.drawnPlayhead !== null"))
+            transport = driver.execute_script("return window.studio.transport")
+            check("Play plays the dragged range", abs(transport["start"] - picked["start"]) < 1e-3 and abs(transport["end"] - picked["end"]) < 1e-3,
+                  str(transport))
             first = driver.execute_script("return window.studio.drawnPlayhead")
             wait_for("the playhead moving", lambda: driver.execute_script("return window.studio.drawnPlayhead") not in (None, first))
             check(f"Play: the transport plays and the playhead follows it ({device})", True)

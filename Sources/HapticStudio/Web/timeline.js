@@ -55,7 +55,8 @@ function draw() {
   drawWaveform(L.wave);
   drawHaptic(L.haptic, view);
   drawLadder(L.ladder, view);
-  if (typeof drawPlayhead === "function") drawPlayhead();  // transport.js
+  if (typeof drawRange === "function") drawRange();  // transport.js
+  if (typeof drawPlayhead === "function") drawPlayhead();
   updateScroll();
 }
 
