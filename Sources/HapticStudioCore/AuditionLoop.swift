@@ -80,7 +80,12 @@ final class AuditionLoop: Sendable {
     private func run() {
         var k: Int64 = 1
         while !isStopped {
-            guard let engine = manager.currentEngine else { break }
+            // No engine for a moment (the manager recovering it from a stall or a lost device):
+            // the loop waits for it rather than ending; its grid stays on the device's frames.
+            guard let engine = manager.currentEngine else {
+                _ = wake.wait(timeout: .now() + .milliseconds(50))
+                continue
+            }
             let frame = firstFrame + k * passFrames
             let time = engine.frameMapping.time(forFrame: frame)
             guard loop else {
