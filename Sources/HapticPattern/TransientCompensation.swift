@@ -5,11 +5,12 @@
 // `.haptic` clip's envelope) therefore write each transient as (meant value) ÷ curve, or
 // (meant value) − curve. Where the curve cannot reach — a transient louder than the curve
 // there (its intensity at most 1), a sharpness the curve's offset puts out of 0…1 — the
-// curve is raised to the nearest value that works at the transient's time only. A raised curve,
-// or one steep at the transient, is held flat at that value for a sample at 8 kHz either side
-// (a renderer reads it at the onset rounded to a sample), returning to the curve's own values
-// 1 ms on either side, so the continuous layer differs from its envelope only within 1 ms of
-// a transient (Meta Haptics Studio's answer, two files for two players, is not one pattern).
+// curve is raised to the nearest value that works at the transient's time only, returning to
+// the curve's own values 1 ms on either side. With `holding` (`convert`), a raised curve, or one
+// steep at the transient, is held flat at that value for a sample at 8 kHz either side (a
+// renderer reads it at the onset rounded to a sample); without (a clip's emphasis), a raise is
+// a triangle. Either way the continuous layer differs from its envelope only within 1 ms of a
+// transient (Meta Haptics Studio's answer, two files for two players, is not one pattern).
 
 /// The shared rules of writing transients under control curves, and of reading them back.
 public enum TransientCompensation {

@@ -195,7 +195,7 @@ struct SteepCurveFidelityTests {
         return sound
     }
 
-    @Test(arguments: [44_100.0, 48_000.0])
+    @Test(arguments: [44_100.0, 48_000.0, 8_000.0])
     func hitsOnASteepCurvePlayAsAnalysed(playedAt rate: Double) throws {
         let converted = try SoundConverter.convert(Self.kick(), analysis: AnalysisSettings(sampleRate: 44_100))
         let first = try #require(converted.transients.first)
