@@ -19,12 +19,13 @@ extension ConvertedHaptics {
             events += Event.continuousSpan(from: stretch.start, to: stretch.end, intensity: 1, sharpness: 0)
         }
         // Each hit plays at its analysed values through the curves (raising them at its time
-        // where they cannot reach: TransientCompensation).
+        // where they cannot reach, held flat around it where raised or steep, so that an onset
+        // rounded to a sample reads the same: TransientCompensation).
         let compensated = TransientCompensation.compensate(
             intensity: stretches.map { $0.intensity.map { ($0.time, $0.value) } },
             sharpness: stretches.map { $0.sharpness.map { ($0.time, $0.value) } },
             hits: transients.map { .init(time: $0.time, intensity: $0.intensity, sharpness: $0.sharpness) },
-            round: ParameterCurve.roundedValue)
+            holding: true, round: ParameterCurve.roundedValue)
         for k in stretches.indices {
             curves += ParameterCurve.chained(.hapticIntensityControl, compensated.intensity[k])
             curves += ParameterCurve.chained(.hapticSharpnessControl, compensated.sharpness[k])

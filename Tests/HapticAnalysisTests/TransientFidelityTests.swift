@@ -181,3 +181,25 @@ struct ClipTransientFidelityTests {
         #expect(abs(again.intensity - 0.4) < 1e-6 && abs(again.sharpness - 0.5) < 1e-6, "\(again)")
     }
 }
+
+@Suite("Conversion fidelity: a hit on a steep curve, read at its onset rounded to a sample")
+struct SteepCurveFidelityTests {
+    /// A 44.1 kHz sound as the evaluation set's Kick1: a loud click 5 samples in (0.113 ms, a
+    /// fractional sample at 48 kHz) over a tone from the first sample, so the hit's raise sits
+    /// on the curve's rise from 0 at the stretch's start; more clicks over the tone later.
+    static func kick() -> [Float] {
+        let rate = 44_100.0
+        var sound = Synth.tone(55, seconds: 2, rate: rate) { _ in 0.3 }
+        let clicks = Synth.clicks(at: [5, 30_005, 60_007], length: sound.count, amplitude: 0.9, shape: 1)
+        for i in sound.indices { sound[i] += clicks[i] }
+        return sound
+    }
+
+    @Test(arguments: [44_100.0, 48_000.0, 8_000.0])
+    func hitsOnASteepCurvePlayAsAnalysed(playedAt rate: Double) throws {
+        let converted = try SoundConverter.convert(Self.kick(), analysis: AnalysisSettings(sampleRate: 44_100))
+        let first = try #require(converted.transients.first)
+        #expect(first.time < 0.0005, "the first click is a hit at the sound's start: \(first.time)")
+        try ConversionPlayback(converted, sampleRate: rate).expectFaithful("kick, played at \(Int(rate)) Hz")
+    }
+}
