@@ -4,7 +4,9 @@
 #   tests: every test that needs no sound server, in parallel;
 #   rig:   every suite whose type name ends in `RigTests`, one at a time, inside both
 #          sound-server rigs (scripts/rig.sh: PulseAudio with null sinks; scripts/jack-rig.sh:
-#          JACK dummy), because they share the servers' sinks and would hear each other;
+#          JACK dummy), because they share the servers' sinks and would hear each other; and
+#          those ending in `RealTimeTests` (paced in real time through a virtual device for
+#          seconds on end: a parallel lane filling both cores would starve their waits);
 #   fuzz:  a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target
 #          (seven targets); FUZZ_SECONDS=0 skips it).
 # The rig suites mostly wait for servers that pace in real time and the fuzzer uses one core,
@@ -68,7 +70,7 @@ tests_binary="$bin_path/hapticsynthPackageTests.xctest"
 rig_steps() {  # the rig suites; then the Python package's rig tests, in a rig of their own
     local status=0
     scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
-        "$tests_binary" --testing-library swift-testing --filter 'RigTests' --no-parallel "$@" || status=$?
+        "$tests_binary" --testing-library swift-testing --filter 'RigTests|RealTimeTests' --no-parallel "$@" || status=$?
     scripts/rig.sh python/run-tests.sh "$bin_path" rig || status=$?
     return "$status"
 }
@@ -85,7 +87,7 @@ if [ "$FUZZ_SECONDS" != 0 ]; then
 fi
 
 echo "== tests without a sound server (parallel)"
-lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests' "$@"
+lane "tests without a sound server" prefixed "" $SWIFT test --skip-build --skip 'RigTests|RealTimeTests' "$@"
 # The Python package (python/run-tests.sh): pip-installed from its folder and from its wheel,
 # each in a fresh virtual environment, against this build's library and CLI; lines "py| ".
 echo "== the Python package"

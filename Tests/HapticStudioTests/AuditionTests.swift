@@ -99,7 +99,14 @@ struct AuditionTests {
         #expect(await audition.stop() == Audition.stoppedTransport)
         await audition.shutDown()
     }
+}
 
+/// The audition paced in real time through a virtual device, for seconds on end: one at a time
+/// with the rig suites (a `RealTimeTests` suite; scripts/test.sh), since a parallel lane that
+/// fills both cores with other tests starves the test's own waits for longer than a recording
+/// holds.
+@Suite("Studio: audition in real time (in process)")
+struct AuditionRealTimeTests {
     /// What one looped session through a virtual device left.
     struct Session {
         var left: [Float], haptic: [Float]
