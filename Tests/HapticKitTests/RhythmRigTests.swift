@@ -148,7 +148,13 @@ struct RhythmRigTests {
         #expect(onsetSeries.count == 64, "every onset has a capture timestamp")
         #expect(broken.isEmpty, "beat spacing exactly 28800 frames on all 63 pairs: \(broken)")
         #expect(spacing == engineSpacing, "the recording's spacing is the engine's")
-        #expect(rates.count >= 64 && rates.allSatisfy { abs($0.ratio - 1) < 0.001 }, "the device's measured rate, sampled \(rates.count) times, is plausible")
+        // The rate estimate settles within 0.1 % (the null sink's clock is off by tens of ppm); a
+        // sample taken while a loaded machine delays the engine's wake-ups may stray further for a
+        // moment (CI saw one), so: the median within 0.1 %, none past 1 %.
+        let ratios = rates.map(\.ratio).sorted()
+        let medianRatio = ratios.isEmpty ? .nan : ratios[ratios.count / 2]
+        #expect(rates.count >= 64 && abs(medianRatio - 1) < 0.001 && ratios.allSatisfy { abs($0 - 1) < 0.01 },
+                "the device's measured rate, sampled \(rates.count) times, is plausible: median \(medianRatio), range \(ratios.first ?? .nan)…\(ratios.last ?? .nan)")
         // What is left is the capture stamps' own error (biased early by 1–5 ms through the
         // PulseAudio monitor, per the rig's notes; it moves slowly). How close the onsets follow
         // the schedule plus the drift (within 1 ms on most beats, residuals about ±0.6 ms) and how
