@@ -58,15 +58,19 @@ let package = Package(
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // libsndfile and cairo are loaded on first use (CSndFileLoader, CCairoLoader:
-        // scripts/make-lazy-libraries.sh), not at start-up: their module maps link nothing.
+        // alsa-lib, libsndfile, libsoxr, liblo and cairo are loaded on first use (the C*Loader
+        // targets: scripts/make-lazy-libraries.sh), not at start-up: their module maps link nothing,
+        // so a command that needs none of them (`--version`, `validate`, `info`) loads none.
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "CALSALoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
-        .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
+        .target(name: "CSoxrLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .systemLibrary(name: "CLiblo", providers: [.apt(["liblo-dev"])]),
+        .target(name: "CLibloLoader", linkerSettings: [.linkedLibrary("dl")]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
-        .target(name: "CALSASupport", dependencies: ["CALSA"], linkerSettings: [.linkedLibrary("asound")]),
+        .target(name: "CALSASupport", dependencies: ["CALSA", "CALSALoader"]),
         // Channel maps (issue 22): a sound server's sink map, through libpulse loaded with dlopen at
         // run time (no build or link dependency; without libpulse the answer is "cannot say").
         .target(name: "CSoundServer", linkerSettings: [.linkedLibrary("dl")]),
@@ -85,7 +89,7 @@ let package = Package(
         // MARK: edges and engine
         .target(
             name: "HapticSoundFile",
-            dependencies: ["CSndFile", "CSndFileLoader", "CSoxr", "HapticRender"],
+            dependencies: ["CSndFile", "CSndFileLoader", "CSoxr", "CSoxrLoader", "HapticRender"],
             swiftSettings: strict
         ),
         .target(
@@ -96,7 +100,7 @@ let package = Package(
         .target(
             name: "HapticALSA",
             dependencies: [
-                "CALSA", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log"),
+                "CALSA", "CALSALoader", "CALSASupport", "HapticEngine", .product(name: "Logging", package: "swift-log"),
                 "CSoundServer",  // issue 22: the sink behind a sound server's ALSA plugin
             ],
             swiftSettings: strict
@@ -125,7 +129,7 @@ let package = Package(
         // OSC over UDP through liblo: the `serve` verb's server and the `send` verb's client.
         .target(
             name: "HapticOSC",
-            dependencies: ["CLiblo", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLiblo", "CLibloLoader", "HapticKit", "HapticEngine", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The CLI is a library (so help and parsing are testable) plus a one-line main: a thin
@@ -203,7 +207,7 @@ let package = Package(
 
         // MARK: tests
         // Shared by the test targets: the public corpus locator (../shared/corpus) and small helpers.
-        .target(name: "HapticTestSupport", dependencies: ["HapticPattern"], path: "Tests/Support"),
+        .target(name: "HapticTestSupport", dependencies: ["HapticPattern", "CSndFile", "CSndFileLoader"], path: "Tests/Support"),
         .testTarget(name: "HapticPatternTests", dependencies: ["HapticPattern", "HapticTestSupport"]),
         .testTarget(name: "HapticRenderTests", dependencies: ["HapticRender", "HapticDSP", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticSoundFileTests", dependencies: ["HapticSoundFile", "HapticTestSupport"]),
@@ -211,7 +215,7 @@ let package = Package(
         .testTarget(name: "HapticALSATests", dependencies: ["HapticALSA", "HapticALSATesting", "HapticEngine", "HapticEngineTesting", "HapticKit", "HapticSoundFile", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticKitTests", dependencies: ["HapticKit", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport", "CAllocationCounter"]),
         // The help goldens are read from the source folder (#filePath), not bundled.
-        .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile"], exclude: ["Golden"]),
+        .testTarget(name: "CLITests", dependencies: ["HapticCLI", "HapticSoundFile", "HapticTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HapticAnalysisTests", dependencies: ["HapticAnalysis", "HapticPattern", "HapticRender", "HapticKit", "CAllocationCounter", "HapticTestSupport"]),
         .testTarget(name: "HapticOSCTests", dependencies: ["HapticOSC", "HapticKit", "HapticALSA", "HapticEngineTesting", "HapticALSATesting", "HapticRender", "HapticTestSupport"]),
         // The C library through its header, in process and as built, installed and linked by C and Python programs.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs what hapticsynth needs on Debian/Ubuntu, only when missing.
 #   scripts/install-deps.sh           build deps (alsa, sndfile, soxr, liblo + its tools, cairo, pkg-config) + test rig
-#                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox)
+#                                     (pulseaudio, pulseaudio-utils, ALSA plugins, sox, strace)
 #   scripts/install-deps.sh --jack    also jackd2 + libjack-jackd2-dev (latency benchmarks)
 #   scripts/install-deps.sh --load    also stress-ng (the suite under load: HAPTICSYNTH_TEST_LOAD, scripts/loaded-test.sh)
 #   scripts/install-deps.sh --browser also Debian's chromium and chromium-driver, and selenium from PyPI (the studio's
@@ -10,7 +10,7 @@
 # (libasound2, libsndfile1, libsoxr0, liblo7), and cairo (libcairo2, for `plot`) is LGPL-2.1 or MPL-1.1
 # (its choice), linked dynamically too; pkg-config is build-time only; the rest are used by the
 # tests as separate programs, never linked into the library or CLI: pulseaudio, pulseaudio-utils and
-# libasound2-plugins (LGPL-2.1+), sox (GPL-2+), liblo-tools (LGPL/GPL), jackd2 (GPL-2+; libjack LGPL-2.1+,
+# libasound2-plugins (LGPL-2.1+), sox (GPL-2+), strace (LGPL-2.1+; the start-up test counts threads), liblo-tools (LGPL/GPL), jackd2 (GPL-2+; libjack LGPL-2.1+,
 # linked only by the test recorder); stress-ng (GPL-2+, test load only).
 # Idempotent and quiet; when everything is present it only asks dpkg (well under a second).
 set -euo pipefail
@@ -25,7 +25,7 @@ install_selenium() {
     python3 -m pip install --quiet --disable-pip-version-check selenium >&2
 }
 
-pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools libcairo2-dev pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox)
+pkgs=(libasound2-dev libsndfile1-dev libsoxr-dev liblo-dev liblo-tools libcairo2-dev pkg-config pulseaudio pulseaudio-utils libasound2-plugins sox strace)
 for arg in "$@"; do
     case "$arg" in
     --jack) pkgs+=(jackd2 libjack-jackd2-dev) ;;

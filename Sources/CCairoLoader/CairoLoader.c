@@ -9,354 +9,365 @@
 
 #pragma GCC visibility push(hidden)
 
-static void *lazy_symbol(void **slot, const char *name) {
-    void *known = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (known) return known;
-    // dlopen is reference counted and returns the same handle every time: no lock needed.
+static const char *const lazy_names[] = {
+    "cairo_arc",
+    "cairo_clip",
+    "cairo_close_path",
+    "cairo_create",
+    "cairo_destroy",
+    "cairo_fill",
+    "cairo_font_options_create",
+    "cairo_font_options_destroy",
+    "cairo_font_options_set_hint_metrics",
+    "cairo_has_current_point",
+    "cairo_image_surface_create",
+    "cairo_image_surface_create_from_png_stream",
+    "cairo_image_surface_get_data",
+    "cairo_image_surface_get_height",
+    "cairo_image_surface_get_stride",
+    "cairo_image_surface_get_width",
+    "cairo_line_to",
+    "cairo_matrix_init_translate",
+    "cairo_move_to",
+    "cairo_new_path",
+    "cairo_new_sub_path",
+    "cairo_recording_surface_create",
+    "cairo_pattern_create_for_surface",
+    "cairo_pattern_destroy",
+    "cairo_pattern_set_extend",
+    "cairo_pattern_set_filter",
+    "cairo_pattern_set_matrix",
+    "cairo_pdf_surface_create_for_stream",
+    "cairo_pdf_surface_set_metadata",
+    "cairo_rectangle",
+    "cairo_restore",
+    "cairo_rotate",
+    "cairo_save",
+    "cairo_select_font_face",
+    "cairo_set_dash",
+    "cairo_set_font_options",
+    "cairo_set_font_size",
+    "cairo_set_line_cap",
+    "cairo_set_line_join",
+    "cairo_set_line_width",
+    "cairo_set_source",
+    "cairo_set_source_rgba",
+    "cairo_show_text",
+    "cairo_status",
+    "cairo_status_to_string",
+    "cairo_stroke",
+    "cairo_surface_destroy",
+    "cairo_surface_finish",
+    "cairo_surface_flush",
+    "cairo_surface_mark_dirty",
+    "cairo_surface_status",
+    "cairo_surface_write_to_png_stream",
+    "cairo_svg_surface_create_for_stream",
+    "cairo_svg_surface_set_document_unit",
+    "cairo_text_extents",
+    "cairo_translate",
+};
+static void *lazy_slots[sizeof lazy_names / sizeof lazy_names[0]];
+
+// Loads the library and looks every function up, at the first call of any: two threads may both
+// do it (dlopen is reference counted and both find the same addresses), so no lock is needed.
+static void lazy_load_all(void) {
     void *library = dlopen("libcairo.so.2", RTLD_NOW | RTLD_GLOBAL);
-    void *found = library ? dlsym(library, name) : NULL;
-    if (!found) {
-        const char *why = dlerror();
-        fprintf(stderr, "hapticsynth: cannot load %s from libcairo.so.2: %s\n", name, why ? why : "not found");
-        exit(127);
+    for (size_t i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        void *found = library ? dlsym(library, lazy_names[i]) : NULL;
+        if (!found) {
+            const char *why = dlerror();
+            fprintf(stderr, "hapticsynth: cannot load %s from libcairo.so.2: %s\n", lazy_names[i], why ? why : "not found");
+            exit(127);
+        }
+        __atomic_store_n(&lazy_slots[i], found, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(slot, found, __ATOMIC_RELEASE);
-    return found;
+}
+
+static inline void *lazy_symbol(size_t index) {
+    void *known = __atomic_load_n(&lazy_slots[index], __ATOMIC_ACQUIRE);
+    if (known) return known;
+    lazy_load_all();
+    return __atomic_load_n(&lazy_slots[index], __ATOMIC_ACQUIRE);
 }
 
 void cairo_arc(cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2) {
-    static __typeof__(cairo_arc) *cairo_arc_slot;
-    __typeof__(cairo_arc) *cairo_arc_loaded = lazy_symbol((void **)&cairo_arc_slot, "cairo_arc");
+    __typeof__(cairo_arc) *cairo_arc_loaded = lazy_symbol(0);
     cairo_arc_loaded(cr, xc, yc, radius, angle1, angle2);
 }
 
 void cairo_clip(cairo_t *cr) {
-    static __typeof__(cairo_clip) *cairo_clip_slot;
-    __typeof__(cairo_clip) *cairo_clip_loaded = lazy_symbol((void **)&cairo_clip_slot, "cairo_clip");
+    __typeof__(cairo_clip) *cairo_clip_loaded = lazy_symbol(1);
     cairo_clip_loaded(cr);
 }
 
 void cairo_close_path(cairo_t *cr) {
-    static __typeof__(cairo_close_path) *cairo_close_path_slot;
-    __typeof__(cairo_close_path) *cairo_close_path_loaded = lazy_symbol((void **)&cairo_close_path_slot, "cairo_close_path");
+    __typeof__(cairo_close_path) *cairo_close_path_loaded = lazy_symbol(2);
     cairo_close_path_loaded(cr);
 }
 
 cairo_t * cairo_create(cairo_surface_t *target) {
-    static __typeof__(cairo_create) *cairo_create_slot;
-    __typeof__(cairo_create) *cairo_create_loaded = lazy_symbol((void **)&cairo_create_slot, "cairo_create");
+    __typeof__(cairo_create) *cairo_create_loaded = lazy_symbol(3);
     return cairo_create_loaded(target);
 }
 
 void cairo_destroy(cairo_t *cr) {
-    static __typeof__(cairo_destroy) *cairo_destroy_slot;
-    __typeof__(cairo_destroy) *cairo_destroy_loaded = lazy_symbol((void **)&cairo_destroy_slot, "cairo_destroy");
+    __typeof__(cairo_destroy) *cairo_destroy_loaded = lazy_symbol(4);
     cairo_destroy_loaded(cr);
 }
 
 void cairo_fill(cairo_t *cr) {
-    static __typeof__(cairo_fill) *cairo_fill_slot;
-    __typeof__(cairo_fill) *cairo_fill_loaded = lazy_symbol((void **)&cairo_fill_slot, "cairo_fill");
+    __typeof__(cairo_fill) *cairo_fill_loaded = lazy_symbol(5);
     cairo_fill_loaded(cr);
 }
 
 cairo_font_options_t * cairo_font_options_create(void) {
-    static __typeof__(cairo_font_options_create) *cairo_font_options_create_slot;
-    __typeof__(cairo_font_options_create) *cairo_font_options_create_loaded = lazy_symbol((void **)&cairo_font_options_create_slot, "cairo_font_options_create");
+    __typeof__(cairo_font_options_create) *cairo_font_options_create_loaded = lazy_symbol(6);
     return cairo_font_options_create_loaded();
 }
 
 void cairo_font_options_destroy(cairo_font_options_t *options) {
-    static __typeof__(cairo_font_options_destroy) *cairo_font_options_destroy_slot;
-    __typeof__(cairo_font_options_destroy) *cairo_font_options_destroy_loaded = lazy_symbol((void **)&cairo_font_options_destroy_slot, "cairo_font_options_destroy");
+    __typeof__(cairo_font_options_destroy) *cairo_font_options_destroy_loaded = lazy_symbol(7);
     cairo_font_options_destroy_loaded(options);
 }
 
 void cairo_font_options_set_hint_metrics(cairo_font_options_t *options, cairo_hint_metrics_t hint_metrics) {
-    static __typeof__(cairo_font_options_set_hint_metrics) *cairo_font_options_set_hint_metrics_slot;
-    __typeof__(cairo_font_options_set_hint_metrics) *cairo_font_options_set_hint_metrics_loaded = lazy_symbol((void **)&cairo_font_options_set_hint_metrics_slot, "cairo_font_options_set_hint_metrics");
+    __typeof__(cairo_font_options_set_hint_metrics) *cairo_font_options_set_hint_metrics_loaded = lazy_symbol(8);
     cairo_font_options_set_hint_metrics_loaded(options, hint_metrics);
 }
 
 cairo_bool_t cairo_has_current_point(cairo_t *cr) {
-    static __typeof__(cairo_has_current_point) *cairo_has_current_point_slot;
-    __typeof__(cairo_has_current_point) *cairo_has_current_point_loaded = lazy_symbol((void **)&cairo_has_current_point_slot, "cairo_has_current_point");
+    __typeof__(cairo_has_current_point) *cairo_has_current_point_loaded = lazy_symbol(9);
     return cairo_has_current_point_loaded(cr);
 }
 
 cairo_surface_t * cairo_image_surface_create(cairo_format_t format, int width, int height) {
-    static __typeof__(cairo_image_surface_create) *cairo_image_surface_create_slot;
-    __typeof__(cairo_image_surface_create) *cairo_image_surface_create_loaded = lazy_symbol((void **)&cairo_image_surface_create_slot, "cairo_image_surface_create");
+    __typeof__(cairo_image_surface_create) *cairo_image_surface_create_loaded = lazy_symbol(10);
     return cairo_image_surface_create_loaded(format, width, height);
 }
 
 cairo_surface_t * cairo_image_surface_create_from_png_stream(cairo_read_func_t read_func, void *closure) {
-    static __typeof__(cairo_image_surface_create_from_png_stream) *cairo_image_surface_create_from_png_stream_slot;
-    __typeof__(cairo_image_surface_create_from_png_stream) *cairo_image_surface_create_from_png_stream_loaded = lazy_symbol((void **)&cairo_image_surface_create_from_png_stream_slot, "cairo_image_surface_create_from_png_stream");
+    __typeof__(cairo_image_surface_create_from_png_stream) *cairo_image_surface_create_from_png_stream_loaded = lazy_symbol(11);
     return cairo_image_surface_create_from_png_stream_loaded(read_func, closure);
 }
 
 unsigned char * cairo_image_surface_get_data(cairo_surface_t *surface) {
-    static __typeof__(cairo_image_surface_get_data) *cairo_image_surface_get_data_slot;
-    __typeof__(cairo_image_surface_get_data) *cairo_image_surface_get_data_loaded = lazy_symbol((void **)&cairo_image_surface_get_data_slot, "cairo_image_surface_get_data");
+    __typeof__(cairo_image_surface_get_data) *cairo_image_surface_get_data_loaded = lazy_symbol(12);
     return cairo_image_surface_get_data_loaded(surface);
 }
 
 int cairo_image_surface_get_height(cairo_surface_t *surface) {
-    static __typeof__(cairo_image_surface_get_height) *cairo_image_surface_get_height_slot;
-    __typeof__(cairo_image_surface_get_height) *cairo_image_surface_get_height_loaded = lazy_symbol((void **)&cairo_image_surface_get_height_slot, "cairo_image_surface_get_height");
+    __typeof__(cairo_image_surface_get_height) *cairo_image_surface_get_height_loaded = lazy_symbol(13);
     return cairo_image_surface_get_height_loaded(surface);
 }
 
 int cairo_image_surface_get_stride(cairo_surface_t *surface) {
-    static __typeof__(cairo_image_surface_get_stride) *cairo_image_surface_get_stride_slot;
-    __typeof__(cairo_image_surface_get_stride) *cairo_image_surface_get_stride_loaded = lazy_symbol((void **)&cairo_image_surface_get_stride_slot, "cairo_image_surface_get_stride");
+    __typeof__(cairo_image_surface_get_stride) *cairo_image_surface_get_stride_loaded = lazy_symbol(14);
     return cairo_image_surface_get_stride_loaded(surface);
 }
 
 int cairo_image_surface_get_width(cairo_surface_t *surface) {
-    static __typeof__(cairo_image_surface_get_width) *cairo_image_surface_get_width_slot;
-    __typeof__(cairo_image_surface_get_width) *cairo_image_surface_get_width_loaded = lazy_symbol((void **)&cairo_image_surface_get_width_slot, "cairo_image_surface_get_width");
+    __typeof__(cairo_image_surface_get_width) *cairo_image_surface_get_width_loaded = lazy_symbol(15);
     return cairo_image_surface_get_width_loaded(surface);
 }
 
 void cairo_line_to(cairo_t *cr, double x, double y) {
-    static __typeof__(cairo_line_to) *cairo_line_to_slot;
-    __typeof__(cairo_line_to) *cairo_line_to_loaded = lazy_symbol((void **)&cairo_line_to_slot, "cairo_line_to");
+    __typeof__(cairo_line_to) *cairo_line_to_loaded = lazy_symbol(16);
     cairo_line_to_loaded(cr, x, y);
 }
 
 void cairo_matrix_init_translate(cairo_matrix_t *matrix, double tx, double ty) {
-    static __typeof__(cairo_matrix_init_translate) *cairo_matrix_init_translate_slot;
-    __typeof__(cairo_matrix_init_translate) *cairo_matrix_init_translate_loaded = lazy_symbol((void **)&cairo_matrix_init_translate_slot, "cairo_matrix_init_translate");
+    __typeof__(cairo_matrix_init_translate) *cairo_matrix_init_translate_loaded = lazy_symbol(17);
     cairo_matrix_init_translate_loaded(matrix, tx, ty);
 }
 
 void cairo_move_to(cairo_t *cr, double x, double y) {
-    static __typeof__(cairo_move_to) *cairo_move_to_slot;
-    __typeof__(cairo_move_to) *cairo_move_to_loaded = lazy_symbol((void **)&cairo_move_to_slot, "cairo_move_to");
+    __typeof__(cairo_move_to) *cairo_move_to_loaded = lazy_symbol(18);
     cairo_move_to_loaded(cr, x, y);
 }
 
 void cairo_new_path(cairo_t *cr) {
-    static __typeof__(cairo_new_path) *cairo_new_path_slot;
-    __typeof__(cairo_new_path) *cairo_new_path_loaded = lazy_symbol((void **)&cairo_new_path_slot, "cairo_new_path");
+    __typeof__(cairo_new_path) *cairo_new_path_loaded = lazy_symbol(19);
     cairo_new_path_loaded(cr);
 }
 
 void cairo_new_sub_path(cairo_t *cr) {
-    static __typeof__(cairo_new_sub_path) *cairo_new_sub_path_slot;
-    __typeof__(cairo_new_sub_path) *cairo_new_sub_path_loaded = lazy_symbol((void **)&cairo_new_sub_path_slot, "cairo_new_sub_path");
+    __typeof__(cairo_new_sub_path) *cairo_new_sub_path_loaded = lazy_symbol(20);
     cairo_new_sub_path_loaded(cr);
 }
 
 cairo_surface_t * cairo_recording_surface_create(cairo_content_t content, const cairo_rectangle_t *extents) {
-    static __typeof__(cairo_recording_surface_create) *cairo_recording_surface_create_slot;
-    __typeof__(cairo_recording_surface_create) *cairo_recording_surface_create_loaded = lazy_symbol((void **)&cairo_recording_surface_create_slot, "cairo_recording_surface_create");
+    __typeof__(cairo_recording_surface_create) *cairo_recording_surface_create_loaded = lazy_symbol(21);
     return cairo_recording_surface_create_loaded(content, extents);
 }
 
 cairo_pattern_t * cairo_pattern_create_for_surface(cairo_surface_t *surface) {
-    static __typeof__(cairo_pattern_create_for_surface) *cairo_pattern_create_for_surface_slot;
-    __typeof__(cairo_pattern_create_for_surface) *cairo_pattern_create_for_surface_loaded = lazy_symbol((void **)&cairo_pattern_create_for_surface_slot, "cairo_pattern_create_for_surface");
+    __typeof__(cairo_pattern_create_for_surface) *cairo_pattern_create_for_surface_loaded = lazy_symbol(22);
     return cairo_pattern_create_for_surface_loaded(surface);
 }
 
 void cairo_pattern_destroy(cairo_pattern_t *pattern) {
-    static __typeof__(cairo_pattern_destroy) *cairo_pattern_destroy_slot;
-    __typeof__(cairo_pattern_destroy) *cairo_pattern_destroy_loaded = lazy_symbol((void **)&cairo_pattern_destroy_slot, "cairo_pattern_destroy");
+    __typeof__(cairo_pattern_destroy) *cairo_pattern_destroy_loaded = lazy_symbol(23);
     cairo_pattern_destroy_loaded(pattern);
 }
 
 void cairo_pattern_set_extend(cairo_pattern_t *pattern, cairo_extend_t extend) {
-    static __typeof__(cairo_pattern_set_extend) *cairo_pattern_set_extend_slot;
-    __typeof__(cairo_pattern_set_extend) *cairo_pattern_set_extend_loaded = lazy_symbol((void **)&cairo_pattern_set_extend_slot, "cairo_pattern_set_extend");
+    __typeof__(cairo_pattern_set_extend) *cairo_pattern_set_extend_loaded = lazy_symbol(24);
     cairo_pattern_set_extend_loaded(pattern, extend);
 }
 
 void cairo_pattern_set_filter(cairo_pattern_t *pattern, cairo_filter_t filter) {
-    static __typeof__(cairo_pattern_set_filter) *cairo_pattern_set_filter_slot;
-    __typeof__(cairo_pattern_set_filter) *cairo_pattern_set_filter_loaded = lazy_symbol((void **)&cairo_pattern_set_filter_slot, "cairo_pattern_set_filter");
+    __typeof__(cairo_pattern_set_filter) *cairo_pattern_set_filter_loaded = lazy_symbol(25);
     cairo_pattern_set_filter_loaded(pattern, filter);
 }
 
 void cairo_pattern_set_matrix(cairo_pattern_t *pattern, const cairo_matrix_t *matrix) {
-    static __typeof__(cairo_pattern_set_matrix) *cairo_pattern_set_matrix_slot;
-    __typeof__(cairo_pattern_set_matrix) *cairo_pattern_set_matrix_loaded = lazy_symbol((void **)&cairo_pattern_set_matrix_slot, "cairo_pattern_set_matrix");
+    __typeof__(cairo_pattern_set_matrix) *cairo_pattern_set_matrix_loaded = lazy_symbol(26);
     cairo_pattern_set_matrix_loaded(pattern, matrix);
 }
 
 cairo_surface_t * cairo_pdf_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) {
-    static __typeof__(cairo_pdf_surface_create_for_stream) *cairo_pdf_surface_create_for_stream_slot;
-    __typeof__(cairo_pdf_surface_create_for_stream) *cairo_pdf_surface_create_for_stream_loaded = lazy_symbol((void **)&cairo_pdf_surface_create_for_stream_slot, "cairo_pdf_surface_create_for_stream");
+    __typeof__(cairo_pdf_surface_create_for_stream) *cairo_pdf_surface_create_for_stream_loaded = lazy_symbol(27);
     return cairo_pdf_surface_create_for_stream_loaded(write_func, closure, width_in_points, height_in_points);
 }
 
 void cairo_pdf_surface_set_metadata(cairo_surface_t *surface, cairo_pdf_metadata_t metadata, const char *utf8) {
-    static __typeof__(cairo_pdf_surface_set_metadata) *cairo_pdf_surface_set_metadata_slot;
-    __typeof__(cairo_pdf_surface_set_metadata) *cairo_pdf_surface_set_metadata_loaded = lazy_symbol((void **)&cairo_pdf_surface_set_metadata_slot, "cairo_pdf_surface_set_metadata");
+    __typeof__(cairo_pdf_surface_set_metadata) *cairo_pdf_surface_set_metadata_loaded = lazy_symbol(28);
     cairo_pdf_surface_set_metadata_loaded(surface, metadata, utf8);
 }
 
 void cairo_rectangle(cairo_t *cr, double x, double y, double width, double height) {
-    static __typeof__(cairo_rectangle) *cairo_rectangle_slot;
-    __typeof__(cairo_rectangle) *cairo_rectangle_loaded = lazy_symbol((void **)&cairo_rectangle_slot, "cairo_rectangle");
+    __typeof__(cairo_rectangle) *cairo_rectangle_loaded = lazy_symbol(29);
     cairo_rectangle_loaded(cr, x, y, width, height);
 }
 
 void cairo_restore(cairo_t *cr) {
-    static __typeof__(cairo_restore) *cairo_restore_slot;
-    __typeof__(cairo_restore) *cairo_restore_loaded = lazy_symbol((void **)&cairo_restore_slot, "cairo_restore");
+    __typeof__(cairo_restore) *cairo_restore_loaded = lazy_symbol(30);
     cairo_restore_loaded(cr);
 }
 
 void cairo_rotate(cairo_t *cr, double angle) {
-    static __typeof__(cairo_rotate) *cairo_rotate_slot;
-    __typeof__(cairo_rotate) *cairo_rotate_loaded = lazy_symbol((void **)&cairo_rotate_slot, "cairo_rotate");
+    __typeof__(cairo_rotate) *cairo_rotate_loaded = lazy_symbol(31);
     cairo_rotate_loaded(cr, angle);
 }
 
 void cairo_save(cairo_t *cr) {
-    static __typeof__(cairo_save) *cairo_save_slot;
-    __typeof__(cairo_save) *cairo_save_loaded = lazy_symbol((void **)&cairo_save_slot, "cairo_save");
+    __typeof__(cairo_save) *cairo_save_loaded = lazy_symbol(32);
     cairo_save_loaded(cr);
 }
 
 void cairo_select_font_face(cairo_t *cr, const char *family, cairo_font_slant_t slant, cairo_font_weight_t weight) {
-    static __typeof__(cairo_select_font_face) *cairo_select_font_face_slot;
-    __typeof__(cairo_select_font_face) *cairo_select_font_face_loaded = lazy_symbol((void **)&cairo_select_font_face_slot, "cairo_select_font_face");
+    __typeof__(cairo_select_font_face) *cairo_select_font_face_loaded = lazy_symbol(33);
     cairo_select_font_face_loaded(cr, family, slant, weight);
 }
 
 void cairo_set_dash(cairo_t *cr, const double *dashes, int num_dashes, double offset) {
-    static __typeof__(cairo_set_dash) *cairo_set_dash_slot;
-    __typeof__(cairo_set_dash) *cairo_set_dash_loaded = lazy_symbol((void **)&cairo_set_dash_slot, "cairo_set_dash");
+    __typeof__(cairo_set_dash) *cairo_set_dash_loaded = lazy_symbol(34);
     cairo_set_dash_loaded(cr, dashes, num_dashes, offset);
 }
 
 void cairo_set_font_options(cairo_t *cr, const cairo_font_options_t *options) {
-    static __typeof__(cairo_set_font_options) *cairo_set_font_options_slot;
-    __typeof__(cairo_set_font_options) *cairo_set_font_options_loaded = lazy_symbol((void **)&cairo_set_font_options_slot, "cairo_set_font_options");
+    __typeof__(cairo_set_font_options) *cairo_set_font_options_loaded = lazy_symbol(35);
     cairo_set_font_options_loaded(cr, options);
 }
 
 void cairo_set_font_size(cairo_t *cr, double size) {
-    static __typeof__(cairo_set_font_size) *cairo_set_font_size_slot;
-    __typeof__(cairo_set_font_size) *cairo_set_font_size_loaded = lazy_symbol((void **)&cairo_set_font_size_slot, "cairo_set_font_size");
+    __typeof__(cairo_set_font_size) *cairo_set_font_size_loaded = lazy_symbol(36);
     cairo_set_font_size_loaded(cr, size);
 }
 
 void cairo_set_line_cap(cairo_t *cr, cairo_line_cap_t line_cap) {
-    static __typeof__(cairo_set_line_cap) *cairo_set_line_cap_slot;
-    __typeof__(cairo_set_line_cap) *cairo_set_line_cap_loaded = lazy_symbol((void **)&cairo_set_line_cap_slot, "cairo_set_line_cap");
+    __typeof__(cairo_set_line_cap) *cairo_set_line_cap_loaded = lazy_symbol(37);
     cairo_set_line_cap_loaded(cr, line_cap);
 }
 
 void cairo_set_line_join(cairo_t *cr, cairo_line_join_t line_join) {
-    static __typeof__(cairo_set_line_join) *cairo_set_line_join_slot;
-    __typeof__(cairo_set_line_join) *cairo_set_line_join_loaded = lazy_symbol((void **)&cairo_set_line_join_slot, "cairo_set_line_join");
+    __typeof__(cairo_set_line_join) *cairo_set_line_join_loaded = lazy_symbol(38);
     cairo_set_line_join_loaded(cr, line_join);
 }
 
 void cairo_set_line_width(cairo_t *cr, double width) {
-    static __typeof__(cairo_set_line_width) *cairo_set_line_width_slot;
-    __typeof__(cairo_set_line_width) *cairo_set_line_width_loaded = lazy_symbol((void **)&cairo_set_line_width_slot, "cairo_set_line_width");
+    __typeof__(cairo_set_line_width) *cairo_set_line_width_loaded = lazy_symbol(39);
     cairo_set_line_width_loaded(cr, width);
 }
 
 void cairo_set_source(cairo_t *cr, cairo_pattern_t *source) {
-    static __typeof__(cairo_set_source) *cairo_set_source_slot;
-    __typeof__(cairo_set_source) *cairo_set_source_loaded = lazy_symbol((void **)&cairo_set_source_slot, "cairo_set_source");
+    __typeof__(cairo_set_source) *cairo_set_source_loaded = lazy_symbol(40);
     cairo_set_source_loaded(cr, source);
 }
 
 void cairo_set_source_rgba(cairo_t *cr, double red, double green, double blue, double alpha) {
-    static __typeof__(cairo_set_source_rgba) *cairo_set_source_rgba_slot;
-    __typeof__(cairo_set_source_rgba) *cairo_set_source_rgba_loaded = lazy_symbol((void **)&cairo_set_source_rgba_slot, "cairo_set_source_rgba");
+    __typeof__(cairo_set_source_rgba) *cairo_set_source_rgba_loaded = lazy_symbol(41);
     cairo_set_source_rgba_loaded(cr, red, green, blue, alpha);
 }
 
 void cairo_show_text(cairo_t *cr, const char *utf8) {
-    static __typeof__(cairo_show_text) *cairo_show_text_slot;
-    __typeof__(cairo_show_text) *cairo_show_text_loaded = lazy_symbol((void **)&cairo_show_text_slot, "cairo_show_text");
+    __typeof__(cairo_show_text) *cairo_show_text_loaded = lazy_symbol(42);
     cairo_show_text_loaded(cr, utf8);
 }
 
 cairo_status_t cairo_status(cairo_t *cr) {
-    static __typeof__(cairo_status) *cairo_status_slot;
-    __typeof__(cairo_status) *cairo_status_loaded = lazy_symbol((void **)&cairo_status_slot, "cairo_status");
+    __typeof__(cairo_status) *cairo_status_loaded = lazy_symbol(43);
     return cairo_status_loaded(cr);
 }
 
 const char * cairo_status_to_string(cairo_status_t status) {
-    static __typeof__(cairo_status_to_string) *cairo_status_to_string_slot;
-    __typeof__(cairo_status_to_string) *cairo_status_to_string_loaded = lazy_symbol((void **)&cairo_status_to_string_slot, "cairo_status_to_string");
+    __typeof__(cairo_status_to_string) *cairo_status_to_string_loaded = lazy_symbol(44);
     return cairo_status_to_string_loaded(status);
 }
 
 void cairo_stroke(cairo_t *cr) {
-    static __typeof__(cairo_stroke) *cairo_stroke_slot;
-    __typeof__(cairo_stroke) *cairo_stroke_loaded = lazy_symbol((void **)&cairo_stroke_slot, "cairo_stroke");
+    __typeof__(cairo_stroke) *cairo_stroke_loaded = lazy_symbol(45);
     cairo_stroke_loaded(cr);
 }
 
 void cairo_surface_destroy(cairo_surface_t *surface) {
-    static __typeof__(cairo_surface_destroy) *cairo_surface_destroy_slot;
-    __typeof__(cairo_surface_destroy) *cairo_surface_destroy_loaded = lazy_symbol((void **)&cairo_surface_destroy_slot, "cairo_surface_destroy");
+    __typeof__(cairo_surface_destroy) *cairo_surface_destroy_loaded = lazy_symbol(46);
     cairo_surface_destroy_loaded(surface);
 }
 
 void cairo_surface_finish(cairo_surface_t *surface) {
-    static __typeof__(cairo_surface_finish) *cairo_surface_finish_slot;
-    __typeof__(cairo_surface_finish) *cairo_surface_finish_loaded = lazy_symbol((void **)&cairo_surface_finish_slot, "cairo_surface_finish");
+    __typeof__(cairo_surface_finish) *cairo_surface_finish_loaded = lazy_symbol(47);
     cairo_surface_finish_loaded(surface);
 }
 
 void cairo_surface_flush(cairo_surface_t *surface) {
-    static __typeof__(cairo_surface_flush) *cairo_surface_flush_slot;
-    __typeof__(cairo_surface_flush) *cairo_surface_flush_loaded = lazy_symbol((void **)&cairo_surface_flush_slot, "cairo_surface_flush");
+    __typeof__(cairo_surface_flush) *cairo_surface_flush_loaded = lazy_symbol(48);
     cairo_surface_flush_loaded(surface);
 }
 
 void cairo_surface_mark_dirty(cairo_surface_t *surface) {
-    static __typeof__(cairo_surface_mark_dirty) *cairo_surface_mark_dirty_slot;
-    __typeof__(cairo_surface_mark_dirty) *cairo_surface_mark_dirty_loaded = lazy_symbol((void **)&cairo_surface_mark_dirty_slot, "cairo_surface_mark_dirty");
+    __typeof__(cairo_surface_mark_dirty) *cairo_surface_mark_dirty_loaded = lazy_symbol(49);
     cairo_surface_mark_dirty_loaded(surface);
 }
 
 cairo_status_t cairo_surface_status(cairo_surface_t *surface) {
-    static __typeof__(cairo_surface_status) *cairo_surface_status_slot;
-    __typeof__(cairo_surface_status) *cairo_surface_status_loaded = lazy_symbol((void **)&cairo_surface_status_slot, "cairo_surface_status");
+    __typeof__(cairo_surface_status) *cairo_surface_status_loaded = lazy_symbol(50);
     return cairo_surface_status_loaded(surface);
 }
 
 cairo_status_t cairo_surface_write_to_png_stream(cairo_surface_t *surface, cairo_write_func_t write_func, void *closure) {
-    static __typeof__(cairo_surface_write_to_png_stream) *cairo_surface_write_to_png_stream_slot;
-    __typeof__(cairo_surface_write_to_png_stream) *cairo_surface_write_to_png_stream_loaded = lazy_symbol((void **)&cairo_surface_write_to_png_stream_slot, "cairo_surface_write_to_png_stream");
+    __typeof__(cairo_surface_write_to_png_stream) *cairo_surface_write_to_png_stream_loaded = lazy_symbol(51);
     return cairo_surface_write_to_png_stream_loaded(surface, write_func, closure);
 }
 
 cairo_surface_t * cairo_svg_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) {
-    static __typeof__(cairo_svg_surface_create_for_stream) *cairo_svg_surface_create_for_stream_slot;
-    __typeof__(cairo_svg_surface_create_for_stream) *cairo_svg_surface_create_for_stream_loaded = lazy_symbol((void **)&cairo_svg_surface_create_for_stream_slot, "cairo_svg_surface_create_for_stream");
+    __typeof__(cairo_svg_surface_create_for_stream) *cairo_svg_surface_create_for_stream_loaded = lazy_symbol(52);
     return cairo_svg_surface_create_for_stream_loaded(write_func, closure, width_in_points, height_in_points);
 }
 
 void cairo_svg_surface_set_document_unit(cairo_surface_t *surface, cairo_svg_unit_t unit) {
-    static __typeof__(cairo_svg_surface_set_document_unit) *cairo_svg_surface_set_document_unit_slot;
-    __typeof__(cairo_svg_surface_set_document_unit) *cairo_svg_surface_set_document_unit_loaded = lazy_symbol((void **)&cairo_svg_surface_set_document_unit_slot, "cairo_svg_surface_set_document_unit");
+    __typeof__(cairo_svg_surface_set_document_unit) *cairo_svg_surface_set_document_unit_loaded = lazy_symbol(53);
     cairo_svg_surface_set_document_unit_loaded(surface, unit);
 }
 
 void cairo_text_extents(cairo_t *cr, const char *utf8, cairo_text_extents_t *extents) {
-    static __typeof__(cairo_text_extents) *cairo_text_extents_slot;
-    __typeof__(cairo_text_extents) *cairo_text_extents_loaded = lazy_symbol((void **)&cairo_text_extents_slot, "cairo_text_extents");
+    __typeof__(cairo_text_extents) *cairo_text_extents_loaded = lazy_symbol(54);
     cairo_text_extents_loaded(cr, utf8, extents);
 }
 
 void cairo_translate(cairo_t *cr, double tx, double ty) {
-    static __typeof__(cairo_translate) *cairo_translate_slot;
-    __typeof__(cairo_translate) *cairo_translate_loaded = lazy_symbol((void **)&cairo_translate_slot, "cairo_translate");
+    __typeof__(cairo_translate) *cairo_translate_loaded = lazy_symbol(55);
     cairo_translate_loaded(cr, tx, ty);
 }
 

@@ -7,90 +7,101 @@
 
 #pragma GCC visibility push(hidden)
 
-static void *lazy_symbol(void **slot, const char *name) {
-    void *known = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (known) return known;
-    // dlopen is reference counted and returns the same handle every time: no lock needed.
+static const char *const lazy_names[] = {
+    "sf_close",
+    "sf_command",
+    "sf_error",
+    "sf_error_number",
+    "sf_format_check",
+    "sf_open",
+    "sf_open_fd",
+    "sf_readf_float",
+    "sf_seek",
+    "sf_strerror",
+    "sf_writef_float",
+    "sf_writef_int",
+};
+static void *lazy_slots[sizeof lazy_names / sizeof lazy_names[0]];
+
+// Loads the library and looks every function up, at the first call of any: two threads may both
+// do it (dlopen is reference counted and both find the same addresses), so no lock is needed.
+static void lazy_load_all(void) {
     void *library = dlopen("libsndfile.so.1", RTLD_NOW | RTLD_GLOBAL);
-    void *found = library ? dlsym(library, name) : NULL;
-    if (!found) {
-        const char *why = dlerror();
-        fprintf(stderr, "hapticsynth: cannot load %s from libsndfile.so.1: %s\n", name, why ? why : "not found");
-        exit(127);
+    for (size_t i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        void *found = library ? dlsym(library, lazy_names[i]) : NULL;
+        if (!found) {
+            const char *why = dlerror();
+            fprintf(stderr, "hapticsynth: cannot load %s from libsndfile.so.1: %s\n", lazy_names[i], why ? why : "not found");
+            exit(127);
+        }
+        __atomic_store_n(&lazy_slots[i], found, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(slot, found, __ATOMIC_RELEASE);
-    return found;
+}
+
+static inline void *lazy_symbol(size_t index) {
+    void *known = __atomic_load_n(&lazy_slots[index], __ATOMIC_ACQUIRE);
+    if (known) return known;
+    lazy_load_all();
+    return __atomic_load_n(&lazy_slots[index], __ATOMIC_ACQUIRE);
 }
 
 int sf_close(SNDFILE *sndfile) {
-    static __typeof__(sf_close) *sf_close_slot;
-    __typeof__(sf_close) *sf_close_loaded = lazy_symbol((void **)&sf_close_slot, "sf_close");
+    __typeof__(sf_close) *sf_close_loaded = lazy_symbol(0);
     return sf_close_loaded(sndfile);
 }
 
 int sf_command(SNDFILE *sndfile, int command, void *data, int datasize) {
-    static __typeof__(sf_command) *sf_command_slot;
-    __typeof__(sf_command) *sf_command_loaded = lazy_symbol((void **)&sf_command_slot, "sf_command");
+    __typeof__(sf_command) *sf_command_loaded = lazy_symbol(1);
     return sf_command_loaded(sndfile, command, data, datasize);
 }
 
 int sf_error(SNDFILE *sndfile) {
-    static __typeof__(sf_error) *sf_error_slot;
-    __typeof__(sf_error) *sf_error_loaded = lazy_symbol((void **)&sf_error_slot, "sf_error");
+    __typeof__(sf_error) *sf_error_loaded = lazy_symbol(2);
     return sf_error_loaded(sndfile);
 }
 
 const char* sf_error_number(int errnum) {
-    static __typeof__(sf_error_number) *sf_error_number_slot;
-    __typeof__(sf_error_number) *sf_error_number_loaded = lazy_symbol((void **)&sf_error_number_slot, "sf_error_number");
+    __typeof__(sf_error_number) *sf_error_number_loaded = lazy_symbol(3);
     return sf_error_number_loaded(errnum);
 }
 
 int sf_format_check(const SF_INFO *info) {
-    static __typeof__(sf_format_check) *sf_format_check_slot;
-    __typeof__(sf_format_check) *sf_format_check_loaded = lazy_symbol((void **)&sf_format_check_slot, "sf_format_check");
+    __typeof__(sf_format_check) *sf_format_check_loaded = lazy_symbol(4);
     return sf_format_check_loaded(info);
 }
 
 SNDFILE* sf_open(const char *path, int mode, SF_INFO *sfinfo) {
-    static __typeof__(sf_open) *sf_open_slot;
-    __typeof__(sf_open) *sf_open_loaded = lazy_symbol((void **)&sf_open_slot, "sf_open");
+    __typeof__(sf_open) *sf_open_loaded = lazy_symbol(5);
     return sf_open_loaded(path, mode, sfinfo);
 }
 
 SNDFILE* sf_open_fd(int fd, int mode, SF_INFO *sfinfo, int close_desc) {
-    static __typeof__(sf_open_fd) *sf_open_fd_slot;
-    __typeof__(sf_open_fd) *sf_open_fd_loaded = lazy_symbol((void **)&sf_open_fd_slot, "sf_open_fd");
+    __typeof__(sf_open_fd) *sf_open_fd_loaded = lazy_symbol(6);
     return sf_open_fd_loaded(fd, mode, sfinfo, close_desc);
 }
 
 sf_count_t sf_readf_float(SNDFILE *sndfile, float *ptr, sf_count_t frames) {
-    static __typeof__(sf_readf_float) *sf_readf_float_slot;
-    __typeof__(sf_readf_float) *sf_readf_float_loaded = lazy_symbol((void **)&sf_readf_float_slot, "sf_readf_float");
+    __typeof__(sf_readf_float) *sf_readf_float_loaded = lazy_symbol(7);
     return sf_readf_float_loaded(sndfile, ptr, frames);
 }
 
 sf_count_t sf_seek(SNDFILE *sndfile, sf_count_t frames, int whence) {
-    static __typeof__(sf_seek) *sf_seek_slot;
-    __typeof__(sf_seek) *sf_seek_loaded = lazy_symbol((void **)&sf_seek_slot, "sf_seek");
+    __typeof__(sf_seek) *sf_seek_loaded = lazy_symbol(8);
     return sf_seek_loaded(sndfile, frames, whence);
 }
 
 const char* sf_strerror(SNDFILE *sndfile) {
-    static __typeof__(sf_strerror) *sf_strerror_slot;
-    __typeof__(sf_strerror) *sf_strerror_loaded = lazy_symbol((void **)&sf_strerror_slot, "sf_strerror");
+    __typeof__(sf_strerror) *sf_strerror_loaded = lazy_symbol(9);
     return sf_strerror_loaded(sndfile);
 }
 
 sf_count_t sf_writef_float(SNDFILE *sndfile, const float *ptr, sf_count_t frames) {
-    static __typeof__(sf_writef_float) *sf_writef_float_slot;
-    __typeof__(sf_writef_float) *sf_writef_float_loaded = lazy_symbol((void **)&sf_writef_float_slot, "sf_writef_float");
+    __typeof__(sf_writef_float) *sf_writef_float_loaded = lazy_symbol(10);
     return sf_writef_float_loaded(sndfile, ptr, frames);
 }
 
 sf_count_t sf_writef_int(SNDFILE *sndfile, const int *ptr, sf_count_t frames) {
-    static __typeof__(sf_writef_int) *sf_writef_int_slot;
-    __typeof__(sf_writef_int) *sf_writef_int_loaded = lazy_symbol((void **)&sf_writef_int_slot, "sf_writef_int");
+    __typeof__(sf_writef_int) *sf_writef_int_loaded = lazy_symbol(11);
     return sf_writef_int_loaded(sndfile, ptr, frames);
 }
 

@@ -6,16 +6,6 @@
 // their ends). Mandatory points (a hit, the edges of a ducking dip) are never removed. The
 // last point kept in a region starts the next, so the reduced curve is continuous.
 
-/// A point of a curve: seconds and a value.
-public struct CurvePoint: Sendable, Equatable {
-    public var time: Double
-    public var value: Double
-    public init(time: Double, value: Double) {
-        self.time = time
-        self.value = value
-    }
-}
-
 struct BreakpointReducer {
     let regionSeconds: Double
     let maxPerRegion: Int

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import CBuildInfo
+import Dispatch
 import HapticKit
 
 /// The tool's version: the repository's VERSION file (Package.swift compiles it in).
@@ -34,24 +35,37 @@ public struct Hapticsynth: AsyncParsableCommand {
 
     public init() {}
 
-    /// The tool's entry point (Sources/hapticsynth/main.swift calls it): parses `arguments`
-    /// (nil: the process's) and runs the chosen verb, async or not, exiting on error.
-    /// Not `main()`: from top-level code the compiler picks ArgumentParser's synchronous
-    /// `ParsableCommand.main()`, which refuses async root commands.
-    /// A failed write to standard output ends the tool with one line and a non-zero status
-    /// (the verb's own when it failed too), never a trap (see StandardStreamWriter; main.swift
-    /// calls its `prepareStandardDescriptors()` first).
-    public static func main(arguments: [String]?) async {
-        // `--version` alone needs nothing of the command tree, which ArgumentParser builds first
-        // (with the completion-script check's commands): most of the start-up otherwise.
-        if (arguments ?? Array(CommandLine.arguments.dropFirst())) == ["--version"] {
+    /// The tool's entry point (Sources/hapticsynth/main.swift calls it, synchronously): answers
+    /// `--version` alone at once, else runs `main(arguments: nil)` on the async runtime and ends
+    /// the process with its status. Synchronous so that `--version` pays for neither the async
+    /// runtime (a top-level `await` starts its executor and Dispatch's worker threads before the
+    /// first line runs) nor the command tree, which ArgumentParser builds with the completion
+    /// script check's commands: most of the start-up otherwise (docs/install.md, start-up).
+    public static func runAsProcess() -> Never {
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
             StandardStreamWriter.output(hapticsynthVersionLine + "\n")
             if let failure = StandardStreamWriter.writeFailure {
                 StandardStreamWriter.error(failure + "\n")
                 exit(withError: ExitCode(1))
             }
-            return
+            exit()
         }
+        // What a top-level `await` does: the verb runs as a task, the main queue is drained
+        // (main-actor work runs there), and the process ends when the verb returns.
+        Task {
+            await main(arguments: nil)
+            exit()
+        }
+        dispatchMain()
+    }
+
+    /// Parses `arguments` (nil: the process's) and runs the chosen verb, async or not, exiting
+    /// on error. Not `main()`: ArgumentParser's synchronous `ParsableCommand.main()` refuses
+    /// async root commands.
+    /// A failed write to standard output ends the tool with one line and a non-zero status
+    /// (the verb's own when it failed too), never a trap (see StandardStreamWriter; main.swift
+    /// calls its `prepareStandardDescriptors()` first).
+    public static func main(arguments: [String]?) async {
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -93,24 +93,10 @@ public struct ConversionPlayback: Sendable {
                 let level = trace.level(ofContinuous: i, at: t)
                 // The level is the sample's at or before t: the envelope there.
                 let at = (t * sampleRate).rounded(.down) / sampleRate
-                levelIntensity = max(levelIntensity, abs(level.intensity - Self.value(of: stretch.intensity, at: at)))
-                levelSharpness = max(levelSharpness, abs(level.sharpness - min(1, max(0, Self.value(of: stretch.sharpness, at: at)))))
+                levelIntensity = max(levelIntensity, abs(level.intensity - stretch.intensity.value(at: at)))
+                levelSharpness = max(levelSharpness, abs(level.sharpness - min(1, max(0, stretch.sharpness.value(at: at)))))
                 levelsProbed += 1
             }
         }
-    }
-
-    /// The value of a piecewise-linear curve at `t` (held outside its points).
-    static func value(of points: [CurvePoint], at t: Double) -> Double {
-        guard let first = points.first, let last = points.last else { return 0 }
-        if t <= first.time { return first.value }
-        if t >= last.time { return last.value }
-        var lo = 0, hi = points.count - 1
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if points[mid].time <= t { lo = mid } else { hi = mid }
-        }
-        let a = points[lo], b = points[hi]
-        return b.time > a.time ? a.value + (b.value - a.value) * (t - a.time) / (b.time - a.time) : b.value
     }
 }

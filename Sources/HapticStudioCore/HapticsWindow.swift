@@ -27,20 +27,9 @@ extension ConvertedHaptics {
     /// `-shift`. A curve with no points stays empty.
     static func clipped(_ points: [CurvePoint], from: Double, to: Double, shift: Double) -> [CurvePoint] {
         guard !points.isEmpty else { return [] }
-        var result = [CurvePoint(time: from, value: value(of: points, at: from))]
+        var result = [CurvePoint(time: from, value: points.value(at: from))]
         result += points.filter { $0.time > from && $0.time < to }
-        result.append(CurvePoint(time: to, value: value(of: points, at: to)))
+        result.append(CurvePoint(time: to, value: points.value(at: to)))
         return result.map { CurvePoint(time: $0.time - shift, value: $0.value) }
-    }
-
-    /// The piecewise-linear curve's value at `time` (held flat before the first point and after the last).
-    static func value(of points: [CurvePoint], at time: Double) -> Double {
-        guard let first = points.first, let last = points.last else { return 0 }
-        if time <= first.time { return first.value }
-        if time >= last.time { return last.value }
-        let k = points.firstIndex { $0.time >= time } ?? points.count - 1
-        let a = points[k - 1], b = points[k]
-        let span = b.time - a.time
-        return span > 0 ? a.value + (b.value - a.value) * (time - a.time) / span : b.value
     }
 }

@@ -1,10 +1,10 @@
 // `convert` at the edges of what a sound holds: one too quiet to give any event, one whose
 // length the file does not say (a truncated Ogg), a damaged MP3 (whose decoder talks).
 
-import CSndFile
 import Foundation
 import HapticCLI
 import HapticKit
+import HapticTestSupport
 import Testing
 
 @Suite("convert: quiet and truncated sounds")
@@ -80,22 +80,7 @@ struct ConvertQuietAndTruncatedTests {
     func damagedMP3IsOneLine() throws {
         let temp = try TempFolder()
         let path = temp.url.appendingPathComponent("damaged.mp3").path
-        // Two seconds of a tone as MP3 (libsndfile's encoder), then a stretch of its frames overwritten.
-        var info = SF_INFO()
-        info.samplerate = 44_100
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
-        let file = try #require(sf_open(path, Int32(SFM_WRITE), &info), "libsndfile writes MP3")
-        var tone = (0..<88_200).map { Float(0.3 * sin(2 * Double.pi * 200 * Double($0) / 44_100)) }
-        #expect(sf_writef_float(file, &tone, 88_200) == 88_200)
-        sf_close(file)
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var state: UInt32 = 12_345  // (a fixed sequence: the same damage every run)
-        for k in 3000..<min(bytes.count, 6000) {
-            state = state &* 1_103_515_245 &+ 12_345
-            bytes[k] = UInt8(truncatingIfNeeded: state >> 16)
-        }
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try writeDamagedMP3(path)
         let run = try runShell("'\(hapticsynthBinary)' convert damaged.mp3 -o out.ahap", in: temp.url)
         print("convert damaged.mp3: exit \(run.status): \(run.stderr)")
         #expect(!run.stderr.contains("libmpg123") && !run.stderr.contains("Note:"), "\(run.stderr)")

@@ -78,10 +78,10 @@ struct ConversionOutputTests {
         let kept = (1 - ConversionSettings().ducking).squareRoot()
         #expect(plain.transients == busyConverted.transients)
         for hit in busyConverted.transients where hit.time < 5.5 {
-            let under = value(of: stretch.intensity, at: hit.time + 0.01), undipped = value(of: points, at: hit.time + 0.01)
+            let under = stretch.intensity.value(at: hit.time + 0.01), undipped = points.value(at: hit.time + 0.01)
             #expect(abs(under - kept * undipped) <= 0.05 * undipped + 0.01, "at \(hit.time + 0.01): \(under) vs \(undipped)")
             #expect(under < 0.8 * undipped)
-            let ducked = value(of: stretch.intensity, at: hit.time + 0.05), back = value(of: points, at: hit.time + 0.05)
+            let ducked = stretch.intensity.value(at: hit.time + 0.05), back = points.value(at: hit.time + 0.05)
             #expect(abs(ducked - back) <= 0.1 * back + 0.01, "at \(hit.time + 0.05): \(ducked) vs \(back)")
         }
     }

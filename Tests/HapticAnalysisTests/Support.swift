@@ -69,20 +69,6 @@ enum Synth {
     private static func cosLike(_ x: Double) -> Double { sin(x + Double.pi / 2) }
 }
 
-/// The value of a piecewise-linear curve at `t` (held outside its points).
-func value(of points: [CurvePoint], at t: Double) -> Double {
-    guard let first = points.first, let last = points.last else { return 0 }
-    if t <= first.time { return first.value }
-    if t >= last.time { return last.value }
-    var lo = 0, hi = points.count - 1
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2
-        if points[mid].time <= t { lo = mid } else { hi = mid }
-    }
-    let a = points[lo], b = points[hi]
-    return b.time > a.time ? a.value + (b.value - a.value) * (t - a.time) / (b.time - a.time) : b.value
-}
-
 /// Runs the streaming analyser over `samples` in blocks of `block` (0: random sizes);
 /// returns every frame and hit.
 func analyse(_ samples: [Float], settings: AnalysisSettings, block: Int) throws -> (frames: [FeatureFrame], hits: [Hit]) {

@@ -84,7 +84,7 @@ struct SyntheticSoundTests {
         let grid = stride(from: 0.0, to: 2.0, by: 0.005).map { $0 }
         let expected = grid.map(envelope)
         let followed = grid.map { t -> Double in
-            let i = value(of: points, at: t)
+            let i = points.value(at: t)
             return converted.stretches.contains { $0.start <= t && t <= $0.end } ? HapticClipMapping.amplitude(intensity: i) : 0
         }
         let r = try #require(pearsonCorrelation(expected, followed))

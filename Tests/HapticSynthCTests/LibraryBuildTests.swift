@@ -1,5 +1,6 @@
 import Foundation
 import HapticKit
+import HapticTestSupport
 import Testing
 
 /// libhapticsynth as installed (InstalledLibrary): its ABI, what it needs, and the examples

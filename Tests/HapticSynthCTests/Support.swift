@@ -1,5 +1,4 @@
 import CHapticSynth
-import CSndFile
 import Foundation
 import Testing
 import HapticKit
@@ -75,23 +74,3 @@ func differingSamples(_ a: [Float], _ b: [Float]) -> Int {
 
 /// A C string that lives as long as the process (for options structs in tests).
 func permanent(_ text: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(text)!) }
-
-/// Two seconds of a tone as MP3 (libsndfile's encoder) with a stretch of its frames overwritten
-/// (the same damage every run): libmpg123 complains about it on descriptor 2 as it decodes.
-func writeDamagedMP3(_ path: String) throws {
-    var info = SF_INFO()
-    info.samplerate = 44_100
-    info.channels = 1
-    info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
-    let file = try #require(sf_open(path, Int32(SFM_WRITE), &info), "libsndfile writes MP3")
-    var tone = (0..<88_200).map { Float(0.3 * sin(2 * Double.pi * 200 * Double($0) / 44_100)) }
-    #expect(sf_writef_float(file, &tone, 88_200) == 88_200)
-    sf_close(file)
-    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    var state: UInt32 = 12_345
-    for k in 3000..<min(bytes.count, 6000) {
-        state = state &* 1_103_515_245 &+ 12_345
-        bytes[k] = UInt8(truncatingIfNeeded: state >> 16)
-    }
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-}

@@ -51,9 +51,9 @@ CONTROL
     "$root/usr/bin/hapticsynth" "$root/usr/bin/hapticsynth-studio" "$root"/usr/lib/libhapticsynth.so.*.*.* "$root"/usr/lib/hapticsynth/*.so 2>"$work/shlibdeps.err") \
     >"$work/substvars" || { cat "$work/shlibdeps.err" >&2; exit 1; }
 depends=$(sed -n 's/^shlibs:Depends=//p' "$work/substvars")
-# The programs load cairo and libsndfile on first use (dlopen: scripts/make-lazy-libraries.sh),
+# The programs load cairo, libsndfile, alsa-lib, libsoxr and liblo on first use (dlopen: scripts/make-lazy-libraries.sh),
 # which dpkg-shlibdeps cannot see: their packages as their shlibs files name them.
-for soname in libcairo.so.2 libsndfile.so.1; do
+for soname in libcairo.so.2 libsndfile.so.1 libasound.so.2 libsoxr.so.0 liblo.so.7; do
     name=${soname%%.so.*} major=${soname##*.so.}
     dependency=$(awk -v n="$name" -v m="$major" '$1 == n && $2 == m { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' /var/lib/dpkg/info/*.shlibs)
     [ -n "$dependency" ] || { echo "build-deb.sh: no shlibs entry for $soname (is its -dev package installed?)" >&2; exit 1; }
