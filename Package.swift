@@ -55,6 +55,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // `hapticsynth studio` only (its own executable: no other target links these).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
@@ -154,6 +155,7 @@ let package = Package(
             dependencies: [
                 "HapticStudioCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             resources: [.copy("Web")],
             swiftSettings: strict
