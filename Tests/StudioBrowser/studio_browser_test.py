@@ -13,7 +13,8 @@ deleting a transient, undo, redo, save (the file and the --per-sound line); an u
 saved and reproduced by `convert --per-sound`; Play: inside the sound-server rig (scripts/rig.sh sets
 HAPTICSYNTH_RIG_OUT) the transport plays and the playhead is drawn, then Stop; elsewhere the studio
 is given a device that does not exist and Play shows the error line naming it; no console errors
-(but the refused Play's own request line). A screenshot is left in
+(but the refused Play's own request line); the page's WebSocket: opened, pushed the transport,
+carrying the actions (HTTP once it closed). A screenshot is left in
 $STUDIO_ARTEFACTS (default .build/studio-browser-test/). Ends with "N passed, N failed".
 """
 import http.client
@@ -327,6 +328,15 @@ def main():
                   all("/play" in e["message"] and "503" in e["message"] for e in refused), str(refused))
             check("Play went over the socket", driver.execute_script("return window.studio.socketCalls.play") == 1,
                   driver.execute_script("return window.studio.socketCalls"))
+
+        # The socket gone: the page goes on over HTTP.
+        sent = driver.execute_script("return window.studio.socketCalls.analyse")
+        driver.execute_script("socket.close()")
+        wait_for("the socket closed", lambda: driver.execute_script("return window.studio.socketState === 'closed'"))
+        driver.execute_script("const s = document.getElementById('sensitivity'); s.value = 40; s.dispatchEvent(new Event('input'));")
+        wait_for("the re-analysis over HTTP", lambda: driver.execute_script(
+            "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === 40"))
+        check("without the socket, the page's actions go over HTTP", driver.execute_script("return window.studio.socketCalls.analyse") == sent)
 
         driver.save_screenshot(os.path.join(artefacts, "studio.png"))
         check("a screenshot saved", os.path.getsize(os.path.join(artefacts, "studio.png")) > 10_000)
