@@ -165,7 +165,7 @@ let package = Package(
             dependencies: ["HapticStudio", "HapticStudioCore", "HapticCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticKit", "HapticEngine", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
+        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticStudio", "HapticKit", "HapticEngine", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
 
         // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
         // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)

@@ -181,8 +181,8 @@ final class Outbox: Sendable {
     func sent() { queued.subtract(1, ordering: .relaxed) }
 }
 
-/// One socket's actions, worked in order; a newer analyse of a sound replaces one of the same
-/// sound that has not started (the slider's newest position is the one wanted).
+/// One socket's actions, worked in order; a newer analyse of a sound replaces the sound's last
+/// action when that is an analyse not yet started (the slider's newest position is the one wanted).
 final class ActionQueue: Sendable {
     struct Item: Sendable {
         var id: Int?
@@ -201,9 +201,9 @@ final class ActionQueue: Sendable {
     func add(_ item: Item) -> [Int?] {
         let superseded = pending.withLock { items -> [Int?] in
             var dropped: [Int?] = []
-            if item.action == .analyse, item.name != nil {
-                dropped = items.filter { $0.action == .analyse && $0.name == item.name }.map(\.id)
-                items.removeAll { $0.action == .analyse && $0.name == item.name }
+            // (Only the sound's last action: an analyse before an edit is what the edit was made on.)
+            if item.action == .analyse, item.name != nil, let last = items.lastIndex(where: { $0.name == item.name }), items[last].action == .analyse {
+                dropped = [items.remove(at: last).id]
             }
             items.append(item)
             return dropped

@@ -1,5 +1,8 @@
 import Foundation
+import Synchronization
 import Testing
+
+@testable import HapticStudio
 
 /// The studio's WebSocket (GET /api/socket, docs/studio.md), `hapticsynth-studio` run as a
 /// process on a folder with clicks.wav: the same guard as HTTP, the same actions, the transport
@@ -56,6 +59,26 @@ struct StudioSocketTests {
             found[name] = [Double((a[.size] as? Int) ?? -1), (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0]
         }
         return found
+    }
+
+    @Test("a socket's queue: a newer analyse of a sound replaces its last action if that is an analyse not yet started; the rest keep their order")
+    func queue() async throws {
+        let queue = ActionQueue()
+        func item(_ id: Int, _ action: StudioActions.Action, _ name: String) -> ActionQueue.Item {
+            .init(id: id, action: action, name: name, arguments: Data())
+        }
+        #expect(queue.add(item(1, .analyse, "a.wav")).isEmpty)
+        #expect(queue.add(item(2, .edit, "a.wav")).isEmpty)
+        #expect(queue.add(item(3, .analyse, "b.wav")).isEmpty)
+        #expect(queue.add(item(4, .analyse, "a.wav")).isEmpty, "the edit was made on analyse 1's view")
+        #expect(queue.add(item(5, .analyse, "a.wav")) == [4])
+        #expect(queue.add(item(6, .analyse, "b.wav")) == [3])
+        #expect(queue.add(item(7, .undo, "a.wav")).isEmpty)
+        let worked = Mutex<[Int]>([])
+        let task = Task { await queue.run { item in worked.withLock { $0.append(item.id ?? -1) } } }
+        #expect(await waitUntil(60) { worked.withLock { $0.count } == 5 })
+        task.cancel()
+        #expect(worked.withLock { $0 } == [1, 2, 5, 6, 7])
     }
 
     @Test("refused upgrades get the HTTP refusal: no token 401, another site's Origin or a foreign Host 403, no upgrade 426")
