@@ -12,6 +12,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
+import ServiceLifecycle
 import Synchronization
 
 struct StudioSocket: Sendable {
@@ -58,46 +59,76 @@ struct StudioSocket: Sendable {
         // Actions on sounds in order, and the audition's in order beside them (play and stop
         // do not wait behind an analysis).
         let soundActions = ActionQueue(), auditionActions = ActionQueue()
-        let limiter = RateLimiter(perSecond: Self.messagesPerSecond, burst: Self.messageBurst)
         let (events, subscription) = actions.events.subscribe()
         defer { actions.events.unsubscribe(subscription) }
-        let closing: (code: WebSocketErrorCode, reason: String)? = try await withThrowingTaskGroup { group in
-            group.addTask { for await text in outbox.texts { try await outbound.writeTextMessage(text); outbox.sent() } }
-            group.addTask { for await event in events { outbox.send(event) } }
-            group.addTask { try await pushTransport(outbox) }
-            for queue in [soundActions, auditionActions] {
-                group.addTask { await queue.run { item in outbox.send(await answer(item.id, item.action, item.arguments)) } }
-            }
-            defer { group.cancelAll() }
-            var messages = inbound.messages(maxSize: Self.maxMessage).makeAsyncIterator()
-            while let message = try await messages.next() {
-                guard limiter.take() else {
-                    return (.policyViolation, "more than \(Int(Self.messagesPerSecond)) messages a second")
-                }
-                guard outbox.unsent <= Self.maxUnsent else { return (.policyViolation, "\(Self.maxUnsent) answers unread") }
-                guard case .text(let text) = message else {
-                    outbox.send(Self.reply(nil, error: "a message is JSON text, not binary"))
-                    continue
-                }
-                let data = Data(text.utf8)
-                guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
-                    outbox.send(Self.reply(nil, error: "the message: not a JSON object with a whole-number id and an action"))
-                    continue
-                }
-                guard let action = envelope.action.flatMap(StudioActions.Action.init(rawValue:)) else {
-                    let known = StudioActions.Action.allCases.map(\.rawValue).joined(separator: ", ")
-                    outbox.send(Self.reply(envelope.id, error: "unknown action \(envelope.action ?? "(none)"): expected one of \(known)"))
-                    continue
-                }
-                let name = try? JSONDecoder().decode(StudioAPI.NameBody.self, from: data).name
-                let queue = [.play, .stop, .transport].contains(action) ? auditionActions : soundActions
-                for old in queue.add(.init(id: envelope.id, action: action, name: name, arguments: data)) {
-                    outbox.send(Self.reply(old, error: "superseded by a newer analyse of \(name ?? "")", superseded: true))
+        // The session: its parts run side by side and the first to end ends it (the client
+        // gone or flooding, a write failing); the server stopping ends it too.
+        let closing: Closing?
+        do {
+            closing = try await cancelWhenGracefulShutdown {
+                try await withThrowingTaskGroup(of: Closing?.self) { group in
+                    group.addTask { try await read(inbound, outbox, soundActions, auditionActions) }
+                    group.addTask {
+                        for await text in outbox.texts {
+                            try await outbound.writeTextMessage(text)
+                            outbox.sent()
+                        }
+                        return nil
+                    }
+                    group.addTask {
+                        for await event in events { outbox.send(event) }
+                        return nil
+                    }
+                    group.addTask { try await pushTransport(outbox) }
+                    for queue in [soundActions, auditionActions] {
+                        group.addTask {
+                            await queue.run { item in outbox.send(await answer(item.id, item.action, item.arguments)) }
+                            return nil
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? nil
                 }
             }
-            return nil
+        } catch is CancellationError {
+            return
         }
         if let closing { try await outbound.close(closing.code, reason: closing.reason) }
+    }
+
+    typealias Closing = (code: WebSocketErrorCode, reason: String)
+
+    /// The client's messages, each answered or queued, until the client closes (nil) or breaks a
+    /// bound (the close code and reason).
+    func read(_ inbound: WebSocketInboundStream, _ outbox: Outbox, _ soundActions: ActionQueue, _ auditionActions: ActionQueue) async throws -> Closing? {
+        let limiter = RateLimiter(perSecond: Self.messagesPerSecond, burst: Self.messageBurst)
+        var messages = inbound.messages(maxSize: Self.maxMessage).makeAsyncIterator()
+        while let message = try await messages.next() {
+            guard limiter.take() else {
+                return (.policyViolation, "more than \(Int(Self.messagesPerSecond)) messages a second")
+            }
+            guard outbox.unsent <= Self.maxUnsent else { return (.policyViolation, "\(Self.maxUnsent) answers unread") }
+            guard case .text(let text) = message else {
+                outbox.send(Self.reply(nil, error: "a message is JSON text, not binary"))
+                continue
+            }
+            let data = Data(text.utf8)
+            guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
+                outbox.send(Self.reply(nil, error: "the message: not a JSON object with a whole-number id and an action"))
+                continue
+            }
+            guard let action = envelope.action.flatMap(StudioActions.Action.init(rawValue:)) else {
+                let known = StudioActions.Action.allCases.map(\.rawValue).joined(separator: ", ")
+                outbox.send(Self.reply(envelope.id, error: "unknown action \(envelope.action ?? "(none)"): expected one of \(known)"))
+                continue
+            }
+            let name = try? JSONDecoder().decode(StudioAPI.NameBody.self, from: data).name
+            let queue = [.play, .stop, .transport].contains(action) ? auditionActions : soundActions
+            for old in queue.add(.init(id: envelope.id, action: action, name: name, arguments: data)) {
+                outbox.send(Self.reply(old, error: "superseded by a newer analyse of \(name ?? "")", superseded: true))
+            }
+        }
+        return nil
     }
 
     /// The envelope of a message: its id (answered back) and its action.
@@ -134,7 +165,7 @@ struct StudioSocket: Sendable {
 
     /// The transport, pushed as {"transport": ...} when it differs from the last one pushed: on
     /// connecting, then while playing (the position moves) and on play, stop, a pass, the end.
-    func pushTransport(_ outbox: Outbox) async throws {
+    func pushTransport(_ outbox: Outbox) async throws -> Closing? {
         var last: AuditionTransport?
         while true {
             let transport = await actions.audition.transport()

@@ -214,6 +214,24 @@ struct StudioSocketTests {
         #expect(playingAfterStop.isEmpty, "\(pushed)")
     }
 
+    @Test("the studio stops at once with a socket open and playing whose client reads nothing; the socket is closed 1000")
+    func stopsWithSocketOpen() async throws {
+        let folder = try SoundFolder()
+        defer { folder.remove() }
+        let studio = try StudioProcess([folder.path, "-D", "null"])
+        defer { studio.stop() }
+        let client = try Self.open(studio)
+        defer { client.close() }
+        try client.send(#"{"id": 1, "action": "play", "name": "clicks.wav", "loop": true}"#)
+        #expect(try Self.answer(client, 1)["result"] != nil)
+        let started = Date()
+        #expect(studio.stop(timeout: 60) == 0, "exited by itself, with status 0")
+        #expect(Date().timeIntervalSince(started) < 30, "not held by the socket")
+        var last: StudioSocketClient.Message?
+        while let message = try client.receive() { last = message }
+        #expect(last == .close(code: 1000, reason: ""), "\(String(describing: last))")
+    }
+
     @Test("an oversized message closes the socket (1009), a flood closes it (1008, with a reason), too many sockets are refused (503); nothing changes on disk")
     func bounds() async throws {
         let folder = try SoundFolder()
