@@ -55,6 +55,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // `hapticsynth studio` only (its own executable: no other target links these).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
@@ -158,6 +159,7 @@ let package = Package(
             dependencies: [
                 "HapticStudioCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             resources: [.copy("Web")],
             swiftSettings: strict
@@ -167,7 +169,7 @@ let package = Package(
             dependencies: ["HapticStudio", "HapticStudioCore", "HapticCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticKit", "HapticEngine", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
+        .testTarget(name: "HapticStudioTests", dependencies: ["HapticStudioCore", "HapticStudio", "HapticKit", "HapticEngine", "HapticEngineTesting", "HapticALSATesting", "HapticTestSupport"]),
 
         // MARK: the C library, libhapticsynth (README "C library"; linked and installed by
         // `make lib` / `make install`: scripts/link-library.sh, scripts/install.sh)

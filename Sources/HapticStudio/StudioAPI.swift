@@ -1,6 +1,7 @@
 // The studio's HTTP/JSON API (docs/studio.md): each route reads its arguments, calls the
-// Studio (HapticStudioCore), and answers its result as JSON, or a refusal as {"error": ...}
-// with a 4xx status. Nothing here decides anything about sounds, patterns or files.
+// Studio (HapticStudioCore) or an action (StudioActions, which the WebSocket calls too), and
+// answers its result as JSON, or a refusal as {"error": ...} with a 4xx status. Nothing here
+// decides anything about sounds, patterns or files.
 
 import Foundation
 import HTTPTypes
@@ -11,6 +12,7 @@ struct StudioAPI {
     let studio: Studio
     let assets: WebAssets
     let audition: Audition
+    let actions: StudioActions
 
     /// The body of an action on one sound.
     struct NameBody: Decodable { var name: String }
@@ -53,27 +55,28 @@ struct StudioAPI {
                     body: .init(byteBuffer: ByteBuffer(string: text)))
             }
         }
-        router.post("/api/analyse") { request, context in
-            await json { let b = try await body(AnalyseBody.self, request); return try await studio.analyse(b.name, settings: b.settings) }
-        }
-        router.post("/api/edit") { request, _ in
-            await json { let b = try await body(EditBody.self, request); return try await studio.edit(b.name, b.edit) }
-        }
-        router.post("/api/undo") { request, _ in await json { try await studio.undo(try await body(NameBody.self, request).name) } }
-        router.post("/api/redo") { request, _ in await json { try await studio.redo(try await body(NameBody.self, request).name) } }
-        router.post("/api/save") { request, _ in
-            await json { let b = try await body(SaveBody.self, request); return try await studio.save(b.name, haptic: b.haptic ?? false) }
+        // POST /api/analyse, /api/edit, /api/undo, /api/redo, /api/save: the JSON body is the action's arguments.
+        for action in [StudioActions.Action.analyse, .edit, .undo, .redo, .save] {
+            router.post(RouterPath("/api/\(action.rawValue)")) { request, _ in await run(action, request) }
         }
         // The audition (Audition): the name is the rest of the path, URL-encoded ("sub%2Fboom.wav").
         router.post("/api/sounds/{name}/play") { request, context in
-            await json {
-                let name = try pathName(context.parameters.get("name"))
-                let b = try await body(PlayBody.self, request)
-                return try await audition.play(name, start: b.start, end: b.end, loop: b.loop ?? false)
-            }
+            await run(.play, request) { try pathName(context.parameters.get("name")) }
         }
-        router.post("/api/stop") { _, _ in await json { await audition.stop() } }
-        router.get("/api/transport") { _, _ in await json { await audition.transport() } }
+        router.post("/api/stop") { _, _ in await run(.stop, nil) }
+        router.get("/api/transport") { _, _ in await run(.transport, nil) }
+    }
+
+    /// An action with the request's body as its arguments (none: `{}`).
+    func run(_ action: StudioActions.Action, _ request: Request?, name: () throws -> String? = { nil }) async -> Response {
+        await respond {
+            var arguments = Data("{}".utf8)
+            if let request { arguments = try await body(request) }
+            let data = try await actions.run(action, arguments, name: try name(), source: "the request body")
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
     }
 
     /// A name given as a path segment, URL-encoded (its "/" as %2F).
@@ -89,16 +92,11 @@ struct StudioAPI {
         return value
     }
 
-    func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+    /// The request's body, bounded.
+    func body(_ request: Request) async throws -> Data {
         var request = request
-        let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: StudioGuard<BasicRequestContext>.maxBody) } catch {
+        do { return Data(try await request.collectBody(upTo: StudioGuard<BasicRequestContext>.maxBody).readableBytesView) } catch {
             throw StudioError(413, "the request body is larger than \(StudioGuard<BasicRequestContext>.maxBody) bytes")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch let error as DecodingError {
-            throw StudioError(400, "the request body: \(Self.describe(error))")
         }
     }
 

@@ -46,39 +46,43 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard limiter.take() else { return errorResponse(.tooManyRequests, "too many requests; slow down") }
+        if let (status, message) = refusal(request) { return errorResponse(status, message) }
+        if let given = request.uri.queryParameters.get("token"), equalInConstantTime(given, token), request.method == .get,
+            !request.uri.path.hasPrefix("/api/")
+        {
+            // The token once in the address: kept as a cookie, and the page shown without it
+            // (always at "/": a path from the request, "//elsewhere", would redirect off site).
+            var response = Response(status: .seeOther, headers: [.location: "/"])
+            response.setCookie(Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        return try await next(request, context)
+    }
+
+    /// Why `request` is refused, the rate aside (nil: it may go on); the WebSocket's upgrade
+    /// (StudioSocketChannel) asks this too.
+    func refusal(_ request: Request) -> (HTTPResponse.Status, String)? {
         // (HTTP/1's Host header is the request's authority in HTTPTypes.)
         guard let host = request.head.authority, address.allows(host: host) else {
-            return errorResponse(.forbidden, "Host \(request.head.authority ?? "(none)"): not this server's address")
+            return (.forbidden, "Host \(request.head.authority ?? "(none)"): not this server's address")
         }
         if let origin = request.headers[.origin], !(origin.hasPrefix("http://") && address.allows(host: String(origin.dropFirst(7)))) {
-            return errorResponse(.forbidden, "Origin \(origin): requests from other sites are refused")
+            return (.forbidden, "Origin \(origin): requests from other sites are refused")
         }
         if request.headers[values: HTTPField.Name("Sec-Fetch-Site")!].contains("cross-site") {
-            return errorResponse(.forbidden, "a cross-site request is refused")
+            return (.forbidden, "a cross-site request is refused")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maxBody {
-            return errorResponse(.contentTooLarge, "the request body is \(length) bytes; at most \(Self.maxBody)")
+            return (.contentTooLarge, "the request body is \(length) bytes; at most \(Self.maxBody)")
         }
-        let given = request.uri.queryParameters.get("token")
-        if let given, equalInConstantTime(given, token) {
-            if request.method == .get, !request.uri.path.hasPrefix("/api/") {
-                // The token once in the address: kept as a cookie, and the page shown without it
-                // (always at "/": a path from the request, "//elsewhere", would redirect off site).
-                var response = Response(status: .seeOther, headers: [.location: "/"])
-                response.setCookie(Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
-                return response
-            }
-            return try await next(request, context)
-        }
-        if let cookie = request.cookies[Self.cookieName]?.value, equalInConstantTime(cookie, token) {
-            return try await next(request, context)
-        }
+        if let given = request.uri.queryParameters.get("token"), equalInConstantTime(given, token) { return nil }
+        if let cookie = request.cookies[Self.cookieName]?.value, equalInConstantTime(cookie, token) { return nil }
         if let authorization = request.headers[.authorization] {
             for scheme in ["Bearer ", "token "] where authorization.hasPrefix(scheme) {
-                if equalInConstantTime(String(authorization.dropFirst(scheme.count)), token) { return try await next(request, context) }
+                if equalInConstantTime(String(authorization.dropFirst(scheme.count)), token) { return nil }
             }
         }
-        return errorResponse(.unauthorized, "a token is needed: open the address hapticsynth studio printed (with ?token=)")
+        return (.unauthorized, "a token is needed: open the address hapticsynth studio printed (with ?token=)")
     }
 
     func equalInConstantTime(_ a: String, _ b: String) -> Bool {

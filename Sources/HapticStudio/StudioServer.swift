@@ -1,9 +1,10 @@
-// Runs the studio's web server: 127.0.0.1 (or --listen), the token, the page and its API;
-// prints the address to open (with the token) and `studio: ready` once it listens.
+// Runs the studio's web server: 127.0.0.1 (or --listen), the token, the page, its API and its
+// WebSocket; prints the address to open (with the token) and `studio: ready` once it listens.
 
 import Foundation
 import HapticStudioCore
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 
 public struct StudioServerOptions: Sendable {
@@ -28,13 +29,21 @@ public enum StudioServer {
         let extraHosts = ["127.0.0.1", "localhost", "::1"].contains(options.host) ? [] : [options.host.contains(":") ? "[\(options.host)]" : options.host]
         let address = StudioAddress(extraHosts: extraHosts)
         let router = Router()
-        router.add(middleware: StudioGuard(token: token, address: address, limiter: RateLimiter(perSecond: 200, burst: 400)))
+        let studioGuard = StudioGuard<BasicRequestContext>(token: token, address: address, limiter: RateLimiter(perSecond: 200, burst: 400))
+        router.add(middleware: studioGuard)
         let output = options.audition ?? Audition.Output(configuration: .init(hapticsFolder: "", assetsFolder: ""), device: "default")
         let audition = Audition(studio: studio, output: output)
-        StudioAPI(studio: studio, assets: assets, audition: audition).add(to: router)
+        let actions = StudioActions(studio: studio, audition: audition, events: StudioEvents())
+        StudioAPI(studio: studio, assets: assets, audition: audition, actions: actions).add(to: router)
+        let socket = StudioSocket(actions: actions)
+        socket.addRefusal(to: router)
         let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
         let app = Application(
             router: router,
+            server: StudioSocketChannel.builder(
+                configuration: .init(maxFrameSize: StudioSocket.maxMessage),
+                refusal: { head in socket.refusal(head, guard: studioGuard) },
+                serve: { inbound, outbound, _ in try await socket.serve(inbound, outbound) }),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port

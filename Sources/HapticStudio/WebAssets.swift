@@ -1,4 +1,4 @@
-// The page's files (Web/: index.html, studio.js, timeline.js, transport.js, studio.css), read once at start from the
+// The page's files (Web/: index.html, studio.js, timeline.js, transport.js, socket.js, studio.css), read once at start from the
 // target's resource folder beside the executable (or, in a source checkout, from the source
 // folder). Only these names are served: no path from a request reaches the file system here.
 
@@ -12,7 +12,8 @@ struct WebAssets: Sendable {
 
     static let names: [String: String] = [
         "index.html": "text/html; charset=utf-8", "studio.js": "text/javascript; charset=utf-8",
-        "timeline.js": "text/javascript; charset=utf-8", "transport.js": "text/javascript; charset=utf-8", "studio.css": "text/css; charset=utf-8",
+        "timeline.js": "text/javascript; charset=utf-8", "transport.js": "text/javascript; charset=utf-8",
+        "socket.js": "text/javascript; charset=utf-8", "studio.css": "text/css; charset=utf-8",
     ]
 
     let files: [String: File]
@@ -32,7 +33,7 @@ struct WebAssets: Sendable {
             }
             if files.count == names.count { return WebAssets(files: files) }
         }
-        throw StudioStartError("the page's files (index.html, studio.js, timeline.js, transport.js, studio.css) are not beside the executable; looked in: \(candidates.joined(separator: ", "))")
+        throw StudioStartError("the page's files (index.html, studio.js, timeline.js, transport.js, socket.js, studio.css) are not beside the executable; looked in: \(candidates.joined(separator: ", "))")
     }
 }
 

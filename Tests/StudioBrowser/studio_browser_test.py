@@ -13,7 +13,8 @@ deleting a transient, undo, redo, save (the file and the --per-sound line); an u
 saved and reproduced by `convert --per-sound`; Play: inside the sound-server rig (scripts/rig.sh sets
 HAPTICSYNTH_RIG_OUT) the transport plays and the playhead is drawn, then Stop; elsewhere the studio
 is given a device that does not exist and Play shows the error line naming it; no console errors
-(but the refused Play's own request line). A screenshot is left in
+(but the refused Play's own request line); the page's WebSocket: opened, pushed the transport,
+carrying the actions (HTTP once it closed). A screenshot is left in
 $STUDIO_ARTEFACTS (default .build/studio-browser-test/). Ends with "N passed, N failed".
 """
 import http.client
@@ -140,6 +141,11 @@ def security_checks(server, folder, outside):
     check("a sensitivity of 1e308: 400 naming --sensitivity", status == 400 and "--sensitivity" in text, text)
     status, text = server.request("POST", "/api/edit", {"name": "clicks.wav", "edit": {"op": "deleteTransient", "index": 10_000}})
     check("an edit of a transient that is not there: 400", status == 400, text)
+    upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13"}
+    status, text = server.request("GET", "/api/socket", headers=upgrade, auth=False)
+    check("the WebSocket without the token: 401", status == 401 and "token" in text, f"{status} {text}")
+    status, text = server.request("GET", "/api/socket", headers=dict(upgrade, Origin="http://evil.example"))
+    check("the WebSocket from another site's page (Origin): 403", status == 403 and "Origin" in text, f"{status} {text}")
     check("nothing changed on disk by the refusals", snapshot(folder) == before)
     check("the file outside untouched", open(outside).read() == "outside\n")
 
@@ -199,6 +205,10 @@ def main():
 
         driver.get(url)
         check("the page with the token: the studio", driver.title == "hapticsynth studio" and "token" not in driver.current_url)
+        wait_for("the socket", lambda: driver.execute_script("return window.studio.socketState !== 'connecting'"))
+        check("the page opened its WebSocket and was pushed the transport",
+              driver.execute_script("return window.studio.socketState === 'open' && window.studio.pushedTransports >= 1"),
+              driver.execute_script("return [window.studio.socketState, window.studio.pushedTransports]"))
         wait_for("the sound list", lambda: driver.find_elements(By.CSS_SELECTOR, '#files li[data-name="clicks.wav"]'))
         names = [e.get_attribute("data-name") for e in driver.find_elements(By.CSS_SELECTOR, "#files li")]
         check("the list holds the sounds, not the link out", "second.wav" in names and "link-out.wav" not in names, str(names))
@@ -216,6 +226,8 @@ def main():
         wait_for("the re-analysis", lambda: driver.execute_script(
             "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === arguments[0]", chosen))
         drawn = json.loads(driver.find_element(By.ID, "canvas").get_attribute("data-transients"))
+        check("the re-analysis went over the socket", driver.execute_script("return window.studio.socketCalls.analyse") >= 1,
+              driver.execute_script("return window.studio.socketCalls"))
         cli_path = os.path.join(work, "cli.ahap")
         subprocess.run([os.path.join(bin_dir, "hapticsynth"), "convert", os.path.join(folder, "clicks.wav"), "-o", cli_path,
                         "--sensitivity", str(chosen)], check=True, stdout=subprocess.DEVNULL)
@@ -297,8 +309,11 @@ def main():
             check("Play plays the dragged range", abs(transport["start"] - picked["start"]) < 1e-3 and abs(transport["end"] - picked["end"]) < 1e-3,
                   str(transport))
             first = driver.execute_script("return window.studio.drawnPlayhead")
+            pushed = driver.execute_script("return window.studio.pushedTransports")
             wait_for("the playhead moving", lambda: driver.execute_script("return window.studio.drawnPlayhead") not in (None, first))
             check(f"Play: the transport plays and the playhead follows it ({device})", True)
+            check("the playhead follows the pushed transport", driver.execute_script(
+                "return window.studio.socketState === 'open' && window.studio.pushedTransports > arguments[0]", pushed))
             driver.find_element(By.ID, "stop").click()
             wait_for("the stop", lambda: driver.execute_script("return !window.studio.transport.playing && window.studio.drawnPlayhead === null"))
             check("Stop: the transport stopped, no playhead, the status says so", driver.find_element(By.ID, "status").text == "stopped")
@@ -311,6 +326,17 @@ def main():
             refused = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check("the refused Play's request is the only console error",
                   all("/play" in e["message"] and "503" in e["message"] for e in refused), str(refused))
+            check("Play went over the socket", driver.execute_script("return window.studio.socketCalls.play") == 1,
+                  driver.execute_script("return window.studio.socketCalls"))
+
+        # The socket gone: the page goes on over HTTP.
+        sent = driver.execute_script("return window.studio.socketCalls.analyse")
+        driver.execute_script("socket.close()")
+        wait_for("the socket closed", lambda: driver.execute_script("return window.studio.socketState === 'closed'"))
+        driver.execute_script("const s = document.getElementById('sensitivity'); s.value = 40; s.dispatchEvent(new Event('input'));")
+        wait_for("the re-analysis over HTTP", lambda: driver.execute_script(
+            "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === 40"))
+        check("without the socket, the page's actions go over HTTP", driver.execute_script("return window.studio.socketCalls.analyse") == sent)
 
         driver.save_screenshot(os.path.join(artefacts, "studio.png"))
         check("a screenshot saved", os.path.getsize(os.path.join(artefacts, "studio.png")) > 10_000)

@@ -1,8 +1,8 @@
 // hapticsynth studio: the audition (after studio.js and timeline.js). Play plays the range
 // dragged on the sound's lane, else the visible part of the timeline (zoom and scroll choose
-// it): the sound and its haptic in lockstep on the studio's devices; Loop repeats it, each pass with the haptic as edited by then. While it
-// plays, the page asks for the transport every 50 ms and draws the playhead where the engine's
-// clock says it is.
+// it): the sound and its haptic in lockstep on the studio's devices; Loop repeats it, each pass with the haptic as edited by then. The
+// server pushes the transport over the socket (socket.js); without one, the page asks for it
+// every 50 ms while playing. The playhead is drawn where the engine's clock says it is.
 "use strict";
 
 studio.transport = { playing: false, loop: false, position: null, passes: 0 };
@@ -16,7 +16,7 @@ function showTransport(transport) {
   $("play").disabled = !studio.name;
   $("stop").disabled = !transport.playing;
   draw();
-  if (transport.playing && !transportTimer) transportTimer = setTimeout(pollTransport, 50);
+  if (transport.playing && !transportTimer && studio.socketState !== "open") transportTimer = setTimeout(pollTransport, 50);
 }
 
 async function pollTransport() {
