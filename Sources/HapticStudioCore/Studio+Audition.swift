@@ -29,7 +29,7 @@ extension Studio {
     /// `start`…`end` of the sound `name` (seconds of the sound; nil: the converted range's
     /// start or end), checked: finite, within the sound, at least `minimumSelection` long.
     public func auditionSelection(_ name: String, start: Double?, end: Double?) throws(StudioError) -> AuditionSelection {
-        _ = try open(name)
+        try opened(name)
         guard let session = sessions[name] else { throw .notFound("\(name): not open") }
         let length = session.result.info.duration
         let offset = session.settings.from
