@@ -113,16 +113,16 @@ function setView(view) {
   const state = studio.files.find((f) => f.name === view.name);
   const isPattern = view.kind === "pattern";
   $("title").textContent = isPattern ? view.name + " (pattern, saved in place)" : view.name + " → " + view.output;
-  // A pattern file has no conversion: its controls are off, and there is no sound to play.
+  // A pattern file has no conversion: its controls are off (Play plays its haptic alone).
   for (const id of settingIds) $(id).disabled = isPattern;
   $("save-haptic").disabled = false;
   $("state").textContent = view.edits.count ? `${view.edits.count} edits` + (view.edits.orphans ? ` (${view.edits.orphans} not applied)` : "") : (state ? state.state : "");
   $("undo").disabled = !view.edits.canUndo;
   $("redo").disabled = !view.edits.canRedo;
   $("save").disabled = false;
-  $("play").disabled = isPattern;
+  $("play").disabled = false;
   if (studio.selection && !selectedElement()) studio.selection = null;
-  if (view.ladder) studio.ladder = { name: view.name, settings: view.settings, rungs: view.ladder };
+  if (view.ladder) { studio.ladder = { name: view.name, settings: view.settings, rungs: view.ladder }; markLadder(); }
   else if (!ladderFits(studio.ladder, view)) { studio.ladder = null; requestLadder(); }
   showLadderNote();
   showInspector();
@@ -142,6 +142,11 @@ function ladderFits(ladder, view) {
   return !!ladder && ladderKey(ladder.name, ladder.settings) === ladderKey(view.name, view.settings);
 }
 
+// The page's first ladder, for the page-open bench (bench/studio-bench.py --page).
+function markLadder() {
+  if (!performance.getEntriesByName("studio-ladder").length) performance.mark("studio-ladder");
+}
+
 let ladderAsked = null;
 async function requestLadder() {
   const view = studio.view;
@@ -153,7 +158,7 @@ async function requestLadder() {
       studio.ladder = ladder;
       showLadderNote();
       draw();
-      if (!performance.getEntriesByName("studio-ladder").length) performance.mark("studio-ladder");
+      markLadder();
     }
   } catch (error) {
     say(error.message, true);
