@@ -46,6 +46,7 @@ struct StudioAPI {
         }
         router.get("/api/files") { _, _ in await json { await studio.list() } }
         router.get("/api/sound") { request, _ in await json { try await studio.open(try query(request, "name")) } }
+        router.get("/api/ladder") { request, _ in await json { try await studio.ladder(try query(request, "name")) } }
         router.get("/api/waveform") { request, _ in await json { try studio.waveform(try query(request, "name")) } }
         router.get("/api/pattern") { request, _ in
             await respond {

@@ -55,13 +55,18 @@ public actor Audition {
         let selection = try await studio.auditionSelection(name, start: start, end: end)
         stopPlaying()
         let manager = try openManager()
-        let source = SoundSelection(path: selection.path, start: selection.start, end: selection.end)
-        let sound: PreparedPattern
-        do { sound = try manager.prepareSound(source.pattern, sounds: source) } catch {
-            throw StudioError(500, "\(StudioFolder.quoted(name)): the sound cannot be played (\(error))")
-        }
-        guard sound.hasAudio else {
-            throw StudioError(400, "\(StudioFolder.quoted(name)): the selection's sound cannot be played (\(sound.warnings.joined(separator: "; ")))")
+        // A pattern file has no sound: its haptic plays alone.
+        var sound: PreparedPattern? = nil
+        if selection.hasSound {
+            let source = SoundSelection(path: selection.path, start: selection.start, end: selection.end)
+            let prepared: PreparedPattern
+            do { prepared = try manager.prepareSound(source.pattern, sounds: source) } catch {
+                throw StudioError(500, "\(StudioFolder.quoted(name)): the sound cannot be played (\(error))")
+            }
+            guard prepared.hasAudio else {
+                throw StudioError(400, "\(StudioFolder.quoted(name)): the selection's sound cannot be played (\(prepared.warnings.joined(separator: "; ")))")
+            }
+            sound = prepared
         }
         let haptic: PreparedPattern?
         do { haptic = try studio.auditionHaptics(selection).map { try manager.prepare($0) } } catch {

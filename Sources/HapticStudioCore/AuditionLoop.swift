@@ -30,7 +30,8 @@ final class AuditionLoop: Sendable {
     let studio: Studio
     let selection: AuditionSelection
     let loop: Bool
-    let sound: PreparedPattern
+    /// Nil for a pattern file (its haptic alone).
+    let sound: PreparedPattern?
     let firstFrame: Int64
     /// Frames per pass on the haptic device (the selection's length at the engine's rate).
     let passFrames: Int64
@@ -39,7 +40,7 @@ final class AuditionLoop: Sendable {
     let wake = DispatchSemaphore(value: 0)
 
     /// Starts the first pass at `firstFrame` (nil: the engines refused it).
-    init?(manager: HapticManager, studio: Studio, selection: AuditionSelection, loop: Bool, sound: PreparedPattern, haptic: PreparedPattern?,
+    init?(manager: HapticManager, studio: Studio, selection: AuditionSelection, loop: Bool, sound: PreparedPattern?, haptic: PreparedPattern?,
           firstFrame: Int64, sampleRate: Double) {
         (self.manager, self.studio, self.selection, self.loop, self.sound) = (manager, studio, selection, loop, sound)
         self.firstFrame = firstFrame

@@ -12,6 +12,8 @@ public struct AuditionSelection: Sendable, Equatable {
     public var path: String
     public var start: Double
     public var end: Double
+    /// False for a pattern file opened on its own: its haptic plays alone.
+    public var hasSound = true
     public var duration: Double { end - start }
 }
 
@@ -29,12 +31,13 @@ extension Studio {
     /// `start`…`end` of the sound `name` (seconds of the sound; nil: the converted range's
     /// start or end), checked: finite, within the sound, at least `minimumSelection` long.
     public func auditionSelection(_ name: String, start: Double?, end: Double?) throws(StudioError) -> AuditionSelection {
-        _ = try open(name)
-        guard let session = sessions[name] else { throw .notFound("\(name): not open") }
-        let length = session.result.info.duration
-        let offset = session.settings.from
+        // A pattern file: its own time, its haptic alone.
+        let pattern = Self.isPatternName(name) ? try openedPattern(name) : nil
+        let session = pattern == nil ? try opened(name) : nil
+        let length = pattern?.base.duration ?? session?.result.info.duration ?? 0
+        let offset = session?.settings.from ?? 0
         let from = start ?? offset
-        let to = end ?? min(length, offset + session.result.haptics.duration)
+        let to = end ?? min(length, offset + (pattern?.base.duration ?? session?.result.haptics.duration ?? 0))
         func check(_ what: String, _ value: Double) throws(StudioError) {
             guard value.isFinite, value >= 0, value <= length + 1e-9 else {
                 throw .bad("\(what) \(value): expected seconds from 0 to \(Self.seconds(length)) (the length of \(StudioFolder.quoted(name)))")
@@ -45,7 +48,7 @@ extension Studio {
         guard to - from >= Self.minimumSelection else {
             throw .bad("start \(from), end \(to): the selection must be at least \(Self.minimumSelection) s long")
         }
-        return AuditionSelection(name: name, path: session.path, start: from, end: min(to, length))
+        return AuditionSelection(name: name, path: pattern?.path ?? session?.path ?? "", start: from, end: min(to, length), hasSound: pattern == nil)
     }
 
     /// The haptic of `selection` as it stands now (edits included), starting at 0: what one

@@ -7,7 +7,7 @@ import HapticCLI
 import HapticKit
 
 /// `convert`'s options of one conversion (its units: percent, ms, dB, dBFS, seconds).
-public struct StudioSettings: Codable, Sendable, Equatable {
+public struct StudioSettings: Codable, Sendable, Hashable {
     public var sensitivity: Double = 50
     public var minGap: Double = 50
     public var ducking: Double = 50

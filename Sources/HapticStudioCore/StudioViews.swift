@@ -10,21 +10,28 @@ public struct ListedFile: Encodable, Sendable, Equatable {
     /// A sound's haptic: "none" (no pattern beside it yet), "converted", "edited" (the saved
     /// pattern holds edits); a pattern: "pattern".
     public var state: String
-    /// A sound whose settings or edits in this session are not saved yet.
+    /// A sound whose settings or edits in this session are not saved yet (a pattern: its edits).
     public var unsaved: Bool
+    /// Whether the page opens it: every sound, and a pattern of no sound's stem (the designer's
+    /// own file, edited as it is); a sound's pattern opens with its sound.
+    public var openable: Bool
 }
 
 /// The selected sound: its settings, the haptic made from it (with the designer's edits), the
 /// sensitivity ladder and the edit state.
 public struct SoundView: Encodable, Sendable {
     public var name: String
+    /// "sound", or "pattern" for a pattern file opened on its own (no settings, no sound: its
+    /// `sound` is the pattern's length with 0 channels).
+    public var kind: String
     public var output: String
     public var settings: StudioSettings
     public var sound: SoundInfo
     /// The haptic as drawn and saved (times from the converted range's start).
     public var haptic: HapticView
-    /// The transients' times at each sensitivity 0, 10 … 100 %.
-    public var ladder: [LadderRung]
+    /// The transients' times at each sensitivity 0, 10 … 100 %, when already made (else absent:
+    /// `GET /api/ladder` makes it).
+    public var ladder: [LadderRung]?
     public var edits: EditState
     public var notes: [String]
     public var unsaved: Bool
@@ -47,6 +54,14 @@ public struct SoundView: Encodable, Sendable {
         public var canRedo: Bool
         public var layer: EditLayer
     }
+}
+
+/// The sensitivity ladder of a sound, for the settings it was made with (the sensitivity and
+/// `audio` aside).
+public struct LadderView: Encodable, Sendable {
+    public var name: String
+    public var settings: StudioSettings
+    public var rungs: [SoundView.LadderRung]
 }
 
 /// Transients and curves as drawn.
@@ -86,6 +101,7 @@ public struct WaveformView: Encodable, Sendable {
 /// What a save wrote (names relative to the folder).
 public struct SaveResult: Encodable, Sendable {
     public var written: [String]
-    public var perSound: String
+    /// The --per-sound file written (absent for a pattern file, which has no settings).
+    public var perSound: String?
     public var edited: Bool
 }

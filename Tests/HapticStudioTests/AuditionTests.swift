@@ -99,6 +99,27 @@ struct AuditionTests {
         #expect(await audition.stop() == Audition.stoppedTransport)
         await audition.shutDown()
     }
+
+    @Test("a pattern file of no sound plays its haptic alone, as edited")
+    func patternAlone() async throws {
+        let folder = try AuditionRecording.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let studio = try Studio(folder: try StudioFolder(path: folder.path))
+        try await studio.pattern("hits.wav").write(to: folder.appendingPathComponent("alone.ahap"), atomically: true, encoding: .utf8)
+        let view = try await studio.edit("alone.ahap", EditOperation(op: .deleteTransient, index: 0))
+        let selection = try await studio.auditionSelection("alone.ahap", start: nil, end: nil)
+        #expect(!selection.hasSound && selection.start == 0 && abs(selection.end - view.sound.duration) < 1e-9)
+        let played = studio.auditionHaptics(selection)?.events.filter { $0.type == .hapticTransient }.count
+        #expect(played == view.haptic.transients.count && played! >= 1)
+        var config = HapticManager.Configuration(
+            hapticsFolder: "", assetsFolder: "", output: .device({ VirtualOutputDevice(name: "virtual", clock: .monotonic) }), layout: .stereoPlusHaptic)
+        config.setLogLevels(manager: .error, engines: .error)
+        let audition = Audition(studio: studio, output: .init(configuration: config, device: "virtual"))
+        let once = try await audition.play("alone.ahap", start: nil, end: nil, loop: false)
+        #expect(once.playing && once.name == "alone.ahap" && once.passes == 1)
+        #expect(await waitUntil(30) { await !audition.transport().playing }, "the pass ends")
+        await audition.shutDown()
+    }
 }
 
 /// The audition paced in real time through a virtual device, for seconds on end: one at a time

@@ -59,6 +59,9 @@ def wait_for(what, predicate, bound=BOUND):
         time.sleep(0.05)
 
 
+BROKEN_PATTERN = '{"Version": 1, "Pattern": [{"Event": {"Time": "soon"'
+
+
 def make_sounds(folder):
     # Clicks of falling strength over pink noise (sox -R: the same noise every run): each
     # sensitivity keeps a different number of them.
@@ -70,6 +73,10 @@ def make_sounds(folder):
     subprocess.run(["sox", "-R", "-n", "-r", "44100", "-c", "2", os.path.join(folder, "second.wav"),
                     "synth", "1.5", "sine", "55", "vol", "0.4", ":", "synth", "0.01", "square", "400", "vol", "0.9",
                     ":", "synth", "1", "sine", "90", "vol", "0.3"], check=True)
+    # Patterns of no sound: the designer's own (convert's pattern of second.wav under another
+    # name), and a broken one.
+    with open(os.path.join(folder, "broken.ahap"), "w") as f:
+        f.write(BROKEN_PATTERN)
 
 
 def snapshot(folder):
@@ -158,6 +165,8 @@ def main():
     folder = os.path.join(work, "sounds")
     os.makedirs(folder)
     make_sounds(folder)
+    subprocess.run([os.path.join(bin_dir, "hapticsynth"), "convert", os.path.join(folder, "second.wav"), "-o",
+                    os.path.join(folder, "designed.ahap")], check=True, stdout=subprocess.DEVNULL)
     outside = os.path.join(work, "outside.wav")
     with open(outside, "w") as f:
         f.write("outside\n")
@@ -216,7 +225,10 @@ def main():
         settled = "return window.studio.view && window.studio.view.name === arguments[0] && window.studio.busy === 0"
         wait_for("the sound shown", lambda: driver.execute_script(settled, "clicks.wav"))
 
-        ladder = driver.execute_script("return window.studio.view.ladder")
+        # The ladder comes in its own request after the sound's first draw (the view has none).
+        wait_for("the ladder", lambda: driver.execute_script(
+            "return window.studio.ladder && window.studio.ladder.name === arguments[0] && window.studio.busy === 0", "clicks.wav"))
+        ladder = driver.execute_script("return window.studio.ladder.rungs")
         counts = {rung["sensitivity"]: len(rung["times"]) for rung in ladder}
         check("the ladder shows different hits at different sensitivities", len(set(counts.values())) >= 3, str(counts))
         default_count = counts[50]
@@ -337,6 +349,42 @@ def main():
         wait_for("the re-analysis over HTTP", lambda: driver.execute_script(
             "return window.studio.busy === 0 && window.studio.view.settings.sensitivity === 40"))
         check("without the socket, the page's actions go over HTTP", driver.execute_script("return window.studio.socketCalls.analyse") == sent)
+
+        # A pattern of no sound (the designer's own file): opened, drawn, edited and saved in place;
+        # a broken one: one error line, nothing changes.
+        driver.execute_script("loadFiles()")
+        wait_for("the pattern in the list", lambda: driver.find_elements(By.CSS_SELECTOR, '#files li.openable[data-name="designed.ahap"]'))
+        check("a sound's own pattern is not opened on its own",
+              not driver.find_elements(By.CSS_SELECTOR, '#files li.openable[data-name="second.ahap"]'))
+        driver.find_element(By.CSS_SELECTOR, '#files li[data-name="designed.ahap"]').click()
+        wait_for("the pattern drawn", lambda: driver.execute_script(
+            "return document.body.dataset.drawn === 'designed.ahap' && window.studio.busy === 0 && window.studio.view.kind === 'pattern'"))
+        designed_path = os.path.join(folder, "designed.ahap")
+        designed_hits = transients_of(open(designed_path).read())
+        drawn = json.loads(driver.find_element(By.ID, "canvas").get_attribute("data-transients"))
+        check(f"the pattern's transients drawn ({len(designed_hits)})",
+              len(drawn) == len(designed_hits) > 0 and all(abs(d["time"] - c) < 1e-3 for d, c in zip(drawn, designed_hits)))
+        check("a pattern's conversion controls are off", driver.execute_script(
+            "return ['sensitivity', 'gate', 'from'].every((id) => document.getElementById(id).disabled)"))
+        driver.execute_script("edit({op: 'deleteTransient', index: 0})")
+        wait_for("the pattern's edit", lambda: driver.execute_script(count) == len(designed_hits) - 1)
+        driver.find_element(By.ID, "save").click()
+        wait_for("the pattern's save", lambda: "saved designed.ahap" in driver.find_element(By.ID, "status").text)
+        resaved = open(designed_path).read()
+        check("save: the pattern written in place, one transient fewer, marked edited",
+              len(transients_of(resaved)) == len(designed_hits) - 1 and json.loads(resaved)["Metadata"].get("Edited") is True)
+        driver.get_log("browser")
+        broken_path = os.path.join(folder, "broken.ahap")
+        driver.find_element(By.CSS_SELECTOR, '#files li[data-name="broken.ahap"]').click()
+        wait_for("the broken pattern's error", lambda: "broken.ahap" in driver.find_element(By.ID, "status").text)
+        status_line = driver.find_element(By.ID, "status")
+        check("a broken pattern: one error line naming it, the view unchanged",
+              "error" in status_line.get_attribute("class") and "\n" not in status_line.text
+              and driver.execute_script("return window.studio.view.name") == "designed.ahap", status_line.text)
+        check("a broken pattern: the file unchanged", open(broken_path).read() == BROKEN_PATTERN)
+        refused = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        check("the broken pattern's request is the only console error", all("broken.ahap" in e["message"] and "400" in e["message"] for e in refused),
+              str(refused))
 
         driver.save_screenshot(os.path.join(artefacts, "studio.png"))
         check("a screenshot saved", os.path.getsize(os.path.join(artefacts, "studio.png")) > 10_000)

@@ -74,7 +74,7 @@ def main():
         shot("1-opened.png")
 
         # 2. Tuned: the sensitivity slider moved; the ladder's row and the drawn hits follow.
-        ladder = driver.execute_script("return window.studio.view.ladder")
+        ladder = driver.execute_script("return window.studio.ladder.rungs")
         counts = {rung["sensitivity"]: len(rung["times"]) for rung in ladder}
         chosen = next((s for s in [70, 80, 60, 90, 30] if counts[s] != counts[50]), 70)
         driver.execute_script(

@@ -10,6 +10,7 @@ const ctx = canvas.getContext("2d");
 // What the page holds. `window.studio` exposes it to tests (drawnTransients, busy).
 const studio = {
   files: [], name: null, view: null, waveform: null,
+  ladder: null,             // {name, settings, rungs}: asked for after the first draw (GET /api/ladder)
   selection: null,          // {kind: "transient"} or {kind: "point", curve}, with index
   viewStart: 0, viewSpan: 1, busy: 0, drawnTransients: [], drag: null,
 };
@@ -62,7 +63,9 @@ function renderFiles() {
     badge.className = "badge " + file.state + (file.unsaved ? " unsaved" : "");
     badge.textContent = file.kind === "pattern" ? "pattern" : { none: "none yet", converted: "converted", edited: "edited" }[file.state];
     item.append(name, badge);
-    if (file.kind === "sound") item.addEventListener("click", () => selectSound(file.name));
+    // Sounds, and patterns of no sound (the designer's own files, edited as they are).
+    if (file.openable) item.addEventListener("click", () => selectSound(file.name));
+    item.classList.toggle("openable", !!file.openable);
     list.append(item);
   }
 }
@@ -77,9 +80,11 @@ function markUnsaved(unsaved) {
 async function selectSound(name) {
   say(`analysing ${name}…`);
   try {
+    // A pattern file has no sound, so no waveform.
+    const isPattern = /\.ahap$/i.test(name);
     const [view, waveform] = await Promise.all([
       api("GET", "/api/sound?name=" + encodeURIComponent(name)),
-      api("GET", "/api/waveform?name=" + encodeURIComponent(name)),
+      isPattern ? null : api("GET", "/api/waveform?name=" + encodeURIComponent(name)),
     ]);
     studio.name = name;
     studio.waveform = waveform;
@@ -95,7 +100,9 @@ async function selectSound(name) {
     history.replaceState(null, "", "#sound=" + encodeURIComponent(name));
     if (!document.body.dataset.drawn) performance.mark("studio-drawn");
     document.body.dataset.drawn = name;
-    say(`${name}: ${view.sound.duration.toFixed(3)} s, ${view.sound.channels} ch, ${view.sound.sampleRate} Hz`);
+    say(view.kind === "pattern"
+      ? `${name}: a pattern, ${view.sound.duration.toFixed(3)} s` + (view.notes.length ? ` (${view.notes.join("; ")})` : "")
+      : `${name}: ${view.sound.duration.toFixed(3)} s, ${view.sound.channels} ch, ${view.sound.sampleRate} Hz`);
   } catch (error) {
     say(error.message, true);
   }
@@ -104,16 +111,62 @@ async function selectSound(name) {
 function setView(view) {
   studio.view = view;
   const state = studio.files.find((f) => f.name === view.name);
-  $("title").textContent = view.name + " → " + view.output;
+  const isPattern = view.kind === "pattern";
+  $("title").textContent = isPattern ? view.name + " (pattern, saved in place)" : view.name + " → " + view.output;
+  // A pattern file has no conversion: its controls are off (Play plays its haptic alone).
+  for (const id of settingIds) $(id).disabled = isPattern;
+  $("save-haptic").disabled = false;
   $("state").textContent = view.edits.count ? `${view.edits.count} edits` + (view.edits.orphans ? ` (${view.edits.orphans} not applied)` : "") : (state ? state.state : "");
   $("undo").disabled = !view.edits.canUndo;
   $("redo").disabled = !view.edits.canRedo;
   $("save").disabled = false;
   $("play").disabled = false;
   if (studio.selection && !selectedElement()) studio.selection = null;
+  if (view.ladder) { studio.ladder = { name: view.name, settings: view.settings, rungs: view.ladder }; markLadder(); }
+  else if (!ladderFits(studio.ladder, view)) { studio.ladder = null; requestLadder(); }
   showLadderNote();
   showInspector();
   draw();
+}
+
+// MARK: the ladder (made on the server after the first view: opening a sound does not wait for it)
+
+// A ladder depends on every setting but the sensitivity and "audio" (in a fixed order: the
+// server's JSON objects come in any order).
+const ladderSettingNames = ["minGap", "ducking", "breakpointsPerSecond", "gain", "normalize", "gate", "channel", "from", "to"];
+function ladderKey(name, settings) {
+  return JSON.stringify([name, ...ladderSettingNames.map((key) => settings[key] ?? null)]);
+}
+
+function ladderFits(ladder, view) {
+  return !!ladder && ladderKey(ladder.name, ladder.settings) === ladderKey(view.name, view.settings);
+}
+
+// The page's first ladder, for the page-open bench (bench/studio-bench.py --page).
+function markLadder() {
+  if (!performance.getEntriesByName("studio-ladder").length) performance.mark("studio-ladder");
+}
+
+let ladderAsked = null;
+async function requestLadder() {
+  const view = studio.view;
+  if (!view || ladderAsked === ladderKey(view.name, view.settings)) return;
+  const asked = ladderAsked = ladderKey(view.name, view.settings);
+  try {
+    const ladder = await api("GET", "/api/ladder?name=" + encodeURIComponent(view.name));
+    if (studio.view && ladderFits(ladder, studio.view)) {
+      studio.ladder = ladder;
+      showLadderNote();
+      draw();
+      markLadder();
+    }
+  } catch (error) {
+    say(error.message, true);
+  } finally {
+    ladderAsked = null;
+  }
+  // The settings moved while it was made: the ladder of the settings now (once per settings).
+  if (studio.view && !ladderFits(studio.ladder, studio.view) && ladderKey(studio.view.name, studio.view.settings) !== asked) requestLadder();
 }
 
 // MARK: settings
@@ -161,10 +214,11 @@ function showOutputs() {
 
 // The rung of the ladder nearest the slider: which hits that setting keeps.
 function showLadderNote() {
-  const view = studio.view;
-  if (!view) return;
+  if (!studio.view) return;
+  if (!studio.ladder) { $("ladder-note").textContent = "counting hits…"; return; }
+  const rungs = studio.ladder.rungs;
   const s = Number($("sensitivity").value);
-  const rung = view.ladder.reduce((best, r) => Math.abs(r.sensitivity - s) < Math.abs(best.sensitivity - s) ? r : best, view.ladder[0]);
+  const rung = rungs.reduce((best, r) => Math.abs(r.sensitivity - s) < Math.abs(best.sensitivity - s) ? r : best, rungs[0]);
   $("ladder-note").textContent = rung ? `at ${rung.sensitivity} %: ${rung.times.length} hits` : "";
 }
 
@@ -229,7 +283,7 @@ async function save() {
   if (!studio.name) return;
   try {
     const result = await api("POST", "/api/save", { name: studio.name, haptic: $("save-haptic").checked });
-    say(`saved ${result.written.join(", ")} (settings in ${result.perSound})`);
+    say(`saved ${result.written.join(", ")}` + (result.perSound ? ` (settings in ${result.perSound})` : ""));
     await loadFiles();
     if (studio.view) setView({ ...studio.view, unsaved: false });
   } catch (error) {

@@ -208,11 +208,13 @@ function marker(x, y, selected) {
 
 // The ladder: a row per sensitivity (0 … 100 %), a dot at each hit that setting keeps.
 function drawLadder(lane, view) {
-  laneLabel("hits at", lane);
-  const rows = view.ladder.length, rowHeight = lane.height / Math.max(rows, 1);
+  // (Drawn when it arrives: the page asks for it after the sound's first draw.)
+  const rungs = studio.ladder ? studio.ladder.rungs : [];
+  laneLabel(studio.ladder ? "hits at" : "hits at … (counting)", lane);
+  const rows = rungs.length, rowHeight = lane.height / Math.max(rows, 1);
   const current = Number($("sensitivity").value);
-  const nearest = view.ladder.reduce((best, r) => Math.abs(r.sensitivity - current) < Math.abs(best.sensitivity - current) ? r : best, view.ladder[0]);
-  view.ladder.forEach((rung, i) => {
+  const nearest = rungs.reduce((best, r) => Math.abs(r.sensitivity - current) < Math.abs(best.sensitivity - current) ? r : best, rungs[0]);
+  rungs.forEach((rung, i) => {
     const y = lane.top + lane.height - (i + 0.5) * rowHeight;
     if (rung === nearest) {
       ctx.fillStyle = "rgba(59,91,219,0.12)";
