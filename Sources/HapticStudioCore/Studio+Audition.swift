@@ -31,6 +31,9 @@ extension Studio {
     /// `start`…`end` of the sound `name` (seconds of the sound; nil: the converted range's
     /// start or end), checked: finite, within the sound, at least `minimumSelection` long.
     public func auditionSelection(_ name: String, start: Double?, end: Double?) throws(StudioError) -> AuditionSelection {
+        // Opened as the page opens it, which publishes the haptic the passes play
+        // (auditionHaptics); a request may come before any view was asked for.
+        _ = try open(name)
         // A pattern file: its own time, its haptic alone.
         let pattern = Self.isPatternName(name) ? try openedPattern(name) : nil
         let session = pattern == nil ? try opened(name) : nil
