@@ -121,14 +121,18 @@ struct StudioAuditionRigTests {
         let passFrames = Int(((end - start) * 48_000).rounded())
         let found = AuditionRecording.twoDeviceSkews(sound: recA, haptic: recH, reference: reference, times: times,
                                                      start: start, passFrames: passFrames, passes: passes)
+        // A pass the loop skipped (its thread held up past the pass's start on a loaded machine:
+        // silent by design) has no hit in either recording; up to two are allowed.
+        let skipped = (0..<passes).filter { k in found.count == 3 * passes && found[3 * k..<3 * k + 3].allSatisfy { $0 == nil } }
         let skews = found.compactMap { $0 }, sorted = skews.sorted(), magnitudes = skews.map(abs).sorted()
         let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
         let p95 = magnitudes.isEmpty ? .nan : magnitudes[min(magnitudes.count - 1, magnitudes.count * 95 / 100)]
         func f(_ x: Double) -> String { String(format: "%+.3f", x) }
-        print("studio audition rig, two devices: \(skews.count) hits of \(passes) passes, sound − haptic (ms, capture stamps): "
+        print("studio audition rig, two devices: \(skews.count) hits of \(passes) passes (skipped \(skipped)), sound − haptic (ms, capture stamps): "
               + "median \(f(median)) p95 |\(String(format: "%.3f", p95))| min \(f(sorted.first ?? .nan)) max \(f(sorted.last ?? .nan)); "
               + "period \(String(format: "%.2f", Double(period) / 48)) ms; each: \(found.map { $0.map(f) ?? "none" })")
-        #expect(found.count == 3 * passes && skews.count == found.count, "every hit of every pass found in both recordings: \(found)")
+        #expect(found.count == 3 * passes && skipped.count <= 2 && skews.count == 3 * (passes - skipped.count),
+                "every hit of every pass played found in both recordings (passes skipped: \(skipped)): \(found)")
         // The median: lockstep; p95: no pass off (a pass's sound once carried the haptic clock's
         // error of the moment it was scheduled: ms on the first pass, as the engines open).
         #expect(abs(median) < 1 && p95 < 1, "sound and haptic in lockstep: median skew \(median) ms, p95 |skew| \(p95) ms")
