@@ -5,9 +5,11 @@ import HapticRender
 // A haptic pattern and a sound the app prepared, started together: the studio's audition of a
 // pattern with the sound it was made from. The start path of tracked cues
 // (`playTracked(cue:atFrame:)`): in one stream both voices start on one engine at one device
-// frame (lockstep to the sample); in two-device mode the haptic starts at the frame and the
-// sound at the monotonic time the haptic engine maps that frame to, placed by the audio
-// device's own mapping.
+// frame (lockstep to the sample); in two-device mode both start at the monotonic time the
+// haptic engine maps that frame to, each placed by its own device's mapping as it stands when
+// the start comes (the engines follow their mappings until then, as for `rhythm`'s beats).
+// Not the haptic at the frame: the sound's time would carry the haptic mapping's error of the
+// moment it was scheduled (ms just after the engines open, through a sound server).
 extension HapticManager {
     /// What ``playTogether(haptic:sound:atFrame:)`` started.
     public struct TogetherPlayback: Sendable {
@@ -37,7 +39,7 @@ extension HapticManager {
     }
 
     /// Starts `haptic` on the haptic engine and `sound` on the engine that plays sounds, both at
-    /// the haptic engine's device frame `frame` (see above). Never throws or blocks; nil when
+    /// the haptic engine's device frame `frame` (two devices: at the time it maps to; see above). Never throws or blocks; nil when
     /// nothing started (the engines unavailable, or both refused: counted).
     @discardableResult
     public func playTogether(haptic: PreparedPattern?, sound: PreparedPattern?, atFrame frame: Int64) -> TogetherPlayback? {
@@ -51,11 +53,12 @@ extension HapticManager {
         }
         guard let engines else { return nil }
         let time = engines.haptic.frameMapping.time(forFrame: frame)
-        let hapticPlayer = haptic.flatMap { start($0, on: engines.haptic, atFrame: frame) }
-        var soundPlayer: PatternPlayer? = nil
-        if let sound, let soundEngine = engines.sound {
-            soundPlayer = soundEngine === engines.haptic ? start(sound, on: soundEngine, atFrame: frame) : start(sound, on: soundEngine, at: time)
+        let oneStream = engines.sound.map { $0 === engines.haptic } ?? true
+        func begin(_ pattern: PreparedPattern, on engine: HapticEngine) -> PatternPlayer? {
+            oneStream ? start(pattern, on: engine, atFrame: frame) : start(pattern, on: engine, at: time)
         }
+        let hapticPlayer = haptic.flatMap { begin($0, on: engines.haptic) }
+        let soundPlayer = sound.flatMap { s in engines.sound.flatMap { begin(s, on: $0) } }
         if hapticPlayer == nil && soundPlayer == nil { return nil }
         return TogetherPlayback(frame: frame, time: time, haptic: hapticPlayer, sound: soundPlayer)
     }

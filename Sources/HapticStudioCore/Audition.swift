@@ -72,7 +72,7 @@ public actor Audition {
         do { haptic = try studio.auditionHaptics(selection).map { try manager.prepare($0) } } catch {
             throw StudioError(500, "\(StudioFolder.quoted(name)): the haptic cannot be played (\(error))")
         }
-        guard let engine = manager.currentEngine, let first = manager.soonestTogetherFrame(margin: 0.05),
+        guard let engine = manager.currentEngine, let first = manager.soonestTogetherFrame(margin: Self.firstPassMargin(manager)),
             let started = AuditionLoop(
                 manager: manager, studio: studio, selection: selection, loop: loop, sound: sound, haptic: haptic, firstFrame: first,
                 sampleRate: Double(engine.configuration.sampleRate))
@@ -123,6 +123,16 @@ public actor Audition {
         }
         manager = made
         return made
+    }
+
+    /// Seconds beyond the engines' latency the first pass starts. Two devices just opened: after
+    /// their clock mappings have had a second to settle, as `rhythm` waits before its first beat
+    /// (each device's start is placed by its own mapping; the first timestamps through a sound
+    /// server are the least reliable: a first pass at once was 1–8 ms off between the devices).
+    static func firstPassMargin(_ manager: HapticManager) -> Double {
+        let engines = [manager.currentEngine, manager.currentAudioEngine].compactMap { $0 }
+        guard manager.isTwoDevice, engines.contains(where: { !$0.frameMapping.isSettled }) else { return 0.05 }
+        return 1.0
     }
 
     func unavailable(_ manager: HapticManager) -> StudioError {

@@ -1,4 +1,5 @@
 import Foundation
+import HapticALSATesting
 import HapticEngineTesting
 import HapticKit
 import Testing
@@ -76,6 +77,36 @@ enum AuditionRecording {
     }
 
     static func ms(_ samples: Int) -> Double { Double(samples) * 1000 / Double(rate) }
+
+    /// Sound − haptic skew (ms) of every hit of `passes` passes of the selection from `start`
+    /// (seconds of the sound), the sound on `sound`'s left channel, the haptic alone on `haptic`:
+    /// each hit's onset turned into the time its pass started, by its capture's own stamps (the
+    /// earliest bound of the second after: a read comes late, never early). Sound: its first
+    /// sample; haptic: the least-squares fit of `reference` (the whole sound's haptic render)
+    /// from 1 ms before the pattern's hit `times`. Nil where a hit is not found.
+    static func twoDeviceSkews(sound: ALSARecording, haptic: ALSARecording, reference: [Float], times: [Double],
+                               start: Double, passFrames: Int, passes: Int) -> [Double?] {
+        let left = RecordingAlignment.channel(sound.floatSamples, channels: 2, 0), h = haptic.floatSamples
+        func frames(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
+        guard let first = RecordingAlignment.firstAbove(left, 0.05), let felt = RecordingAlignment.firstAbove(h, 0.001),
+              let refFirst = RecordingAlignment.firstAbove(reference, 0.001, from: frames(start)) else { return [] }
+        let soundPass = first - frames(hitTimes[0] - start), hapticPass = felt - (refFirst - frames(start))
+        var skews: [Double?] = []
+        for k in 0..<passes {
+            for (hit, t) in zip(hitTimes, times) {
+                let due = soundPass + k * passFrames + frames(hit - start)
+                let onset = RecordingAlignment.firstAbove(left, 0.05, from: due - rate / 50, to: due + rate / 50)
+                let from = max(0, frames(t) - rate / 1000)
+                let head = Array(reference[from...])
+                let lag = RecordingAlignment.locate(h, reference: head, expected: [hapticPass + k * passFrames + from - frames(start)],
+                                                    window: rate / 50, threshold: 0.001, radius: 16)[0]
+                guard let onset, let lag, let ta = sound.monotonicNanos(ofFrame: onset, earliestWithin: 1),
+                      let th = haptic.monotonicNanos(ofFrame: lag, earliestWithin: 1) else { skews.append(nil); continue }
+                skews.append((Double(ta) / 1e6 - (hit - start) * 1000) - (Double(th) / 1e6 - (Double(from) / Double(rate) - start) * 1000))
+            }
+        }
+        return skews
+    }
 
     /// The checks both audition tests make on a recording of a loop of the whole sound, with the
     /// second hit deleted between `passesBeforeEdit` and `passesAfterEdit` passes scheduled:

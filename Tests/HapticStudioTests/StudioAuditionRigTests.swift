@@ -87,38 +87,55 @@ struct StudioAuditionRigTests {
             passesBeforeEdit: run.passesBeforeEdit, passesAfterEdit: run.passesAfterEdit, label: "studio audition rig", tolerance: 0.05)
     }
 
-    @Test("two devices (--haptic-device): the sound on the stereo sink, the haptic on the mono sink, together within one period")
+    @Test("two devices (--haptic-device): the sound on the stereo sink, the haptic on the mono sink; a loop's every hit: median and p95 skew within 1 ms, each within one period")
     func twoDevices() async throws {
         let folder = try AuditionRecording.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let period = 1024
+        let period = 1024, passes = 8
+        // A selection of the three hits: 1.25 s passes, 8 of them in 10 s.
+        let (start, end) = (0.2, 1.45)
         let studio = try StudioProcess([folder.path, "-D", Self.outB, "--haptic-device", Self.outMono, "--period", String(period), "--buffer-periods", "4"])
         defer { studio.stop() }
+        let view = try await studio.request("GET", "/api/sound?name=hits.wav")
+        let haptic = try #require((view.json as? [String: Any])?["haptic"] as? [String: Any])
+        let times = ((haptic["transients"] as? [[String: Any]]) ?? []).compactMap { $0["time"] as? Double }
+        try #require(times.count == 3 && zip(times, AuditionRecording.hitTimes).allSatisfy { abs($0 - $1) < 0.005 }, "the analysis finds the hits: \(times)")
         let text = try await studio.text("/api/pattern?name=hits.wav")
         let reference = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
-        let captureA = ALSACaptureDevice(name: Self.inB, channels: 2, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
-        let captureH = ALSACaptureDevice(name: Self.inMono, channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 30)
+        let captureA = ALSACaptureDevice(name: Self.inB, channels: 2, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 60)
+        let captureH = ALSACaptureDevice(name: Self.inMono, channels: 1, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 60)
         try captureA.start()
         try captureH.start()
-        let played = try await studio.request("POST", "/api/sounds/hits.wav/play", body: "{}")
+        let played = try await studio.request("POST", "/api/sounds/hits.wav/play", body: #"{"loop": true, "start": \#(start), "end": \#(end)}"#)
         #expect(played.status == 200, "\(played.json)")
-        #expect(await waitUntil(60) { ((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any])?["playing"] as? Bool == false },
-                "the single pass ends")
+        // Pass `passes` + 2 scheduled (a lead ahead of its start): the first `passes` have played their hits.
+        #expect(await waitUntil(120) {
+            (((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any])?["passes"] as? Int ?? 0) >= passes + 2
+        }, "the loop plays \(passes) passes")
+        _ = try await studio.request("POST", "/api/stop")
         #expect(captureA.waitForSilence(after: captureA.framesRecorded, frames: 9_600, timeout: 30)
-                && captureH.waitForSilence(after: captureH.framesRecorded, frames: 9_600, timeout: 30), "silence after the pass")
+                && captureH.waitForSilence(after: captureH.framesRecorded, frames: 9_600, timeout: 30), "silence after the stop")
         let recA = captureA.stop(), recH = captureH.stop()
         #expect(studio.stop() == 0)
         #expect(recA.overruns == 0 && recH.overruns == 0, "whole recordings")
-        let left = RecordingAlignment.channel(recA.floatSamples, channels: 2, 0)
-        let soundStart = try #require(AuditionRecording.soundStart(left), "the sound is on the stereo sink")
-        let onset = try #require(RecordingAlignment.firstAbove(recH.floatSamples, 0.001), "the haptic is on the mono sink")
-        let fit = AuditionRecording.hapticStart(recH.floatSamples, reference: reference, guess: onset - (RecordingAlignment.firstAbove(reference, 0.001) ?? 0))
-        let hitFrame = soundStart + Int((AuditionRecording.hitTimes[0] * 48_000).rounded())
-        let ta = try #require(recA.monotonicNanos(ofFrame: hitFrame)), th = try #require(recH.monotonicNanos(ofFrame: fit.index))
-        // The sound's pass starts the first hit's time before its onset.
-        let skew = (Double(ta) / 1e6 - AuditionRecording.hitTimes[0] * 1000) - Double(th) / 1e6
-        print("studio audition rig, two devices: sound − haptic start \(String(format: "%.3f", skew)) ms (capture stamps), haptic fit misfit \(fit.misfit); period \(String(format: "%.2f", Double(period) / 48)) ms")
-        #expect(fit.misfit < 0.05, "the haptic is the pattern's render")
-        #expect(abs(skew) < Double(period) / 48, "together within one period: \(skew) ms")
+        let passFrames = Int(((end - start) * 48_000).rounded())
+        let found = AuditionRecording.twoDeviceSkews(sound: recA, haptic: recH, reference: reference, times: times,
+                                                     start: start, passFrames: passFrames, passes: passes)
+        // A pass the loop skipped (its thread held up past the pass's start on a loaded machine:
+        // silent by design) has no hit in either recording; up to two are allowed.
+        let skipped = (0..<passes).filter { k in found.count == 3 * passes && found[3 * k..<3 * k + 3].allSatisfy { $0 == nil } }
+        let skews = found.compactMap { $0 }, sorted = skews.sorted(), magnitudes = skews.map(abs).sorted()
+        let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        let p95 = magnitudes.isEmpty ? .nan : magnitudes[min(magnitudes.count - 1, magnitudes.count * 95 / 100)]
+        func f(_ x: Double) -> String { String(format: "%+.3f", x) }
+        print("studio audition rig, two devices: \(skews.count) hits of \(passes) passes (skipped \(skipped)), sound − haptic (ms, capture stamps): "
+              + "median \(f(median)) p95 |\(String(format: "%.3f", p95))| min \(f(sorted.first ?? .nan)) max \(f(sorted.last ?? .nan)); "
+              + "period \(String(format: "%.2f", Double(period) / 48)) ms; each: \(found.map { $0.map(f) ?? "none" })")
+        #expect(found.count == 3 * passes && skipped.count <= 2 && skews.count == 3 * (passes - skipped.count),
+                "every hit of every pass played found in both recordings (passes skipped: \(skipped)): \(found)")
+        // The median: lockstep; p95: no pass off (a pass's sound once carried the haptic clock's
+        // error of the moment it was scheduled: ms on the first pass, as the engines open).
+        #expect(abs(median) < 1 && p95 < 1, "sound and haptic in lockstep: median skew \(median) ms, p95 |skew| \(p95) ms")
+        #expect(skews.allSatisfy { abs($0) < Double(period) / 48 }, "each hit within one period: \(skews)")
     }
 }
