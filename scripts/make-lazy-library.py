@@ -70,13 +70,9 @@ def wrapper(function, index, decls):
             sys.exit(f"make-lazy-library.py: {function} is variadic: it cannot be forwarded")
         parameters = [] if arguments in ("", "void") else [named(p, i) for i, p in enumerate(split_parameters(arguments))]
         signature = ", ".join(p for p, _ in parameters) or "void"
-        call = f"{function}_loaded({', '.join(n for _, n in parameters)})"
+        call = f"((__typeof__({function}) *)lazy_symbol({index}))({', '.join(n for _, n in parameters)})"
         body = call + ";" if result == "void" else "return " + call + ";"
-        return (
-            f"{result} {function}({signature}) {{\n"
-            f"    __typeof__({function}) *{function}_loaded = lazy_symbol({index});\n"
-            f"    {body}\n}}\n"
-        )
+        return f"{result} {function}({signature}) {{\n    {body}\n}}\n"
     sys.exit(f"make-lazy-library.py: {function}: no declaration in {sys.argv[2]}")
 
 

@@ -116,413 +116,331 @@ static inline void *lazy_symbol(size_t index) {
 }
 
 int snd_card_get_name(int card, char **name) {
-    __typeof__(snd_card_get_name) *snd_card_get_name_loaded = lazy_symbol(0);
-    return snd_card_get_name_loaded(card, name);
+    return ((__typeof__(snd_card_get_name) *)lazy_symbol(0))(card, name);
 }
 
 int snd_card_next(int *card) {
-    __typeof__(snd_card_next) *snd_card_next_loaded = lazy_symbol(1);
-    return snd_card_next_loaded(card);
+    return ((__typeof__(snd_card_next) *)lazy_symbol(1))(card);
 }
 
 int snd_config_delete(snd_config_t *config) {
-    __typeof__(snd_config_delete) *snd_config_delete_loaded = lazy_symbol(2);
-    return snd_config_delete_loaded(config);
+    return ((__typeof__(snd_config_delete) *)lazy_symbol(2))(config);
 }
 
 int snd_config_get_string(const snd_config_t *config, const char **value) {
-    __typeof__(snd_config_get_string) *snd_config_get_string_loaded = lazy_symbol(3);
-    return snd_config_get_string_loaded(config, value);
+    return ((__typeof__(snd_config_get_string) *)lazy_symbol(3))(config, value);
 }
 
 snd_config_type_t snd_config_get_type(const snd_config_t *config) {
-    __typeof__(snd_config_get_type) *snd_config_get_type_loaded = lazy_symbol(4);
-    return snd_config_get_type_loaded(config);
+    return ((__typeof__(snd_config_get_type) *)lazy_symbol(4))(config);
 }
 
 int snd_config_search(snd_config_t *config, const char *key, snd_config_t **result) {
-    __typeof__(snd_config_search) *snd_config_search_loaded = lazy_symbol(5);
-    return snd_config_search_loaded(config, key, result);
+    return ((__typeof__(snd_config_search) *)lazy_symbol(5))(config, key, result);
 }
 
 int snd_config_search_definition(snd_config_t *config, const char *base, const char *key, snd_config_t **result) {
-    __typeof__(snd_config_search_definition) *snd_config_search_definition_loaded = lazy_symbol(6);
-    return snd_config_search_definition_loaded(config, base, key, result);
+    return ((__typeof__(snd_config_search_definition) *)lazy_symbol(6))(config, base, key, result);
 }
 
 void snd_config_unref(snd_config_t *top) {
-    __typeof__(snd_config_unref) *snd_config_unref_loaded = lazy_symbol(7);
-    snd_config_unref_loaded(top);
+    ((__typeof__(snd_config_unref) *)lazy_symbol(7))(top);
 }
 
 int snd_config_update_ref(snd_config_t **top) {
-    __typeof__(snd_config_update_ref) *snd_config_update_ref_loaded = lazy_symbol(8);
-    return snd_config_update_ref_loaded(top);
+    return ((__typeof__(snd_config_update_ref) *)lazy_symbol(8))(top);
 }
 
 int snd_ctl_card_info(snd_ctl_t *ctl, snd_ctl_card_info_t *info) {
-    __typeof__(snd_ctl_card_info) *snd_ctl_card_info_loaded = lazy_symbol(9);
-    return snd_ctl_card_info_loaded(ctl, info);
+    return ((__typeof__(snd_ctl_card_info) *)lazy_symbol(9))(ctl, info);
 }
 
 void snd_ctl_card_info_free(snd_ctl_card_info_t *obj) {
-    __typeof__(snd_ctl_card_info_free) *snd_ctl_card_info_free_loaded = lazy_symbol(10);
-    snd_ctl_card_info_free_loaded(obj);
+    ((__typeof__(snd_ctl_card_info_free) *)lazy_symbol(10))(obj);
 }
 
 const char * snd_ctl_card_info_get_id(const snd_ctl_card_info_t *obj) {
-    __typeof__(snd_ctl_card_info_get_id) *snd_ctl_card_info_get_id_loaded = lazy_symbol(11);
-    return snd_ctl_card_info_get_id_loaded(obj);
+    return ((__typeof__(snd_ctl_card_info_get_id) *)lazy_symbol(11))(obj);
 }
 
 const char * snd_ctl_card_info_get_longname(const snd_ctl_card_info_t *obj) {
-    __typeof__(snd_ctl_card_info_get_longname) *snd_ctl_card_info_get_longname_loaded = lazy_symbol(12);
-    return snd_ctl_card_info_get_longname_loaded(obj);
+    return ((__typeof__(snd_ctl_card_info_get_longname) *)lazy_symbol(12))(obj);
 }
 
 const char * snd_ctl_card_info_get_name(const snd_ctl_card_info_t *obj) {
-    __typeof__(snd_ctl_card_info_get_name) *snd_ctl_card_info_get_name_loaded = lazy_symbol(13);
-    return snd_ctl_card_info_get_name_loaded(obj);
+    return ((__typeof__(snd_ctl_card_info_get_name) *)lazy_symbol(13))(obj);
 }
 
 int snd_ctl_card_info_malloc(snd_ctl_card_info_t **ptr) {
-    __typeof__(snd_ctl_card_info_malloc) *snd_ctl_card_info_malloc_loaded = lazy_symbol(14);
-    return snd_ctl_card_info_malloc_loaded(ptr);
+    return ((__typeof__(snd_ctl_card_info_malloc) *)lazy_symbol(14))(ptr);
 }
 
 int snd_ctl_close(snd_ctl_t *ctl) {
-    __typeof__(snd_ctl_close) *snd_ctl_close_loaded = lazy_symbol(15);
-    return snd_ctl_close_loaded(ctl);
+    return ((__typeof__(snd_ctl_close) *)lazy_symbol(15))(ctl);
 }
 
 int snd_ctl_open(snd_ctl_t **ctl, const char *name, int mode) {
-    __typeof__(snd_ctl_open) *snd_ctl_open_loaded = lazy_symbol(16);
-    return snd_ctl_open_loaded(ctl, name, mode);
+    return ((__typeof__(snd_ctl_open) *)lazy_symbol(16))(ctl, name, mode);
 }
 
 int snd_device_name_free_hint(void **hints) {
-    __typeof__(snd_device_name_free_hint) *snd_device_name_free_hint_loaded = lazy_symbol(17);
-    return snd_device_name_free_hint_loaded(hints);
+    return ((__typeof__(snd_device_name_free_hint) *)lazy_symbol(17))(hints);
 }
 
 char * snd_device_name_get_hint(const void *hint, const char *id) {
-    __typeof__(snd_device_name_get_hint) *snd_device_name_get_hint_loaded = lazy_symbol(18);
-    return snd_device_name_get_hint_loaded(hint, id);
+    return ((__typeof__(snd_device_name_get_hint) *)lazy_symbol(18))(hint, id);
 }
 
 int snd_device_name_hint(int card, const char *iface, void ***hints) {
-    __typeof__(snd_device_name_hint) *snd_device_name_hint_loaded = lazy_symbol(19);
-    return snd_device_name_hint_loaded(card, iface, hints);
+    return ((__typeof__(snd_device_name_hint) *)lazy_symbol(19))(card, iface, hints);
 }
 
 int snd_lib_error_set_handler(snd_lib_error_handler_t handler) {
-    __typeof__(snd_lib_error_set_handler) *snd_lib_error_set_handler_loaded = lazy_symbol(20);
-    return snd_lib_error_set_handler_loaded(handler);
+    return ((__typeof__(snd_lib_error_set_handler) *)lazy_symbol(20))(handler);
 }
 
 snd_pcm_sframes_t snd_pcm_avail_update(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_avail_update) *snd_pcm_avail_update_loaded = lazy_symbol(21);
-    return snd_pcm_avail_update_loaded(pcm);
+    return ((__typeof__(snd_pcm_avail_update) *)lazy_symbol(21))(pcm);
 }
 
 const char * snd_pcm_chmap_name(enum snd_pcm_chmap_position val) {
-    __typeof__(snd_pcm_chmap_name) *snd_pcm_chmap_name_loaded = lazy_symbol(22);
-    return snd_pcm_chmap_name_loaded(val);
+    return ((__typeof__(snd_pcm_chmap_name) *)lazy_symbol(22))(val);
 }
 
 int snd_pcm_close(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_close) *snd_pcm_close_loaded = lazy_symbol(23);
-    return snd_pcm_close_loaded(pcm);
+    return ((__typeof__(snd_pcm_close) *)lazy_symbol(23))(pcm);
 }
 
 int snd_pcm_delay(snd_pcm_t *pcm, snd_pcm_sframes_t *delayp) {
-    __typeof__(snd_pcm_delay) *snd_pcm_delay_loaded = lazy_symbol(24);
-    return snd_pcm_delay_loaded(pcm, delayp);
+    return ((__typeof__(snd_pcm_delay) *)lazy_symbol(24))(pcm, delayp);
 }
 
 int snd_pcm_drop(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_drop) *snd_pcm_drop_loaded = lazy_symbol(25);
-    return snd_pcm_drop_loaded(pcm);
+    return ((__typeof__(snd_pcm_drop) *)lazy_symbol(25))(pcm);
 }
 
 void snd_pcm_free_chmaps(snd_pcm_chmap_query_t **maps) {
-    __typeof__(snd_pcm_free_chmaps) *snd_pcm_free_chmaps_loaded = lazy_symbol(26);
-    snd_pcm_free_chmaps_loaded(maps);
+    ((__typeof__(snd_pcm_free_chmaps) *)lazy_symbol(26))(maps);
 }
 
 snd_pcm_chmap_t * snd_pcm_get_chmap(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_get_chmap) *snd_pcm_get_chmap_loaded = lazy_symbol(27);
-    return snd_pcm_get_chmap_loaded(pcm);
+    return ((__typeof__(snd_pcm_get_chmap) *)lazy_symbol(27))(pcm);
 }
 
 int snd_pcm_hw_params(snd_pcm_t *pcm, snd_pcm_hw_params_t *params) {
-    __typeof__(snd_pcm_hw_params) *snd_pcm_hw_params_loaded = lazy_symbol(28);
-    return snd_pcm_hw_params_loaded(pcm, params);
+    return ((__typeof__(snd_pcm_hw_params) *)lazy_symbol(28))(pcm, params);
 }
 
 int snd_pcm_hw_params_any(snd_pcm_t *pcm, snd_pcm_hw_params_t *params) {
-    __typeof__(snd_pcm_hw_params_any) *snd_pcm_hw_params_any_loaded = lazy_symbol(29);
-    return snd_pcm_hw_params_any_loaded(pcm, params);
+    return ((__typeof__(snd_pcm_hw_params_any) *)lazy_symbol(29))(pcm, params);
 }
 
 void snd_pcm_hw_params_free(snd_pcm_hw_params_t *obj) {
-    __typeof__(snd_pcm_hw_params_free) *snd_pcm_hw_params_free_loaded = lazy_symbol(30);
-    snd_pcm_hw_params_free_loaded(obj);
+    ((__typeof__(snd_pcm_hw_params_free) *)lazy_symbol(30))(obj);
 }
 
 int snd_pcm_hw_params_get_buffer_size(const snd_pcm_hw_params_t *params, snd_pcm_uframes_t *val) {
-    __typeof__(snd_pcm_hw_params_get_buffer_size) *snd_pcm_hw_params_get_buffer_size_loaded = lazy_symbol(31);
-    return snd_pcm_hw_params_get_buffer_size_loaded(params, val);
+    return ((__typeof__(snd_pcm_hw_params_get_buffer_size) *)lazy_symbol(31))(params, val);
 }
 
 int snd_pcm_hw_params_get_channels(const snd_pcm_hw_params_t *params, unsigned int *val) {
-    __typeof__(snd_pcm_hw_params_get_channels) *snd_pcm_hw_params_get_channels_loaded = lazy_symbol(32);
-    return snd_pcm_hw_params_get_channels_loaded(params, val);
+    return ((__typeof__(snd_pcm_hw_params_get_channels) *)lazy_symbol(32))(params, val);
 }
 
 int snd_pcm_hw_params_get_channels_max(const snd_pcm_hw_params_t *params, unsigned int *val) {
-    __typeof__(snd_pcm_hw_params_get_channels_max) *snd_pcm_hw_params_get_channels_max_loaded = lazy_symbol(33);
-    return snd_pcm_hw_params_get_channels_max_loaded(params, val);
+    return ((__typeof__(snd_pcm_hw_params_get_channels_max) *)lazy_symbol(33))(params, val);
 }
 
 int snd_pcm_hw_params_get_channels_min(const snd_pcm_hw_params_t *params, unsigned int *val) {
-    __typeof__(snd_pcm_hw_params_get_channels_min) *snd_pcm_hw_params_get_channels_min_loaded = lazy_symbol(34);
-    return snd_pcm_hw_params_get_channels_min_loaded(params, val);
+    return ((__typeof__(snd_pcm_hw_params_get_channels_min) *)lazy_symbol(34))(params, val);
 }
 
 int snd_pcm_hw_params_get_period_size(const snd_pcm_hw_params_t *params, snd_pcm_uframes_t *frames, int *dir) {
-    __typeof__(snd_pcm_hw_params_get_period_size) *snd_pcm_hw_params_get_period_size_loaded = lazy_symbol(35);
-    return snd_pcm_hw_params_get_period_size_loaded(params, frames, dir);
+    return ((__typeof__(snd_pcm_hw_params_get_period_size) *)lazy_symbol(35))(params, frames, dir);
 }
 
 int snd_pcm_hw_params_get_rate(const snd_pcm_hw_params_t *params, unsigned int *val, int *dir) {
-    __typeof__(snd_pcm_hw_params_get_rate) *snd_pcm_hw_params_get_rate_loaded = lazy_symbol(36);
-    return snd_pcm_hw_params_get_rate_loaded(params, val, dir);
+    return ((__typeof__(snd_pcm_hw_params_get_rate) *)lazy_symbol(36))(params, val, dir);
 }
 
 int snd_pcm_hw_params_get_rate_max(const snd_pcm_hw_params_t *params, unsigned int *val, int *dir) {
-    __typeof__(snd_pcm_hw_params_get_rate_max) *snd_pcm_hw_params_get_rate_max_loaded = lazy_symbol(37);
-    return snd_pcm_hw_params_get_rate_max_loaded(params, val, dir);
+    return ((__typeof__(snd_pcm_hw_params_get_rate_max) *)lazy_symbol(37))(params, val, dir);
 }
 
 int snd_pcm_hw_params_get_rate_min(const snd_pcm_hw_params_t *params, unsigned int *val, int *dir) {
-    __typeof__(snd_pcm_hw_params_get_rate_min) *snd_pcm_hw_params_get_rate_min_loaded = lazy_symbol(38);
-    return snd_pcm_hw_params_get_rate_min_loaded(params, val, dir);
+    return ((__typeof__(snd_pcm_hw_params_get_rate_min) *)lazy_symbol(38))(params, val, dir);
 }
 
 int snd_pcm_hw_params_malloc(snd_pcm_hw_params_t **ptr) {
-    __typeof__(snd_pcm_hw_params_malloc) *snd_pcm_hw_params_malloc_loaded = lazy_symbol(39);
-    return snd_pcm_hw_params_malloc_loaded(ptr);
+    return ((__typeof__(snd_pcm_hw_params_malloc) *)lazy_symbol(39))(ptr);
 }
 
 int snd_pcm_hw_params_set_access(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, snd_pcm_access_t _access) {
-    __typeof__(snd_pcm_hw_params_set_access) *snd_pcm_hw_params_set_access_loaded = lazy_symbol(40);
-    return snd_pcm_hw_params_set_access_loaded(pcm, params, _access);
+    return ((__typeof__(snd_pcm_hw_params_set_access) *)lazy_symbol(40))(pcm, params, _access);
 }
 
 int snd_pcm_hw_params_set_buffer_size_near(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, snd_pcm_uframes_t *val) {
-    __typeof__(snd_pcm_hw_params_set_buffer_size_near) *snd_pcm_hw_params_set_buffer_size_near_loaded = lazy_symbol(41);
-    return snd_pcm_hw_params_set_buffer_size_near_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_hw_params_set_buffer_size_near) *)lazy_symbol(41))(pcm, params, val);
 }
 
 int snd_pcm_hw_params_set_channels(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val) {
-    __typeof__(snd_pcm_hw_params_set_channels) *snd_pcm_hw_params_set_channels_loaded = lazy_symbol(42);
-    return snd_pcm_hw_params_set_channels_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_hw_params_set_channels) *)lazy_symbol(42))(pcm, params, val);
 }
 
 int snd_pcm_hw_params_set_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, snd_pcm_format_t val) {
-    __typeof__(snd_pcm_hw_params_set_format) *snd_pcm_hw_params_set_format_loaded = lazy_symbol(43);
-    return snd_pcm_hw_params_set_format_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_hw_params_set_format) *)lazy_symbol(43))(pcm, params, val);
 }
 
 int snd_pcm_hw_params_set_period_size_near(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, snd_pcm_uframes_t *val, int *dir) {
-    __typeof__(snd_pcm_hw_params_set_period_size_near) *snd_pcm_hw_params_set_period_size_near_loaded = lazy_symbol(44);
-    return snd_pcm_hw_params_set_period_size_near_loaded(pcm, params, val, dir);
+    return ((__typeof__(snd_pcm_hw_params_set_period_size_near) *)lazy_symbol(44))(pcm, params, val, dir);
 }
 
 int snd_pcm_hw_params_set_rate_near(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int *val, int *dir) {
-    __typeof__(snd_pcm_hw_params_set_rate_near) *snd_pcm_hw_params_set_rate_near_loaded = lazy_symbol(45);
-    return snd_pcm_hw_params_set_rate_near_loaded(pcm, params, val, dir);
+    return ((__typeof__(snd_pcm_hw_params_set_rate_near) *)lazy_symbol(45))(pcm, params, val, dir);
 }
 
 int snd_pcm_hw_params_test_channels(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val) {
-    __typeof__(snd_pcm_hw_params_test_channels) *snd_pcm_hw_params_test_channels_loaded = lazy_symbol(46);
-    return snd_pcm_hw_params_test_channels_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_hw_params_test_channels) *)lazy_symbol(46))(pcm, params, val);
 }
 
 int snd_pcm_hw_params_test_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, snd_pcm_format_t val) {
-    __typeof__(snd_pcm_hw_params_test_format) *snd_pcm_hw_params_test_format_loaded = lazy_symbol(47);
-    return snd_pcm_hw_params_test_format_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_hw_params_test_format) *)lazy_symbol(47))(pcm, params, val);
 }
 
 int snd_pcm_info(snd_pcm_t *pcm, snd_pcm_info_t *info) {
-    __typeof__(snd_pcm_info) *snd_pcm_info_loaded = lazy_symbol(48);
-    return snd_pcm_info_loaded(pcm, info);
+    return ((__typeof__(snd_pcm_info) *)lazy_symbol(48))(pcm, info);
 }
 
 void snd_pcm_info_free(snd_pcm_info_t *obj) {
-    __typeof__(snd_pcm_info_free) *snd_pcm_info_free_loaded = lazy_symbol(49);
-    snd_pcm_info_free_loaded(obj);
+    ((__typeof__(snd_pcm_info_free) *)lazy_symbol(49))(obj);
 }
 
 int snd_pcm_info_get_card(const snd_pcm_info_t *obj) {
-    __typeof__(snd_pcm_info_get_card) *snd_pcm_info_get_card_loaded = lazy_symbol(50);
-    return snd_pcm_info_get_card_loaded(obj);
+    return ((__typeof__(snd_pcm_info_get_card) *)lazy_symbol(50))(obj);
 }
 
 int snd_pcm_info_malloc(snd_pcm_info_t **ptr) {
-    __typeof__(snd_pcm_info_malloc) *snd_pcm_info_malloc_loaded = lazy_symbol(51);
-    return snd_pcm_info_malloc_loaded(ptr);
+    return ((__typeof__(snd_pcm_info_malloc) *)lazy_symbol(51))(ptr);
 }
 
 int snd_pcm_open(snd_pcm_t **pcm, const char *name, snd_pcm_stream_t stream, int mode) {
-    __typeof__(snd_pcm_open) *snd_pcm_open_loaded = lazy_symbol(52);
-    return snd_pcm_open_loaded(pcm, name, stream, mode);
+    return ((__typeof__(snd_pcm_open) *)lazy_symbol(52))(pcm, name, stream, mode);
 }
 
 int snd_pcm_prepare(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_prepare) *snd_pcm_prepare_loaded = lazy_symbol(53);
-    return snd_pcm_prepare_loaded(pcm);
+    return ((__typeof__(snd_pcm_prepare) *)lazy_symbol(53))(pcm);
 }
 
 snd_pcm_chmap_query_t ** snd_pcm_query_chmaps(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_query_chmaps) *snd_pcm_query_chmaps_loaded = lazy_symbol(54);
-    return snd_pcm_query_chmaps_loaded(pcm);
+    return ((__typeof__(snd_pcm_query_chmaps) *)lazy_symbol(54))(pcm);
 }
 
 snd_pcm_sframes_t snd_pcm_readi(snd_pcm_t *pcm, void *buffer, snd_pcm_uframes_t size) {
-    __typeof__(snd_pcm_readi) *snd_pcm_readi_loaded = lazy_symbol(55);
-    return snd_pcm_readi_loaded(pcm, buffer, size);
+    return ((__typeof__(snd_pcm_readi) *)lazy_symbol(55))(pcm, buffer, size);
 }
 
 int snd_pcm_recover(snd_pcm_t *pcm, int err, int silent) {
-    __typeof__(snd_pcm_recover) *snd_pcm_recover_loaded = lazy_symbol(56);
-    return snd_pcm_recover_loaded(pcm, err, silent);
+    return ((__typeof__(snd_pcm_recover) *)lazy_symbol(56))(pcm, err, silent);
 }
 
 int snd_pcm_resume(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_resume) *snd_pcm_resume_loaded = lazy_symbol(57);
-    return snd_pcm_resume_loaded(pcm);
+    return ((__typeof__(snd_pcm_resume) *)lazy_symbol(57))(pcm);
 }
 
 int snd_pcm_set_chmap(snd_pcm_t *pcm, const snd_pcm_chmap_t *map) {
-    __typeof__(snd_pcm_set_chmap) *snd_pcm_set_chmap_loaded = lazy_symbol(58);
-    return snd_pcm_set_chmap_loaded(pcm, map);
+    return ((__typeof__(snd_pcm_set_chmap) *)lazy_symbol(58))(pcm, map);
 }
 
 int snd_pcm_start(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_start) *snd_pcm_start_loaded = lazy_symbol(59);
-    return snd_pcm_start_loaded(pcm);
+    return ((__typeof__(snd_pcm_start) *)lazy_symbol(59))(pcm);
 }
 
 snd_pcm_state_t snd_pcm_state(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_state) *snd_pcm_state_loaded = lazy_symbol(60);
-    return snd_pcm_state_loaded(pcm);
+    return ((__typeof__(snd_pcm_state) *)lazy_symbol(60))(pcm);
 }
 
 const char * snd_pcm_state_name(const snd_pcm_state_t state) {
-    __typeof__(snd_pcm_state_name) *snd_pcm_state_name_loaded = lazy_symbol(61);
-    return snd_pcm_state_name_loaded(state);
+    return ((__typeof__(snd_pcm_state_name) *)lazy_symbol(61))(state);
 }
 
 int snd_pcm_status(snd_pcm_t *pcm, snd_pcm_status_t *status) {
-    __typeof__(snd_pcm_status) *snd_pcm_status_loaded = lazy_symbol(62);
-    return snd_pcm_status_loaded(pcm, status);
+    return ((__typeof__(snd_pcm_status) *)lazy_symbol(62))(pcm, status);
 }
 
 void snd_pcm_status_free(snd_pcm_status_t *obj) {
-    __typeof__(snd_pcm_status_free) *snd_pcm_status_free_loaded = lazy_symbol(63);
-    snd_pcm_status_free_loaded(obj);
+    ((__typeof__(snd_pcm_status_free) *)lazy_symbol(63))(obj);
 }
 
 snd_pcm_uframes_t snd_pcm_status_get_avail(const snd_pcm_status_t *obj) {
-    __typeof__(snd_pcm_status_get_avail) *snd_pcm_status_get_avail_loaded = lazy_symbol(64);
-    return snd_pcm_status_get_avail_loaded(obj);
+    return ((__typeof__(snd_pcm_status_get_avail) *)lazy_symbol(64))(obj);
 }
 
 snd_pcm_sframes_t snd_pcm_status_get_delay(const snd_pcm_status_t *obj) {
-    __typeof__(snd_pcm_status_get_delay) *snd_pcm_status_get_delay_loaded = lazy_symbol(65);
-    return snd_pcm_status_get_delay_loaded(obj);
+    return ((__typeof__(snd_pcm_status_get_delay) *)lazy_symbol(65))(obj);
 }
 
 void snd_pcm_status_get_htstamp(const snd_pcm_status_t *obj, snd_htimestamp_t *ptr) {
-    __typeof__(snd_pcm_status_get_htstamp) *snd_pcm_status_get_htstamp_loaded = lazy_symbol(66);
-    snd_pcm_status_get_htstamp_loaded(obj, ptr);
+    ((__typeof__(snd_pcm_status_get_htstamp) *)lazy_symbol(66))(obj, ptr);
 }
 
 snd_pcm_state_t snd_pcm_status_get_state(const snd_pcm_status_t *obj) {
-    __typeof__(snd_pcm_status_get_state) *snd_pcm_status_get_state_loaded = lazy_symbol(67);
-    return snd_pcm_status_get_state_loaded(obj);
+    return ((__typeof__(snd_pcm_status_get_state) *)lazy_symbol(67))(obj);
 }
 
 void snd_pcm_status_get_trigger_htstamp(const snd_pcm_status_t *obj, snd_htimestamp_t *ptr) {
-    __typeof__(snd_pcm_status_get_trigger_htstamp) *snd_pcm_status_get_trigger_htstamp_loaded = lazy_symbol(68);
-    snd_pcm_status_get_trigger_htstamp_loaded(obj, ptr);
+    ((__typeof__(snd_pcm_status_get_trigger_htstamp) *)lazy_symbol(68))(obj, ptr);
 }
 
 int snd_pcm_status_malloc(snd_pcm_status_t **ptr) {
-    __typeof__(snd_pcm_status_malloc) *snd_pcm_status_malloc_loaded = lazy_symbol(69);
-    return snd_pcm_status_malloc_loaded(ptr);
+    return ((__typeof__(snd_pcm_status_malloc) *)lazy_symbol(69))(ptr);
 }
 
 int snd_pcm_sw_params(snd_pcm_t *pcm, snd_pcm_sw_params_t *params) {
-    __typeof__(snd_pcm_sw_params) *snd_pcm_sw_params_loaded = lazy_symbol(70);
-    return snd_pcm_sw_params_loaded(pcm, params);
+    return ((__typeof__(snd_pcm_sw_params) *)lazy_symbol(70))(pcm, params);
 }
 
 int snd_pcm_sw_params_current(snd_pcm_t *pcm, snd_pcm_sw_params_t *params) {
-    __typeof__(snd_pcm_sw_params_current) *snd_pcm_sw_params_current_loaded = lazy_symbol(71);
-    return snd_pcm_sw_params_current_loaded(pcm, params);
+    return ((__typeof__(snd_pcm_sw_params_current) *)lazy_symbol(71))(pcm, params);
 }
 
 void snd_pcm_sw_params_free(snd_pcm_sw_params_t *obj) {
-    __typeof__(snd_pcm_sw_params_free) *snd_pcm_sw_params_free_loaded = lazy_symbol(72);
-    snd_pcm_sw_params_free_loaded(obj);
+    ((__typeof__(snd_pcm_sw_params_free) *)lazy_symbol(72))(obj);
 }
 
 int snd_pcm_sw_params_malloc(snd_pcm_sw_params_t **ptr) {
-    __typeof__(snd_pcm_sw_params_malloc) *snd_pcm_sw_params_malloc_loaded = lazy_symbol(73);
-    return snd_pcm_sw_params_malloc_loaded(ptr);
+    return ((__typeof__(snd_pcm_sw_params_malloc) *)lazy_symbol(73))(ptr);
 }
 
 int snd_pcm_sw_params_set_avail_min(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, snd_pcm_uframes_t val) {
-    __typeof__(snd_pcm_sw_params_set_avail_min) *snd_pcm_sw_params_set_avail_min_loaded = lazy_symbol(74);
-    return snd_pcm_sw_params_set_avail_min_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_sw_params_set_avail_min) *)lazy_symbol(74))(pcm, params, val);
 }
 
 int snd_pcm_sw_params_set_start_threshold(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, snd_pcm_uframes_t val) {
-    __typeof__(snd_pcm_sw_params_set_start_threshold) *snd_pcm_sw_params_set_start_threshold_loaded = lazy_symbol(75);
-    return snd_pcm_sw_params_set_start_threshold_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_sw_params_set_start_threshold) *)lazy_symbol(75))(pcm, params, val);
 }
 
 int snd_pcm_sw_params_set_tstamp_mode(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, snd_pcm_tstamp_t val) {
-    __typeof__(snd_pcm_sw_params_set_tstamp_mode) *snd_pcm_sw_params_set_tstamp_mode_loaded = lazy_symbol(76);
-    return snd_pcm_sw_params_set_tstamp_mode_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_sw_params_set_tstamp_mode) *)lazy_symbol(76))(pcm, params, val);
 }
 
 int snd_pcm_sw_params_set_tstamp_type(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, snd_pcm_tstamp_type_t val) {
-    __typeof__(snd_pcm_sw_params_set_tstamp_type) *snd_pcm_sw_params_set_tstamp_type_loaded = lazy_symbol(77);
-    return snd_pcm_sw_params_set_tstamp_type_loaded(pcm, params, val);
+    return ((__typeof__(snd_pcm_sw_params_set_tstamp_type) *)lazy_symbol(77))(pcm, params, val);
 }
 
 snd_pcm_type_t snd_pcm_type(snd_pcm_t *pcm) {
-    __typeof__(snd_pcm_type) *snd_pcm_type_loaded = lazy_symbol(78);
-    return snd_pcm_type_loaded(pcm);
+    return ((__typeof__(snd_pcm_type) *)lazy_symbol(78))(pcm);
 }
 
 int snd_pcm_wait(snd_pcm_t *pcm, int timeout) {
-    __typeof__(snd_pcm_wait) *snd_pcm_wait_loaded = lazy_symbol(79);
-    return snd_pcm_wait_loaded(pcm, timeout);
+    return ((__typeof__(snd_pcm_wait) *)lazy_symbol(79))(pcm, timeout);
 }
 
 snd_pcm_sframes_t snd_pcm_writei(snd_pcm_t *pcm, const void *buffer, snd_pcm_uframes_t size) {
-    __typeof__(snd_pcm_writei) *snd_pcm_writei_loaded = lazy_symbol(80);
-    return snd_pcm_writei_loaded(pcm, buffer, size);
+    return ((__typeof__(snd_pcm_writei) *)lazy_symbol(80))(pcm, buffer, size);
 }
 
 const char * snd_strerror(int errnum) {
-    __typeof__(snd_strerror) *snd_strerror_loaded = lazy_symbol(81);
-    return snd_strerror_loaded(errnum);
+    return ((__typeof__(snd_strerror) *)lazy_symbol(81))(errnum);
 }
 
 #pragma GCC visibility pop

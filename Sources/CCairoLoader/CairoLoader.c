@@ -92,283 +92,227 @@ static inline void *lazy_symbol(size_t index) {
 }
 
 void cairo_arc(cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2) {
-    __typeof__(cairo_arc) *cairo_arc_loaded = lazy_symbol(0);
-    cairo_arc_loaded(cr, xc, yc, radius, angle1, angle2);
+    ((__typeof__(cairo_arc) *)lazy_symbol(0))(cr, xc, yc, radius, angle1, angle2);
 }
 
 void cairo_clip(cairo_t *cr) {
-    __typeof__(cairo_clip) *cairo_clip_loaded = lazy_symbol(1);
-    cairo_clip_loaded(cr);
+    ((__typeof__(cairo_clip) *)lazy_symbol(1))(cr);
 }
 
 void cairo_close_path(cairo_t *cr) {
-    __typeof__(cairo_close_path) *cairo_close_path_loaded = lazy_symbol(2);
-    cairo_close_path_loaded(cr);
+    ((__typeof__(cairo_close_path) *)lazy_symbol(2))(cr);
 }
 
 cairo_t * cairo_create(cairo_surface_t *target) {
-    __typeof__(cairo_create) *cairo_create_loaded = lazy_symbol(3);
-    return cairo_create_loaded(target);
+    return ((__typeof__(cairo_create) *)lazy_symbol(3))(target);
 }
 
 void cairo_destroy(cairo_t *cr) {
-    __typeof__(cairo_destroy) *cairo_destroy_loaded = lazy_symbol(4);
-    cairo_destroy_loaded(cr);
+    ((__typeof__(cairo_destroy) *)lazy_symbol(4))(cr);
 }
 
 void cairo_fill(cairo_t *cr) {
-    __typeof__(cairo_fill) *cairo_fill_loaded = lazy_symbol(5);
-    cairo_fill_loaded(cr);
+    ((__typeof__(cairo_fill) *)lazy_symbol(5))(cr);
 }
 
 cairo_font_options_t * cairo_font_options_create(void) {
-    __typeof__(cairo_font_options_create) *cairo_font_options_create_loaded = lazy_symbol(6);
-    return cairo_font_options_create_loaded();
+    return ((__typeof__(cairo_font_options_create) *)lazy_symbol(6))();
 }
 
 void cairo_font_options_destroy(cairo_font_options_t *options) {
-    __typeof__(cairo_font_options_destroy) *cairo_font_options_destroy_loaded = lazy_symbol(7);
-    cairo_font_options_destroy_loaded(options);
+    ((__typeof__(cairo_font_options_destroy) *)lazy_symbol(7))(options);
 }
 
 void cairo_font_options_set_hint_metrics(cairo_font_options_t *options, cairo_hint_metrics_t hint_metrics) {
-    __typeof__(cairo_font_options_set_hint_metrics) *cairo_font_options_set_hint_metrics_loaded = lazy_symbol(8);
-    cairo_font_options_set_hint_metrics_loaded(options, hint_metrics);
+    ((__typeof__(cairo_font_options_set_hint_metrics) *)lazy_symbol(8))(options, hint_metrics);
 }
 
 cairo_bool_t cairo_has_current_point(cairo_t *cr) {
-    __typeof__(cairo_has_current_point) *cairo_has_current_point_loaded = lazy_symbol(9);
-    return cairo_has_current_point_loaded(cr);
+    return ((__typeof__(cairo_has_current_point) *)lazy_symbol(9))(cr);
 }
 
 cairo_surface_t * cairo_image_surface_create(cairo_format_t format, int width, int height) {
-    __typeof__(cairo_image_surface_create) *cairo_image_surface_create_loaded = lazy_symbol(10);
-    return cairo_image_surface_create_loaded(format, width, height);
+    return ((__typeof__(cairo_image_surface_create) *)lazy_symbol(10))(format, width, height);
 }
 
 cairo_surface_t * cairo_image_surface_create_from_png_stream(cairo_read_func_t read_func, void *closure) {
-    __typeof__(cairo_image_surface_create_from_png_stream) *cairo_image_surface_create_from_png_stream_loaded = lazy_symbol(11);
-    return cairo_image_surface_create_from_png_stream_loaded(read_func, closure);
+    return ((__typeof__(cairo_image_surface_create_from_png_stream) *)lazy_symbol(11))(read_func, closure);
 }
 
 unsigned char * cairo_image_surface_get_data(cairo_surface_t *surface) {
-    __typeof__(cairo_image_surface_get_data) *cairo_image_surface_get_data_loaded = lazy_symbol(12);
-    return cairo_image_surface_get_data_loaded(surface);
+    return ((__typeof__(cairo_image_surface_get_data) *)lazy_symbol(12))(surface);
 }
 
 int cairo_image_surface_get_height(cairo_surface_t *surface) {
-    __typeof__(cairo_image_surface_get_height) *cairo_image_surface_get_height_loaded = lazy_symbol(13);
-    return cairo_image_surface_get_height_loaded(surface);
+    return ((__typeof__(cairo_image_surface_get_height) *)lazy_symbol(13))(surface);
 }
 
 int cairo_image_surface_get_stride(cairo_surface_t *surface) {
-    __typeof__(cairo_image_surface_get_stride) *cairo_image_surface_get_stride_loaded = lazy_symbol(14);
-    return cairo_image_surface_get_stride_loaded(surface);
+    return ((__typeof__(cairo_image_surface_get_stride) *)lazy_symbol(14))(surface);
 }
 
 int cairo_image_surface_get_width(cairo_surface_t *surface) {
-    __typeof__(cairo_image_surface_get_width) *cairo_image_surface_get_width_loaded = lazy_symbol(15);
-    return cairo_image_surface_get_width_loaded(surface);
+    return ((__typeof__(cairo_image_surface_get_width) *)lazy_symbol(15))(surface);
 }
 
 void cairo_line_to(cairo_t *cr, double x, double y) {
-    __typeof__(cairo_line_to) *cairo_line_to_loaded = lazy_symbol(16);
-    cairo_line_to_loaded(cr, x, y);
+    ((__typeof__(cairo_line_to) *)lazy_symbol(16))(cr, x, y);
 }
 
 void cairo_matrix_init_translate(cairo_matrix_t *matrix, double tx, double ty) {
-    __typeof__(cairo_matrix_init_translate) *cairo_matrix_init_translate_loaded = lazy_symbol(17);
-    cairo_matrix_init_translate_loaded(matrix, tx, ty);
+    ((__typeof__(cairo_matrix_init_translate) *)lazy_symbol(17))(matrix, tx, ty);
 }
 
 void cairo_move_to(cairo_t *cr, double x, double y) {
-    __typeof__(cairo_move_to) *cairo_move_to_loaded = lazy_symbol(18);
-    cairo_move_to_loaded(cr, x, y);
+    ((__typeof__(cairo_move_to) *)lazy_symbol(18))(cr, x, y);
 }
 
 void cairo_new_path(cairo_t *cr) {
-    __typeof__(cairo_new_path) *cairo_new_path_loaded = lazy_symbol(19);
-    cairo_new_path_loaded(cr);
+    ((__typeof__(cairo_new_path) *)lazy_symbol(19))(cr);
 }
 
 void cairo_new_sub_path(cairo_t *cr) {
-    __typeof__(cairo_new_sub_path) *cairo_new_sub_path_loaded = lazy_symbol(20);
-    cairo_new_sub_path_loaded(cr);
+    ((__typeof__(cairo_new_sub_path) *)lazy_symbol(20))(cr);
 }
 
 cairo_surface_t * cairo_recording_surface_create(cairo_content_t content, const cairo_rectangle_t *extents) {
-    __typeof__(cairo_recording_surface_create) *cairo_recording_surface_create_loaded = lazy_symbol(21);
-    return cairo_recording_surface_create_loaded(content, extents);
+    return ((__typeof__(cairo_recording_surface_create) *)lazy_symbol(21))(content, extents);
 }
 
 cairo_pattern_t * cairo_pattern_create_for_surface(cairo_surface_t *surface) {
-    __typeof__(cairo_pattern_create_for_surface) *cairo_pattern_create_for_surface_loaded = lazy_symbol(22);
-    return cairo_pattern_create_for_surface_loaded(surface);
+    return ((__typeof__(cairo_pattern_create_for_surface) *)lazy_symbol(22))(surface);
 }
 
 void cairo_pattern_destroy(cairo_pattern_t *pattern) {
-    __typeof__(cairo_pattern_destroy) *cairo_pattern_destroy_loaded = lazy_symbol(23);
-    cairo_pattern_destroy_loaded(pattern);
+    ((__typeof__(cairo_pattern_destroy) *)lazy_symbol(23))(pattern);
 }
 
 void cairo_pattern_set_extend(cairo_pattern_t *pattern, cairo_extend_t extend) {
-    __typeof__(cairo_pattern_set_extend) *cairo_pattern_set_extend_loaded = lazy_symbol(24);
-    cairo_pattern_set_extend_loaded(pattern, extend);
+    ((__typeof__(cairo_pattern_set_extend) *)lazy_symbol(24))(pattern, extend);
 }
 
 void cairo_pattern_set_filter(cairo_pattern_t *pattern, cairo_filter_t filter) {
-    __typeof__(cairo_pattern_set_filter) *cairo_pattern_set_filter_loaded = lazy_symbol(25);
-    cairo_pattern_set_filter_loaded(pattern, filter);
+    ((__typeof__(cairo_pattern_set_filter) *)lazy_symbol(25))(pattern, filter);
 }
 
 void cairo_pattern_set_matrix(cairo_pattern_t *pattern, const cairo_matrix_t *matrix) {
-    __typeof__(cairo_pattern_set_matrix) *cairo_pattern_set_matrix_loaded = lazy_symbol(26);
-    cairo_pattern_set_matrix_loaded(pattern, matrix);
+    ((__typeof__(cairo_pattern_set_matrix) *)lazy_symbol(26))(pattern, matrix);
 }
 
 cairo_surface_t * cairo_pdf_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) {
-    __typeof__(cairo_pdf_surface_create_for_stream) *cairo_pdf_surface_create_for_stream_loaded = lazy_symbol(27);
-    return cairo_pdf_surface_create_for_stream_loaded(write_func, closure, width_in_points, height_in_points);
+    return ((__typeof__(cairo_pdf_surface_create_for_stream) *)lazy_symbol(27))(write_func, closure, width_in_points, height_in_points);
 }
 
 void cairo_pdf_surface_set_metadata(cairo_surface_t *surface, cairo_pdf_metadata_t metadata, const char *utf8) {
-    __typeof__(cairo_pdf_surface_set_metadata) *cairo_pdf_surface_set_metadata_loaded = lazy_symbol(28);
-    cairo_pdf_surface_set_metadata_loaded(surface, metadata, utf8);
+    ((__typeof__(cairo_pdf_surface_set_metadata) *)lazy_symbol(28))(surface, metadata, utf8);
 }
 
 void cairo_rectangle(cairo_t *cr, double x, double y, double width, double height) {
-    __typeof__(cairo_rectangle) *cairo_rectangle_loaded = lazy_symbol(29);
-    cairo_rectangle_loaded(cr, x, y, width, height);
+    ((__typeof__(cairo_rectangle) *)lazy_symbol(29))(cr, x, y, width, height);
 }
 
 void cairo_restore(cairo_t *cr) {
-    __typeof__(cairo_restore) *cairo_restore_loaded = lazy_symbol(30);
-    cairo_restore_loaded(cr);
+    ((__typeof__(cairo_restore) *)lazy_symbol(30))(cr);
 }
 
 void cairo_rotate(cairo_t *cr, double angle) {
-    __typeof__(cairo_rotate) *cairo_rotate_loaded = lazy_symbol(31);
-    cairo_rotate_loaded(cr, angle);
+    ((__typeof__(cairo_rotate) *)lazy_symbol(31))(cr, angle);
 }
 
 void cairo_save(cairo_t *cr) {
-    __typeof__(cairo_save) *cairo_save_loaded = lazy_symbol(32);
-    cairo_save_loaded(cr);
+    ((__typeof__(cairo_save) *)lazy_symbol(32))(cr);
 }
 
 void cairo_select_font_face(cairo_t *cr, const char *family, cairo_font_slant_t slant, cairo_font_weight_t weight) {
-    __typeof__(cairo_select_font_face) *cairo_select_font_face_loaded = lazy_symbol(33);
-    cairo_select_font_face_loaded(cr, family, slant, weight);
+    ((__typeof__(cairo_select_font_face) *)lazy_symbol(33))(cr, family, slant, weight);
 }
 
 void cairo_set_dash(cairo_t *cr, const double *dashes, int num_dashes, double offset) {
-    __typeof__(cairo_set_dash) *cairo_set_dash_loaded = lazy_symbol(34);
-    cairo_set_dash_loaded(cr, dashes, num_dashes, offset);
+    ((__typeof__(cairo_set_dash) *)lazy_symbol(34))(cr, dashes, num_dashes, offset);
 }
 
 void cairo_set_font_options(cairo_t *cr, const cairo_font_options_t *options) {
-    __typeof__(cairo_set_font_options) *cairo_set_font_options_loaded = lazy_symbol(35);
-    cairo_set_font_options_loaded(cr, options);
+    ((__typeof__(cairo_set_font_options) *)lazy_symbol(35))(cr, options);
 }
 
 void cairo_set_font_size(cairo_t *cr, double size) {
-    __typeof__(cairo_set_font_size) *cairo_set_font_size_loaded = lazy_symbol(36);
-    cairo_set_font_size_loaded(cr, size);
+    ((__typeof__(cairo_set_font_size) *)lazy_symbol(36))(cr, size);
 }
 
 void cairo_set_line_cap(cairo_t *cr, cairo_line_cap_t line_cap) {
-    __typeof__(cairo_set_line_cap) *cairo_set_line_cap_loaded = lazy_symbol(37);
-    cairo_set_line_cap_loaded(cr, line_cap);
+    ((__typeof__(cairo_set_line_cap) *)lazy_symbol(37))(cr, line_cap);
 }
 
 void cairo_set_line_join(cairo_t *cr, cairo_line_join_t line_join) {
-    __typeof__(cairo_set_line_join) *cairo_set_line_join_loaded = lazy_symbol(38);
-    cairo_set_line_join_loaded(cr, line_join);
+    ((__typeof__(cairo_set_line_join) *)lazy_symbol(38))(cr, line_join);
 }
 
 void cairo_set_line_width(cairo_t *cr, double width) {
-    __typeof__(cairo_set_line_width) *cairo_set_line_width_loaded = lazy_symbol(39);
-    cairo_set_line_width_loaded(cr, width);
+    ((__typeof__(cairo_set_line_width) *)lazy_symbol(39))(cr, width);
 }
 
 void cairo_set_source(cairo_t *cr, cairo_pattern_t *source) {
-    __typeof__(cairo_set_source) *cairo_set_source_loaded = lazy_symbol(40);
-    cairo_set_source_loaded(cr, source);
+    ((__typeof__(cairo_set_source) *)lazy_symbol(40))(cr, source);
 }
 
 void cairo_set_source_rgba(cairo_t *cr, double red, double green, double blue, double alpha) {
-    __typeof__(cairo_set_source_rgba) *cairo_set_source_rgba_loaded = lazy_symbol(41);
-    cairo_set_source_rgba_loaded(cr, red, green, blue, alpha);
+    ((__typeof__(cairo_set_source_rgba) *)lazy_symbol(41))(cr, red, green, blue, alpha);
 }
 
 void cairo_show_text(cairo_t *cr, const char *utf8) {
-    __typeof__(cairo_show_text) *cairo_show_text_loaded = lazy_symbol(42);
-    cairo_show_text_loaded(cr, utf8);
+    ((__typeof__(cairo_show_text) *)lazy_symbol(42))(cr, utf8);
 }
 
 cairo_status_t cairo_status(cairo_t *cr) {
-    __typeof__(cairo_status) *cairo_status_loaded = lazy_symbol(43);
-    return cairo_status_loaded(cr);
+    return ((__typeof__(cairo_status) *)lazy_symbol(43))(cr);
 }
 
 const char * cairo_status_to_string(cairo_status_t status) {
-    __typeof__(cairo_status_to_string) *cairo_status_to_string_loaded = lazy_symbol(44);
-    return cairo_status_to_string_loaded(status);
+    return ((__typeof__(cairo_status_to_string) *)lazy_symbol(44))(status);
 }
 
 void cairo_stroke(cairo_t *cr) {
-    __typeof__(cairo_stroke) *cairo_stroke_loaded = lazy_symbol(45);
-    cairo_stroke_loaded(cr);
+    ((__typeof__(cairo_stroke) *)lazy_symbol(45))(cr);
 }
 
 void cairo_surface_destroy(cairo_surface_t *surface) {
-    __typeof__(cairo_surface_destroy) *cairo_surface_destroy_loaded = lazy_symbol(46);
-    cairo_surface_destroy_loaded(surface);
+    ((__typeof__(cairo_surface_destroy) *)lazy_symbol(46))(surface);
 }
 
 void cairo_surface_finish(cairo_surface_t *surface) {
-    __typeof__(cairo_surface_finish) *cairo_surface_finish_loaded = lazy_symbol(47);
-    cairo_surface_finish_loaded(surface);
+    ((__typeof__(cairo_surface_finish) *)lazy_symbol(47))(surface);
 }
 
 void cairo_surface_flush(cairo_surface_t *surface) {
-    __typeof__(cairo_surface_flush) *cairo_surface_flush_loaded = lazy_symbol(48);
-    cairo_surface_flush_loaded(surface);
+    ((__typeof__(cairo_surface_flush) *)lazy_symbol(48))(surface);
 }
 
 void cairo_surface_mark_dirty(cairo_surface_t *surface) {
-    __typeof__(cairo_surface_mark_dirty) *cairo_surface_mark_dirty_loaded = lazy_symbol(49);
-    cairo_surface_mark_dirty_loaded(surface);
+    ((__typeof__(cairo_surface_mark_dirty) *)lazy_symbol(49))(surface);
 }
 
 cairo_status_t cairo_surface_status(cairo_surface_t *surface) {
-    __typeof__(cairo_surface_status) *cairo_surface_status_loaded = lazy_symbol(50);
-    return cairo_surface_status_loaded(surface);
+    return ((__typeof__(cairo_surface_status) *)lazy_symbol(50))(surface);
 }
 
 cairo_status_t cairo_surface_write_to_png_stream(cairo_surface_t *surface, cairo_write_func_t write_func, void *closure) {
-    __typeof__(cairo_surface_write_to_png_stream) *cairo_surface_write_to_png_stream_loaded = lazy_symbol(51);
-    return cairo_surface_write_to_png_stream_loaded(surface, write_func, closure);
+    return ((__typeof__(cairo_surface_write_to_png_stream) *)lazy_symbol(51))(surface, write_func, closure);
 }
 
 cairo_surface_t * cairo_svg_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) {
-    __typeof__(cairo_svg_surface_create_for_stream) *cairo_svg_surface_create_for_stream_loaded = lazy_symbol(52);
-    return cairo_svg_surface_create_for_stream_loaded(write_func, closure, width_in_points, height_in_points);
+    return ((__typeof__(cairo_svg_surface_create_for_stream) *)lazy_symbol(52))(write_func, closure, width_in_points, height_in_points);
 }
 
 void cairo_svg_surface_set_document_unit(cairo_surface_t *surface, cairo_svg_unit_t unit) {
-    __typeof__(cairo_svg_surface_set_document_unit) *cairo_svg_surface_set_document_unit_loaded = lazy_symbol(53);
-    cairo_svg_surface_set_document_unit_loaded(surface, unit);
+    ((__typeof__(cairo_svg_surface_set_document_unit) *)lazy_symbol(53))(surface, unit);
 }
 
 void cairo_text_extents(cairo_t *cr, const char *utf8, cairo_text_extents_t *extents) {
-    __typeof__(cairo_text_extents) *cairo_text_extents_loaded = lazy_symbol(54);
-    cairo_text_extents_loaded(cr, utf8, extents);
+    ((__typeof__(cairo_text_extents) *)lazy_symbol(54))(cr, utf8, extents);
 }
 
 void cairo_translate(cairo_t *cr, double tx, double ty) {
-    __typeof__(cairo_translate) *cairo_translate_loaded = lazy_symbol(55);
-    cairo_translate_loaded(cr, tx, ty);
+    ((__typeof__(cairo_translate) *)lazy_symbol(55))(cr, tx, ty);
 }
 
 #pragma GCC visibility pop

@@ -56,113 +56,91 @@ static inline void *lazy_symbol(size_t index) {
 }
 
 int lo_bundle_add_message(lo_bundle b, const char *path, lo_message m) {
-    __typeof__(lo_bundle_add_message) *lo_bundle_add_message_loaded = lazy_symbol(0);
-    return lo_bundle_add_message_loaded(b, path, m);
+    return ((__typeof__(lo_bundle_add_message) *)lazy_symbol(0))(b, path, m);
 }
 
 void lo_bundle_free(lo_bundle b) {
-    __typeof__(lo_bundle_free) *lo_bundle_free_loaded = lazy_symbol(1);
-    lo_bundle_free_loaded(b);
+    ((__typeof__(lo_bundle_free) *)lazy_symbol(1))(b);
 }
 
 lo_bundle lo_bundle_new(lo_timetag tt) {
-    __typeof__(lo_bundle_new) *lo_bundle_new_loaded = lazy_symbol(2);
-    return lo_bundle_new_loaded(tt);
+    return ((__typeof__(lo_bundle_new) *)lazy_symbol(2))(tt);
 }
 
 void * lo_bundle_serialise(lo_bundle b, void *to, size_t *size) {
-    __typeof__(lo_bundle_serialise) *lo_bundle_serialise_loaded = lazy_symbol(3);
-    return lo_bundle_serialise_loaded(b, to, size);
+    return ((__typeof__(lo_bundle_serialise) *)lazy_symbol(3))(b, to, size);
 }
 
 int lo_message_add_double(lo_message m, double a) {
-    __typeof__(lo_message_add_double) *lo_message_add_double_loaded = lazy_symbol(4);
-    return lo_message_add_double_loaded(m, a);
+    return ((__typeof__(lo_message_add_double) *)lazy_symbol(4))(m, a);
 }
 
 int lo_message_add_float(lo_message m, float a) {
-    __typeof__(lo_message_add_float) *lo_message_add_float_loaded = lazy_symbol(5);
-    return lo_message_add_float_loaded(m, a);
+    return ((__typeof__(lo_message_add_float) *)lazy_symbol(5))(m, a);
 }
 
 int lo_message_add_int32(lo_message m, int32_t a) {
-    __typeof__(lo_message_add_int32) *lo_message_add_int32_loaded = lazy_symbol(6);
-    return lo_message_add_int32_loaded(m, a);
+    return ((__typeof__(lo_message_add_int32) *)lazy_symbol(6))(m, a);
 }
 
 int lo_message_add_int64(lo_message m, int64_t a) {
-    __typeof__(lo_message_add_int64) *lo_message_add_int64_loaded = lazy_symbol(7);
-    return lo_message_add_int64_loaded(m, a);
+    return ((__typeof__(lo_message_add_int64) *)lazy_symbol(7))(m, a);
 }
 
 int lo_message_add_string(lo_message m, const char *a) {
-    __typeof__(lo_message_add_string) *lo_message_add_string_loaded = lazy_symbol(8);
-    return lo_message_add_string_loaded(m, a);
+    return ((__typeof__(lo_message_add_string) *)lazy_symbol(8))(m, a);
 }
 
 lo_message lo_message_deserialise(void *data, size_t size, int *result) {
-    __typeof__(lo_message_deserialise) *lo_message_deserialise_loaded = lazy_symbol(9);
-    return lo_message_deserialise_loaded(data, size, result);
+    return ((__typeof__(lo_message_deserialise) *)lazy_symbol(9))(data, size, result);
 }
 
 void lo_message_free(lo_message m) {
-    __typeof__(lo_message_free) *lo_message_free_loaded = lazy_symbol(10);
-    lo_message_free_loaded(m);
+    ((__typeof__(lo_message_free) *)lazy_symbol(10))(m);
 }
 
 int lo_message_get_argc(lo_message m) {
-    __typeof__(lo_message_get_argc) *lo_message_get_argc_loaded = lazy_symbol(11);
-    return lo_message_get_argc_loaded(m);
+    return ((__typeof__(lo_message_get_argc) *)lazy_symbol(11))(m);
 }
 
 lo_arg ** lo_message_get_argv(lo_message m) {
-    __typeof__(lo_message_get_argv) *lo_message_get_argv_loaded = lazy_symbol(12);
-    return lo_message_get_argv_loaded(m);
+    return ((__typeof__(lo_message_get_argv) *)lazy_symbol(12))(m);
 }
 
 lo_timetag lo_message_get_timestamp(lo_message m) {
-    __typeof__(lo_message_get_timestamp) *lo_message_get_timestamp_loaded = lazy_symbol(13);
-    return lo_message_get_timestamp_loaded(m);
+    return ((__typeof__(lo_message_get_timestamp) *)lazy_symbol(13))(m);
 }
 
 char * lo_message_get_types(lo_message m) {
-    __typeof__(lo_message_get_types) *lo_message_get_types_loaded = lazy_symbol(14);
-    return lo_message_get_types_loaded(m);
+    return ((__typeof__(lo_message_get_types) *)lazy_symbol(14))(m);
 }
 
 lo_message lo_message_new(void) {
-    __typeof__(lo_message_new) *lo_message_new_loaded = lazy_symbol(15);
-    return lo_message_new_loaded();
+    return ((__typeof__(lo_message_new) *)lazy_symbol(15))();
 }
 
 void * lo_message_serialise(lo_message m, const char *path, void *to, size_t *size) {
-    __typeof__(lo_message_serialise) *lo_message_serialise_loaded = lazy_symbol(16);
-    return lo_message_serialise_loaded(m, path, to, size);
+    return ((__typeof__(lo_message_serialise) *)lazy_symbol(16))(m, path, to, size);
 }
 
 lo_method lo_server_add_method(lo_server s, const char *path, const char *typespec, lo_method_handler h, const void *user_data) {
-    __typeof__(lo_server_add_method) *lo_server_add_method_loaded = lazy_symbol(17);
-    return lo_server_add_method_loaded(s, path, typespec, h, user_data);
+    return ((__typeof__(lo_server_add_method) *)lazy_symbol(17))(s, path, typespec, h, user_data);
 }
 
 int lo_server_dispatch_data(lo_server s, void *data, size_t size) {
-    __typeof__(lo_server_dispatch_data) *lo_server_dispatch_data_loaded = lazy_symbol(18);
-    return lo_server_dispatch_data_loaded(s, data, size);
+    return ((__typeof__(lo_server_dispatch_data) *)lazy_symbol(18))(s, data, size);
 }
 
 int lo_server_enable_queue(lo_server s, int queue_enabled, int dispatch_remaining) {
-    __typeof__(lo_server_enable_queue) *lo_server_enable_queue_loaded = lazy_symbol(19);
-    return lo_server_enable_queue_loaded(s, queue_enabled, dispatch_remaining);
+    return ((__typeof__(lo_server_enable_queue) *)lazy_symbol(19))(s, queue_enabled, dispatch_remaining);
 }
 
 void lo_server_free(lo_server s) {
-    __typeof__(lo_server_free) *lo_server_free_loaded = lazy_symbol(20);
-    lo_server_free_loaded(s);
+    ((__typeof__(lo_server_free) *)lazy_symbol(20))(s);
 }
 
 lo_server lo_server_new_with_proto(const char *port, int proto, lo_err_handler err_h) {
-    __typeof__(lo_server_new_with_proto) *lo_server_new_with_proto_loaded = lazy_symbol(21);
-    return lo_server_new_with_proto_loaded(port, proto, err_h);
+    return ((__typeof__(lo_server_new_with_proto) *)lazy_symbol(21))(port, proto, err_h);
 }
 
 #pragma GCC visibility pop

@@ -46,63 +46,51 @@ static inline void *lazy_symbol(size_t index) {
 }
 
 int sf_close(SNDFILE *sndfile) {
-    __typeof__(sf_close) *sf_close_loaded = lazy_symbol(0);
-    return sf_close_loaded(sndfile);
+    return ((__typeof__(sf_close) *)lazy_symbol(0))(sndfile);
 }
 
 int sf_command(SNDFILE *sndfile, int command, void *data, int datasize) {
-    __typeof__(sf_command) *sf_command_loaded = lazy_symbol(1);
-    return sf_command_loaded(sndfile, command, data, datasize);
+    return ((__typeof__(sf_command) *)lazy_symbol(1))(sndfile, command, data, datasize);
 }
 
 int sf_error(SNDFILE *sndfile) {
-    __typeof__(sf_error) *sf_error_loaded = lazy_symbol(2);
-    return sf_error_loaded(sndfile);
+    return ((__typeof__(sf_error) *)lazy_symbol(2))(sndfile);
 }
 
 const char* sf_error_number(int errnum) {
-    __typeof__(sf_error_number) *sf_error_number_loaded = lazy_symbol(3);
-    return sf_error_number_loaded(errnum);
+    return ((__typeof__(sf_error_number) *)lazy_symbol(3))(errnum);
 }
 
 int sf_format_check(const SF_INFO *info) {
-    __typeof__(sf_format_check) *sf_format_check_loaded = lazy_symbol(4);
-    return sf_format_check_loaded(info);
+    return ((__typeof__(sf_format_check) *)lazy_symbol(4))(info);
 }
 
 SNDFILE* sf_open(const char *path, int mode, SF_INFO *sfinfo) {
-    __typeof__(sf_open) *sf_open_loaded = lazy_symbol(5);
-    return sf_open_loaded(path, mode, sfinfo);
+    return ((__typeof__(sf_open) *)lazy_symbol(5))(path, mode, sfinfo);
 }
 
 SNDFILE* sf_open_fd(int fd, int mode, SF_INFO *sfinfo, int close_desc) {
-    __typeof__(sf_open_fd) *sf_open_fd_loaded = lazy_symbol(6);
-    return sf_open_fd_loaded(fd, mode, sfinfo, close_desc);
+    return ((__typeof__(sf_open_fd) *)lazy_symbol(6))(fd, mode, sfinfo, close_desc);
 }
 
 sf_count_t sf_readf_float(SNDFILE *sndfile, float *ptr, sf_count_t frames) {
-    __typeof__(sf_readf_float) *sf_readf_float_loaded = lazy_symbol(7);
-    return sf_readf_float_loaded(sndfile, ptr, frames);
+    return ((__typeof__(sf_readf_float) *)lazy_symbol(7))(sndfile, ptr, frames);
 }
 
 sf_count_t sf_seek(SNDFILE *sndfile, sf_count_t frames, int whence) {
-    __typeof__(sf_seek) *sf_seek_loaded = lazy_symbol(8);
-    return sf_seek_loaded(sndfile, frames, whence);
+    return ((__typeof__(sf_seek) *)lazy_symbol(8))(sndfile, frames, whence);
 }
 
 const char* sf_strerror(SNDFILE *sndfile) {
-    __typeof__(sf_strerror) *sf_strerror_loaded = lazy_symbol(9);
-    return sf_strerror_loaded(sndfile);
+    return ((__typeof__(sf_strerror) *)lazy_symbol(9))(sndfile);
 }
 
 sf_count_t sf_writef_float(SNDFILE *sndfile, const float *ptr, sf_count_t frames) {
-    __typeof__(sf_writef_float) *sf_writef_float_loaded = lazy_symbol(10);
-    return sf_writef_float_loaded(sndfile, ptr, frames);
+    return ((__typeof__(sf_writef_float) *)lazy_symbol(10))(sndfile, ptr, frames);
 }
 
 sf_count_t sf_writef_int(SNDFILE *sndfile, const int *ptr, sf_count_t frames) {
-    __typeof__(sf_writef_int) *sf_writef_int_loaded = lazy_symbol(11);
-    return sf_writef_int_loaded(sndfile, ptr, frames);
+    return ((__typeof__(sf_writef_int) *)lazy_symbol(11))(sndfile, ptr, frames);
 }
 
 #pragma GCC visibility pop

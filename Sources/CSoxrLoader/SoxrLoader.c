@@ -38,23 +38,19 @@ static inline void *lazy_symbol(size_t index) {
 }
 
 soxr_io_spec_t soxr_io_spec(soxr_datatype_t itype, soxr_datatype_t otype) {
-    __typeof__(soxr_io_spec) *soxr_io_spec_loaded = lazy_symbol(0);
-    return soxr_io_spec_loaded(itype, otype);
+    return ((__typeof__(soxr_io_spec) *)lazy_symbol(0))(itype, otype);
 }
 
 soxr_error_t soxr_oneshot(double input_rate, double output_rate, unsigned num_channels, soxr_in_t in, size_t ilen, size_t * idone, soxr_out_t out, size_t olen, size_t * odone, soxr_io_spec_t const * argument9, soxr_quality_spec_t const * argument10, soxr_runtime_spec_t const * argument11) {
-    __typeof__(soxr_oneshot) *soxr_oneshot_loaded = lazy_symbol(1);
-    return soxr_oneshot_loaded(input_rate, output_rate, num_channels, in, ilen, idone, out, olen, odone, argument9, argument10, argument11);
+    return ((__typeof__(soxr_oneshot) *)lazy_symbol(1))(input_rate, output_rate, num_channels, in, ilen, idone, out, olen, odone, argument9, argument10, argument11);
 }
 
 soxr_quality_spec_t soxr_quality_spec(unsigned long recipe, unsigned long flags) {
-    __typeof__(soxr_quality_spec) *soxr_quality_spec_loaded = lazy_symbol(2);
-    return soxr_quality_spec_loaded(recipe, flags);
+    return ((__typeof__(soxr_quality_spec) *)lazy_symbol(2))(recipe, flags);
 }
 
 soxr_runtime_spec_t soxr_runtime_spec(unsigned num_threads) {
-    __typeof__(soxr_runtime_spec) *soxr_runtime_spec_loaded = lazy_symbol(3);
-    return soxr_runtime_spec_loaded(num_threads);
+    return ((__typeof__(soxr_runtime_spec) *)lazy_symbol(3))(num_threads);
 }
 
 #pragma GCC visibility pop

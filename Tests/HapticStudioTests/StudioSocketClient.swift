@@ -79,7 +79,7 @@ final class StudioSocketClient {
         try write(frame)
     }
 
-    /// The next text message or close frame (pings and pongs skipped); nil once the connection
+    /// The next text message or close frame (pings answered, pongs skipped); nil once the connection
     /// ended without one. Throws when `timeout` seconds pass.
     func receive(timeout: Double = 60) throws -> Message? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -107,7 +107,11 @@ final class StudioSocketClient {
             case 1, 0:
                 text += payload
                 if fin { return .text(String(decoding: text, as: UTF8.self)) }
-            default: continue  // ping, pong
+            case 9:
+                // A ping is answered (RFC 6455 5.5.2): the server pings every 30 s and closes a
+                // socket that does not answer, which a slow test on a loaded machine outlives.
+                try sendFrame(opcode: 10, payload)
+            default: continue  // pong
             }
         }
     }
