@@ -249,8 +249,9 @@ struct RigTests {
             let rb = captureB.stop()
             let resultA = analyseRamp(ra, channels: 3, sourceChannels: 3)
             let resultB = analyseRamp(rb, channels: 2, sourceChannels: 2)
-            #expect(resultA.frames == 47 * 1024 && resultA.mismatches == 0)
-            #expect(resultB.frames == 47 * 1024 && resultB.mismatches == 0)
+            // (What a failure recorded: the signal frames, mismatches, gaps and capture overruns.)
+            #expect(resultA.frames == 47 * 1024 && resultA.mismatches == 0, "A: \(resultA), overruns \(ra.overruns)")
+            #expect(resultB.frames == 47 * 1024 && resultB.mismatches == 0, "B: \(resultB), overruns \(rb.overruns)")
             let firstB = rb.int16Samples.first { $0 != 0 }
             #expect(firstB == rampValue(frame: 10000, channel: 0))
         }
