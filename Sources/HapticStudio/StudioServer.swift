@@ -41,7 +41,10 @@ public enum StudioServer {
         let app = Application(
             router: router,
             server: StudioSocketChannel.builder(
-                configuration: .init(maxFrameSize: StudioSocket.maxMessage),
+                // A ping every 5 minutes, not Hummingbird's 30 s: a client answers one only when it
+                // reads, and a script (or a test on a loaded machine) busy for half a minute lost
+                // its socket; a page's browser answers at once either way.
+                configuration: .init(maxFrameSize: StudioSocket.maxMessage, autoPing: .enabled(timePeriod: .seconds(300))),
                 refusal: { head in socket.refusal(head, guard: studioGuard) },
                 serve: { inbound, outbound, _ in try await socket.serve(inbound, outbound) }),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
