@@ -69,13 +69,14 @@ let package = Package(
         // targets: scripts/make-lazy-libraries.sh), not at start-up: their module maps link nothing,
         // so a command that needs none of them (`--version`, `validate`, `info`) loads none.
         .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
-        .target(name: "CALSALoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CALSALoader", dependencies: ["CLazyLibrary"]),
+        .target(name: "CLazyLibrary", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
-        .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSndFileLoader", dependencies: ["CLazyLibrary"]),
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
-        .target(name: "CSoxrLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSoxrLoader", dependencies: ["CLazyLibrary"]),
         .systemLibrary(name: "CLiblo", providers: [.apt(["liblo-dev"])]),
-        .target(name: "CLibloLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLibloLoader", dependencies: ["CLazyLibrary"]),
         // alsa-lib's error handler is variadic, which Swift cannot implement.
         .target(name: "CALSASupport", dependencies: ["CALSA", "CALSALoader"]),
         // Channel maps (issue 22): a sound server's sink map, through libpulse loaded with dlopen at
@@ -204,7 +205,7 @@ let package = Package(
         // MARK: plotting (issue 24): pictures of patterns, renders, sounds and rhythm timing through
         // cairo (LGPL-2.1/MPL-1.1, loaded at run time); at the edge, used by the CLI's `plot`.
         .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
-        .target(name: "CCairoLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCairoLoader", dependencies: ["CLazyLibrary"]),
         .target(name: "HapticPlot", dependencies: ["CCairo", "CCairoLoader", "HapticRender", "HapticPattern"], swiftSettings: strict),
         .testTarget(name: "HapticPlotTests", dependencies: ["HapticPlot", "CCairo", "HapticRender", "HapticTestSupport"]),
         .executableTarget(name: "plot-bench", dependencies: ["HapticPlot", "HapticRender", "HapticPattern"], path: "bench/plot-bench"),

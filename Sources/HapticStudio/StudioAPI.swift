@@ -73,10 +73,7 @@ struct StudioAPI {
         await respond {
             var arguments = Data("{}".utf8)
             if let request { arguments = try await body(request) }
-            let data = try await actions.run(action, arguments, name: try name(), source: "the request body")
-            return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return jsonResponse(try await actions.run(action, arguments, name: try name(), source: "the request body"))
         }
     }
 
@@ -114,11 +111,14 @@ struct StudioAPI {
 
     func json(_ make: () async throws -> some Encodable) async -> Response {
         await respond {
-            let data = try JSONEncoder().encode(try await make())
-            return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            jsonResponse(try JSONEncoder().encode(try await make()))
         }
+    }
+
+    func jsonResponse(_ data: Data) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     func respond(_ make: () async throws -> Response) async -> Response {
