@@ -62,6 +62,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The socket's refusals reuse swift-websocket's WebSocketHandler through its SPI
+        // (StudioSocketChannel), which a minor release may change: held to 1.6.x.
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", .upToNextMinor(from: "1.6.2")),
     ],
     targets: [
         // MARK: C system libraries (Debian packages named for `swift build` hints)
@@ -176,6 +179,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "WSCore", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Web")],
