@@ -6,16 +6,30 @@ import Foundation
 
 /// A minimal WebSocket client for the tests (RFC 6455 over a blocking TCP socket): the upgrade
 /// request with chosen headers (so that refusals can be seen as HTTP answers), masked frames out,
-/// whole messages and close frames in, every read bounded by a deadline.
-final class StudioSocketClient {
+/// whole messages and close frames in, every wait bounded by a deadline. Once upgraded, a thread
+/// of its own reads the socket and answers pings at once, as a browser does, however long the test
+/// itself is busy elsewhere (an HTTP call on a starved machine): the server closes a socket whose
+/// pongs do not come.
+final class StudioSocketClient: @unchecked Sendable {
     enum Message: Equatable {
         case text(String)
         case close(code: Int, reason: String)
     }
 
     private let fd: Int32
+    /// The handshake's bytes, then the reader thread's (it alone touches them after the upgrade).
     private var buffer: [UInt8] = []
     private var closed = false
+    /// What the reader thread received, and whether the stream ended; guarded by `received`.
+    private let received = NSCondition()
+    private var inbox: [Message] = []
+    private var ended = false
+    private var stopping = false
+    /// Reading held (a client that reads nothing: the kernel's buffers fill, the server's writes wait).
+    private var paused = false
+    private let writing = NSLock()
+    private let readerDone = DispatchSemaphore(value: 0)
+    private var reading = false
 
     /// The answer to an upgrade request: its status, its body when refused, the client when upgraded.
     struct Handshake {
@@ -25,7 +39,7 @@ final class StudioSocketClient {
     }
 
     private init(fd: Int32) { self.fd = fd }
-    deinit { if !closed { Glibc.close(fd) } }
+    deinit { close() }
 
     /// Sends GET `path` to `address` (http://127.0.0.1:PORT) as a WebSocket upgrade (or, with
     /// `upgrade` false, a plain GET), with `headers` beside the upgrade's.
@@ -53,7 +67,10 @@ final class StudioSocketClient {
         let head = String(decoding: client.buffer[..<headerEnd!.lowerBound], as: UTF8.self)
         client.buffer.removeFirst(headerEnd!.upperBound)
         let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        if status == 101 { return Handshake(status: status, body: "", client: client) }
+        if status == 101 {
+            client.startReading()
+            return Handshake(status: status, body: "", client: client)
+        }
         let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
         while client.buffer.count < length { guard try client.fill(deadline) else { break } }
@@ -79,72 +96,143 @@ final class StudioSocketClient {
         try write(frame)
     }
 
-    /// The next text message or close frame (pings answered, pongs skipped); nil once the connection
-    /// ended without one. Throws when `timeout` seconds pass.
+    /// The next text message or close frame; nil once the connection ended without one. Throws
+    /// when `timeout` seconds pass.
     func receive(timeout: Double = 60) throws -> Message? {
         let deadline = Date().addingTimeInterval(timeout)
-        var text: [UInt8] = []
-        while true {
-            guard try need(2, deadline) else { return nil }
-            let opcode = buffer[0] & 0x0F, fin = buffer[0] & 0x80 != 0
-            var length = Int(buffer[1] & 0x7F), headerSize = 2
-            if length == 126 {
-                guard try need(4, deadline) else { return nil }
-                length = Int(buffer[2]) << 8 | Int(buffer[3])
-                headerSize = 4
-            } else if length == 127 {
-                guard try need(10, deadline) else { return nil }
-                length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
-                headerSize = 10
-            }
-            guard try need(headerSize + length, deadline) else { return nil }
-            let payload = Array(buffer[headerSize..<(headerSize + length)])
-            buffer.removeFirst(headerSize + length)
-            switch opcode {
-            case 8:
-                let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
-                return .close(code: code, reason: String(decoding: payload.dropFirst(2), as: UTF8.self))
-            case 1, 0:
-                text += payload
-                if fin { return .text(String(decoding: text, as: UTF8.self)) }
-            case 9:
-                // A ping is answered (RFC 6455 5.5.2): the server pings every 30 s and closes a
-                // socket that does not answer, which a slow test on a loaded machine outlives.
-                try sendFrame(opcode: 10, payload)
-            default: continue  // pong
-            }
+        received.lock()
+        defer { received.unlock() }
+        while inbox.isEmpty && !ended {
+            guard received.wait(until: deadline) || !inbox.isEmpty || ended else { throw StudioProcessError("nothing came from the studio in time") }
         }
+        return inbox.isEmpty ? nil : inbox.removeFirst()
     }
 
     /// The next message that is a JSON object, parsed (close frames and the end: an error).
     func receiveJSON(timeout: Double = 60) throws -> [String: Any] {
-        guard case .text(let text) = try receive(timeout: timeout) else { throw StudioProcessError("the socket closed") }
+        guard let message = try receive(timeout: timeout) else { throw StudioProcessError("the socket closed") }
+        guard case .text(let text) = message else { throw StudioProcessError("the socket closed: \(message)") }
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { throw StudioProcessError("not an object: \(text)") }
         return object
+    }
+
+    /// Stops reading the socket until `resumeReading` (pings go unanswered meanwhile).
+    func pauseReading() { setPaused(true) }
+    func resumeReading() { setPaused(false) }
+    private func setPaused(_ value: Bool) {
+        received.lock()
+        paused = value
+        received.broadcast()
+        received.unlock()
     }
 
     func close() {
         guard !closed else { return }
         closed = true
+        received.lock()
+        stopping = true
+        received.unlock()
+        if reading {
+            shutdown(fd, Int32(SHUT_RDWR))
+            readerDone.wait()
+        }
         Glibc.close(fd)
     }
 
     private func write(_ bytes: [UInt8]) throws {
+        writing.lock()
+        defer { writing.unlock() }
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw StudioProcessError("send: errno \(errno)") }
+            guard n > 0 else {
+                let error = errno
+                // Say why, when the studio said: its close frame, if the reader has it.
+                received.lock()
+                let said = inbox.last { if case .close = $0 { true } else { false } }
+                received.unlock()
+                throw StudioProcessError("send: errno \(error)" + (said.map { " (the studio closed the socket: \($0))" } ?? ""))
+            }
             offset += n
         }
     }
 
-    /// Whether `count` bytes are buffered, reading until then; false at the end of the stream.
-    private func need(_ count: Int, _ deadline: Date) throws -> Bool {
-        while buffer.count < count { guard try fill(deadline) else { return false } }
+    /// The reader thread: frames in, pings answered, messages and the close handed to `receive`.
+    private func startReading() {
+        reading = true
+        Thread.detachNewThread { [self] in
+            defer {
+                received.lock()
+                ended = true
+                received.broadcast()
+                received.unlock()
+                readerDone.signal()
+            }
+            var text: [UInt8] = []
+            while let frame = nextFrame() {
+                switch frame.opcode {
+                case 8:
+                    let payload = frame.payload
+                    let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
+                    deliver(.close(code: code, reason: String(decoding: payload.dropFirst(2), as: UTF8.self)))
+                case 1, 0:
+                    text += frame.payload
+                    if frame.fin {
+                        deliver(.text(String(decoding: text, as: UTF8.self)))
+                        text = []
+                    }
+                case 9:
+                    // A ping is answered at once (RFC 6455 5.5.2).
+                    try? sendFrame(opcode: 10, frame.payload)
+                default: continue  // pong
+                }
+            }
+        }
+    }
+
+    private func deliver(_ message: Message) {
+        received.lock()
+        inbox.append(message)
+        received.broadcast()
+        received.unlock()
+    }
+
+    /// The next whole frame from the socket; nil at the end of the stream or when closing.
+    private func nextFrame() -> (opcode: UInt8, fin: Bool, payload: [UInt8])? {
+        guard need(2) else { return nil }
+        let opcode = buffer[0] & 0x0F, fin = buffer[0] & 0x80 != 0
+        var length = Int(buffer[1] & 0x7F), headerSize = 2
+        if length == 126 {
+            guard need(4) else { return nil }
+            length = Int(buffer[2]) << 8 | Int(buffer[3])
+            headerSize = 4
+        } else if length == 127 {
+            guard need(10) else { return nil }
+            length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            headerSize = 10
+        }
+        guard need(headerSize + length) else { return nil }
+        let payload = Array(buffer[headerSize..<(headerSize + length)])
+        buffer.removeFirst(headerSize + length)
+        return (opcode, fin, payload)
+    }
+
+    /// Whether `count` bytes are buffered, reading until then (no deadline: `close` ends it).
+    private func need(_ count: Int) -> Bool {
+        while buffer.count < count {
+            received.lock()
+            while paused && !stopping { _ = received.wait(until: Date().addingTimeInterval(0.2)) }
+            let stop = stopping
+            received.unlock()
+            guard !stop else { return false }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 200) > 0 else { continue }
+            guard read() else { return false }
+        }
         return true
     }
 
-    /// Reads what is there (waiting until `deadline`); false at the end of the stream.
+    /// Reads what is there (the handshake, waiting until `deadline`); false at the end of the stream.
     @discardableResult
     private func fill(_ deadline: Date) throws -> Bool {
         while true {
@@ -153,6 +241,10 @@ final class StudioSocketClient {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, Int32(min(left, 1) * 1000)) > 0 { break }
         }
+        return read()
+    }
+
+    private func read() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n <= 0 { return false }

@@ -224,9 +224,11 @@ struct StudioSocketTests {
         defer { client.close() }
         try client.send(#"{"id": 1, "action": "play", "name": "clicks.wav", "loop": true}"#)
         #expect(try Self.answer(client, 1)["result"] != nil)
+        client.pauseReading()
         let started = Date()
         #expect(studio.stop(timeout: 60) == 0, "exited by itself, with status 0")
         #expect(Date().timeIntervalSince(started) < 30, "not held by the socket")
+        client.resumeReading()
         var last: StudioSocketClient.Message?
         while let message = try client.receive() { last = message }
         #expect(last == .close(code: 1000, reason: ""), "\(String(describing: last))")
