@@ -47,7 +47,7 @@ struct StudioAPI {
         router.get("/api/files") { _, _ in await json { await studio.list() } }
         router.get("/api/sound") { request, _ in await json { try await studio.open(try query(request, "name")) } }
         router.get("/api/ladder") { request, _ in await json { try await studio.ladder(try query(request, "name")) } }
-        router.get("/api/waveform") { request, _ in await json { try studio.waveform(try query(request, "name")) } }
+        router.get("/api/waveform") { request, _ in await respond { jsonResponse(try studio.waveformJSON(try query(request, "name"))) } }
         router.get("/api/pattern") { request, _ in
             await respond {
                 let text = try await studio.pattern(try query(request, "name"), format: request.uri.queryParameters.get("format") ?? "ahap")

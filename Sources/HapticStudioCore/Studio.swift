@@ -45,7 +45,7 @@ public actor Studio {
     public private(set) var analysesRun = 0
     /// Read outside the actor (under this lock), so that the page's waveform request runs beside
     /// the sound's analysis on another core instead of waiting for it.
-    nonisolated let waveforms = Mutex<[String: (stamp: FileStamp, view: WaveformView)]>([:])
+    nonisolated let waveforms = Mutex<[String: (stamp: FileStamp, view: WaveformView, json: Data)]>([:])
     /// Each open sound's haptic as the designer has it now (Studio+Audition.swift): read by the
     /// audition's own thread without waiting for this actor, which may be analysing.
     nonisolated let current = Mutex<[String: CurrentHaptic]>([:])
@@ -233,14 +233,20 @@ public actor Studio {
         return SaveResult(written: files.map(\.name), perSound: perSoundName, edited: session.history.layer.count > 0)
     }
 
-    public nonisolated func waveform(_ name: String) throws(StudioError) -> WaveformView {
+    public nonisolated func waveform(_ name: String) throws(StudioError) -> WaveformView { try readWaveform(name).view }
+
+    /// The waveform as the API's JSON, kept with it (a re-open sends the same bytes).
+    public nonisolated func waveformJSON(_ name: String) throws(StudioError) -> Data { try readWaveform(name).json }
+
+    nonisolated func readWaveform(_ name: String) throws(StudioError) -> (view: WaveformView, json: Data) {
         let path = try soundPath(name)
         let stamp = try Self.stamp(path, name)
-        if let cached = waveforms.withLock({ $0[name] }), cached.stamp == stamp { return cached.view }
+        if let cached = waveforms.withLock({ $0[name] }), cached.stamp == stamp { return (cached.view, cached.json) }
         let view: WaveformView
         do { view = try Waveform.read(path) } catch { throw .bad(error.description) }
-        waveforms.withLock { $0[name] = (stamp, view) }
-        return view
+        let json = Waveform.json(view)
+        waveforms.withLock { $0[name] = (stamp, view, json) }
+        return (view, json)
     }
 
     // MARK: parts
