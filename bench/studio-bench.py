@@ -17,6 +17,7 @@ for the request); "warm": a reload, the server keeping the sound open (target: u
 """
 import http.client
 import json
+import math
 import os
 import re
 import shutil
@@ -46,9 +47,14 @@ def start_server(bin_dir, folder):
     raise RuntimeError("the studio ended without `studio: ready`")
 
 
+def percentile(times, q):
+    """The nearest-rank percentile of sorted `times`: the ceil(q·n)-th smallest (p95 of 20 runs is the 19th)."""
+    return times[max(0, min(len(times), math.ceil(q * len(times))) - 1)]
+
+
 def stats(name, times):
     times = sorted(times)
-    p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    p = lambda q: percentile(times, q)
     print(f"{name}: {len(times)} runs: median {statistics.median(times):.0f} ms, min {times[0]:.0f}, p95 {p(0.95):.0f}, "
           f"max {times[-1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
 
@@ -148,7 +154,7 @@ def main():
                 call("POST", "/api/analyse", {"name": name, "settings": settings})
                 times.append((time.perf_counter() - start) * 1000)
             times.sort()
-            p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+            p = lambda q: percentile(times, q)
             cpu = (cpu_seconds(server.pid) - cpu_before) / len(times) * 1000
             print(f"{name}: {len(times)} re-analyses: p50 {p(0.5):.1f} ms, p95 {p(0.95):.1f} ms, max {times[-1]:.1f} ms; "
                   f"server CPU {cpu:.1f} ms each; load average {os.getloadavg()[0]:.1f}")
