@@ -6,6 +6,7 @@ twice a second.
 
     bench/studio-bench.py BIN_DIR [RUNS]    (BIN_DIR holds hapticsynth-studio; release for the figures)
     bench/studio-bench.py --page BIN_DIR [RUNS]
+    bench/studio-bench.py --page BEFORE_DIR AFTER_DIR [RUNS]    (the two builds' runs interleaved)
 
 Prints p50, p95 and max per sound (targets: 10 s sound p95 < 150 ms; 3-minute song < 1 s).
 
@@ -59,7 +60,7 @@ def stats(name, times):
           f"max {times[-1]:.0f} ms; load average {os.getloadavg()[0]:.1f}")
 
 
-def page(bin_dir, runs):
+def page(bin_dirs, runs):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     os.environ.setdefault("SE_OFFLINE", "true")
@@ -88,22 +89,28 @@ def page(bin_dir, runs):
         ladders.append(ladder)
         return value
 
-    cold, warm, cold_ladder, warm_ladder = [], [], [], []
+    figures = {bin_dir: ([], [], [], []) for bin_dir in bin_dirs}
     try:
         driver.get("about:blank")
         for _ in range(runs):
-            server, url = start_server(bin_dir, work)
-            try:
-                cold.append(open_page(url + "#sound=sixty.wav", cold_ladder))
-                # The token again: a fresh navigation, not a hash change.
-                warm.append(open_page(url + "#sound=sixty.wav", warm_ladder))
-            finally:
-                server.terminate()
-                server.wait()
-        stats("page open, 60 s sound, cold (fresh server)", cold)
-        stats("page open, 60 s sound, warm (the server has it open)", warm)
-        stats("the ladder drawn, cold", cold_ladder)
-        stats("the ladder drawn, warm", warm_ladder)
+            # Interleaved: a run of each build in turn, so that both see the same machine.
+            for bin_dir in bin_dirs:
+                cold, warm, cold_ladder, warm_ladder = figures[bin_dir]
+                server, url = start_server(bin_dir, work)
+                try:
+                    cold.append(open_page(url + "#sound=sixty.wav", cold_ladder))
+                    # The token again: a fresh navigation, not a hash change.
+                    warm.append(open_page(url + "#sound=sixty.wav", warm_ladder))
+                finally:
+                    server.terminate()
+                    server.wait()
+        for bin_dir in bin_dirs:
+            cold, warm, cold_ladder, warm_ladder = figures[bin_dir]
+            label = f" [{bin_dir}]" if len(bin_dirs) > 1 else ""
+            stats("page open, 60 s sound, cold (fresh server)" + label, cold)
+            stats("page open, 60 s sound, warm (the server has it open)" + label, warm)
+            stats("the ladder drawn, cold" + label, cold_ladder)
+            stats("the ladder drawn, warm" + label, warm_ladder)
     finally:
         driver.quit()
         shutil.rmtree(work, ignore_errors=True)
@@ -117,7 +124,9 @@ def cpu_seconds(pid):
 
 def main():
     if sys.argv[1] == "--page":
-        return page(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 10)
+        dirs = [a for a in sys.argv[2:] if not a.isdigit()]
+        counts = [int(a) for a in sys.argv[2:] if a.isdigit()]
+        return page(dirs, counts[0] if counts else 10)
     bin_dir, runs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 30
     work = tempfile.mkdtemp(prefix="studio-bench.")
     make(work)
