@@ -108,6 +108,21 @@ enum AuditionRecording {
         return skews
     }
 
+    /// Where bursts begin in `samples`: a sample above `threshold` after at least `quiet` frames
+    /// at or below it (for a failure's message: where the passes landed).
+    static func burstStarts(_ samples: [Float], threshold: Float, quiet: Int = rate / 100) -> [Int] {
+        var starts: [Int] = [], below = quiet
+        for (i, x) in samples.enumerated() {
+            if abs(x) > threshold {
+                if below >= quiet { starts.append(i) }
+                below = 0
+            } else {
+                below += 1
+            }
+        }
+        return starts
+    }
+
     /// The checks both audition tests make on a recording of a loop of the whole sound, with the
     /// second hit deleted between `passesBeforeEdit` and `passesAfterEdit` passes scheduled:
     /// the first pass's sound and haptic start within 1 ms of each other and its hits are felt

@@ -127,12 +127,23 @@ struct StudioAuditionRigTests {
         let skews = found.compactMap { $0 }, sorted = skews.sorted(), magnitudes = skews.map(abs).sorted()
         let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
         let p95 = magnitudes.isEmpty ? .nan : magnitudes[min(magnitudes.count - 1, magnitudes.count * 95 / 100)]
+        // Where the passes landed, for a failure: each recording's bursts (ms after its first),
+        // against the grid (a pass every passFrames).
+        func landed(_ samples: [Float], _ threshold: Float) -> String {
+            let starts = AuditionRecording.burstStarts(samples, threshold: threshold)
+            return starts.map { String(format: "%.1f", Double($0 - starts[0]) / 48) }.joined(separator: " ")
+        }
         func f(_ x: Double) -> String { String(format: "%+.3f", x) }
         print("studio audition rig, two devices: \(skews.count) hits of \(passes) passes (skipped \(skipped)), sound − haptic (ms, capture stamps): "
               + "median \(f(median)) p95 |\(String(format: "%.3f", p95))| min \(f(sorted.first ?? .nan)) max \(f(sorted.last ?? .nan)); "
               + "period \(String(format: "%.2f", Double(period) / 48)) ms; each: \(found.map { $0.map(f) ?? "none" })")
         #expect(found.count == 3 * passes && skipped.count <= 2 && skews.count == 3 * (passes - skipped.count),
-                "every hit of every pass played found in both recordings (passes skipped: \(skipped)): \(found)")
+                """
+                every hit of every pass played found in both recordings (passes skipped: \(skipped)): \(found); \
+                a pass every \(String(format: "%.1f", Double(passFrames) / 48)) ms; the sound's bursts at \
+                [\(landed(RecordingAlignment.channel(recA.floatSamples, channels: 2, 0), 0.05))] ms, \
+                the haptic's at [\(landed(recH.floatSamples, 0.001))] ms
+                """)
         // The median: lockstep; p95: no pass off (a pass's sound once carried the haptic clock's
         // error of the moment it was scheduled: ms on the first pass, as the engines open).
         #expect(abs(median) < 1 && p95 < 1, "sound and haptic in lockstep: median skew \(median) ms, p95 |skew| \(p95) ms")
