@@ -85,10 +85,14 @@ enum AuditionRecording {
     /// sample; haptic: the least-squares fit of `reference` (the whole sound's haptic render)
     /// from 1 ms before the pattern's hit `times`. Nil where a hit is not found.
     static func twoDeviceSkews(sound: ALSARecording, haptic: ALSARecording, reference: [Float], times: [Double],
-                               start: Double, passFrames: Int, passes: Int) -> [Double?] {
+                               start: Double, passFrames: Int, passes: Int, playedAfter: Int64) -> [Double?] {
         let left = RecordingAlignment.channel(sound.floatSamples, channels: 2, 0), h = haptic.floatSamples
         func frames(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
-        guard let first = RecordingAlignment.firstAbove(left, 0.05), let felt = RecordingAlignment.firstAbove(h, 0.001),
+        // The passes are looked for from the play request on: a capture's first frames can hold
+        // bursts that no play made (the monitor's earlier audio, at the start of a capture),
+        // which taken for the first pass put every later pass off the grid.
+        guard let soundFrom = firstFrame(of: sound, after: playedAfter), let hapticFrom = firstFrame(of: haptic, after: playedAfter),
+              let first = firstPass(left, 0.05, from: soundFrom, hits: hitTimes), let felt = firstPass(h, 0.001, from: hapticFrom, hits: times),
               let refFirst = RecordingAlignment.firstAbove(reference, 0.001, from: frames(start)) else { return [] }
         let soundPass = first - frames(hitTimes[0] - start), hapticPass = felt - (refFirst - frames(start))
         var skews: [Double?] = []
@@ -106,6 +110,32 @@ enum AuditionRecording {
             }
         }
         return skews
+    }
+
+    /// Where the first whole pass begins in `samples` from `from`: the first burst followed by
+    /// bursts where the pass's other hits fall (within 2 ms), so that a stray burst is not taken
+    /// for it.
+    static func firstPass(_ samples: [Float], _ threshold: Float, from: Int, hits: [Double]) -> Int? {
+        let bursts = burstStarts(Array(samples[min(from, samples.count)...]), threshold: threshold).map { $0 + from }
+        let offsets = hits.dropFirst().map { Int((($0 - hits[0]) * Double(rate)).rounded()) }
+        return bursts.first { b in offsets.allSatisfy { o in bursts.contains { abs($0 - (b + o)) <= rate / 500 } } }
+    }
+
+    /// The first frame `recording` captured at or after `nanos` (CLOCK_MONOTONIC), to a capture period.
+    static func firstFrame(of recording: ALSARecording, after nanos: Int64) -> Int? {
+        var frame = 0
+        while frame < recording.frames {
+            if let at = recording.monotonicNanos(ofFrame: frame), at >= nanos { return frame }
+            frame += 256
+        }
+        return nil
+    }
+
+    /// Now on CLOCK_MONOTONIC (the capture stamps' clock), in nanoseconds.
+    static func monotonicNanos() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// Where bursts begin in `samples`: a sample above `threshold` after at least `quiet` frames
