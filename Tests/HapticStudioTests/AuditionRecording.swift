@@ -116,7 +116,7 @@ enum AuditionRecording {
     /// bursts where the pass's other hits fall (within 2 ms), so that a stray burst is not taken
     /// for it.
     static func firstPass(_ samples: [Float], _ threshold: Float, from: Int, hits: [Double]) -> Int? {
-        let bursts = burstStarts(Array(samples[min(from, samples.count)...]), threshold: threshold).map { $0 + from }
+        let bursts = burstStarts(samples, threshold: threshold, from: from)
         let offsets = hits.dropFirst().map { Int((($0 - hits[0]) * Double(rate)).rounded()) }
         return bursts.first { b in offsets.allSatisfy { o in bursts.contains { abs($0 - (b + o)) <= rate / 500 } } }
     }
@@ -138,19 +138,11 @@ enum AuditionRecording {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
-    /// Where bursts begin in `samples`: a sample above `threshold` after at least `quiet` frames
-    /// at or below it (for a failure's message: where the passes landed).
-    static func burstStarts(_ samples: [Float], threshold: Float, quiet: Int = rate / 100) -> [Int] {
-        var starts: [Int] = [], below = quiet
-        for (i, x) in samples.enumerated() {
-            if abs(x) > threshold {
-                if below >= quiet { starts.append(i) }
-                below = 0
-            } else {
-                below += 1
-            }
-        }
-        return starts
+    /// Where bursts begin in `samples` from `from`: a sample above `threshold` after at least
+    /// `quiet` frames at or below it (ClickTrack's onsets of the magnitude).
+    static func burstStarts(_ samples: [Float], threshold: Float, from: Int = 0, quiet: Int = rate / 100) -> [Int] {
+        let from = min(max(0, from), samples.count)
+        return ClickTrack.onsets({ abs(samples[from + $0]) }, frames: samples.count - from, threshold: threshold, quiet: quiet).map { $0 + from }
     }
 
     /// The checks both audition tests make on a recording of a loop of the whole sound, with the
