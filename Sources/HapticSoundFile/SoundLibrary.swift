@@ -12,14 +12,15 @@ import Synchronization
 ///
 /// A relative `EventWaveformPath` is looked up in order: the AHAP file's folder, the Assets
 /// folder, then the folders added by the user. Absolute paths are used as they are.
-/// Decoded files and their rate/transposition conversions are cached by the file's identity
+/// Decoded files and their rate/transposition conversions are cached by the file's version
 /// (device and inode: one file however its path is spelt, so `a.wav` and `./x/../a.wav`
-/// share one decode), and the cache holds at most `Limits.maxSoundCacheBytes` (the least
+/// share one decode; and its size and times: a sound edited or replaced is read again, and its
+/// older version forgotten), and the cache holds at most `Limits.maxSoundCacheBytes` (the least
 /// recently used are forgotten first). The cache is shared safely between threads (a
 /// `Mutex`), so one library can serve many prepared patterns.
 public final class SoundLibrary: SoundSource {
     private struct ConversionKey: Hashable {
-        var file: FileIdentity
+        var file: FileVersion
         var sampleRate: Double
         var transposition: Double
     }
@@ -33,14 +34,16 @@ public final class SoundLibrary: SoundSource {
 
     private struct State {
         var folders: [String]
-        var decoded: [FileIdentity: Cached] = [:]
+        var decoded: [FileVersion: Cached] = [:]
         var converted: [ConversionKey: Cached] = [:]
-        var headers: [FileIdentity: SoundFileInfo] = [:]
+        var headers: [FileVersion: SoundFileInfo] = [:]
         var bytes = 0
         var clock = 0
+        var decodes = 0
 
         /// Remembers `buffer`, then forgets the least recently used entries past the byte bound.
-        mutating func keep(_ buffer: SoundBuffer, decodedAs file: FileIdentity?, convertedAs key: ConversionKey?) {
+        mutating func keep(_ buffer: SoundBuffer, decodedAs file: FileVersion?, convertedAs key: ConversionKey?) {
+            if let version = file ?? key?.file { forgetOtherVersions(of: version) }
             clock += 1
             let entry = Cached(buffer: buffer, lastUse: clock)
             if let file { bytes += entry.bytes - (decoded.updateValue(entry, forKey: file)?.bytes ?? 0) }
@@ -58,7 +61,15 @@ public final class SoundLibrary: SoundSource {
             }
         }
 
-        mutating func use(_ file: FileIdentity) -> SoundBuffer? {
+        /// Drops what an earlier (or later) state of `version`'s file left.
+        mutating func forgetOtherVersions(of version: FileVersion) {
+            func stale(_ other: FileVersion) -> Bool { other.identity == version.identity && other != version }
+            for file in decoded.keys where stale(file) { bytes -= decoded.removeValue(forKey: file)?.bytes ?? 0 }
+            for key in converted.keys where stale(key.file) { bytes -= converted.removeValue(forKey: key)?.bytes ?? 0 }
+            for file in headers.keys where stale(file) { headers.removeValue(forKey: file) }
+        }
+
+        mutating func use(_ file: FileVersion) -> SoundBuffer? {
             guard decoded[file] != nil else { return nil }
             clock += 1
             decoded[file]!.lastUse = clock
@@ -135,22 +146,25 @@ public final class SoundLibrary: SoundSource {
             let places = path.hasPrefix("/") ? "" : " (searched: " + searchFolders.joined(separator: ", ") + ")"
             throw SoundSourceError(path: path, message: "sound file not found" + places)
         }
-        guard let identity = FileIdentity(path: file) else {
+        guard let version = FileVersion(path: file) else {
             throw SoundSourceError(path: path, message: "sound file not found")
         }
-        let key = ConversionKey(file: identity, sampleRate: sampleRate, transposition: transposition)
+        let key = ConversionKey(file: version, sampleRate: sampleRate, transposition: transposition)
         if let cached = state.withLock({ $0.use(key) }) { return cached }
         do throws(SoundFileError) {
             // Decoding and resampling run outside the lock; a rare duplicate decode by two
             // threads at once is harmless (same result), while holding the lock would serialise them.
             let decoded: SoundBuffer
-            if let cached = state.withLock({ $0.use(identity) }) {
+            if let cached = state.withLock({ $0.use(version) }) {
                 decoded = cached
             } else {
                 // Refused before decoding, or as soon as it passes the limit: a sound of days
                 // would fill memory first.
                 decoded = try SoundFileReader.read(file, maxSeconds: Limits.maxSoundSeconds)
-                state.withLock { $0.keep(decoded, decodedAs: identity, convertedAs: nil) }
+                state.withLock {
+                    $0.decodes += 1
+                    $0.keep(decoded, decodedAs: version, convertedAs: nil)
+                }
             }
             let converted = try Resampler.convert(
                 decoded, to: sampleRate, transposition: transposition, quality: quality, label: file)
@@ -163,21 +177,27 @@ public final class SoundLibrary: SoundSource {
 
     /// The file's identity and the bytes of its conversion, from its header (nothing decoded).
     public func estimate(path: String, sampleRate: Double, transposition: Double) -> SoundEstimate? {
-        guard !path.isEmpty, let file = resolve(path), let identity = FileIdentity(path: file) else { return nil }
+        guard !path.isEmpty, let file = resolve(path), let version = FileVersion(path: file) else { return nil }
         let header: SoundFileInfo
-        if let known = state.withLock({ $0.headers[identity] }) {
+        if let known = state.withLock({ $0.headers[version] }) {
             header = known
         } else {
             guard let read = try? SoundFileReader.info(file) else { return nil }
             header = read
-            state.withLock { $0.headers[identity] = read }
+            state.withLock {
+                $0.forgetOtherVersions(of: version)
+                $0.headers[version] = read
+            }
         }
         // A length the header does not know (libsndfile's largest count) tells nothing: measured when loaded.
         guard header.sampleRate > 0, (0..<(1 << 40)).contains(header.frames), sampleRate > 0, transposition > 0 else { return nil }
         let frames = (Double(header.frames) * sampleRate / Double(header.sampleRate) / transposition).rounded(.up)
         let bytes = min(frames * Double(header.channels * MemoryLayout<Float>.size), Double(Int.max / 2))
-        return SoundEstimate(identity: "\(identity.device):\(identity.inode)", bytes: Int(bytes))
+        return SoundEstimate(identity: "\(version.identity.device):\(version.identity.inode)", bytes: Int(bytes))
     }
+
+    /// Sound files decoded so far (each version of a file once while it stays cached).
+    public var decodeCount: Int { state.withLock { $0.decodes } }
 
     /// Bytes of samples the cache holds now (at most `Limits.maxSoundCacheBytes`).
     public var cachedBytes: Int { state.withLock { $0.bytes } }

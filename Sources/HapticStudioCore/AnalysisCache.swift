@@ -1,30 +1,21 @@
 // Analyses kept for reuse: re-opening a sound, or moving a control back to settings already
 // analysed, answers from here instead of reading and analysing the sound again. An entry is
-// keyed by the file as it is on disk (path, size, modification time, inode: a file changed or
+// keyed by the file as it is on disk (path and `FileVersion`: a file changed or
 // replaced is a new key, so its old analyses are never served) and the settings. Memory is
 // bounded by an estimate of each entry's bytes; the least recently used go first.
 
 import Foundation
 import HapticKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// A file as it is on disk now: any write or replacement changes it.
+/// A file as it is on disk now, at its path: any write or replacement changes it.
 struct FileStamp: Hashable, Sendable {
     var path: String
-    var size: Int64
-    var modified: Int64  // nanoseconds
-    var inode: UInt64
+    var version: FileVersion
+    var size: Int64 { version.size }
 
     init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        self.path = path
-        size = Int64(status.st_size)
-        modified = Int64(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_mtim.tv_nsec)
-        inode = UInt64(status.st_ino)
+        guard let version = FileVersion(path: path) else { return nil }
+        (self.path, self.version) = (path, version)
     }
 }
 

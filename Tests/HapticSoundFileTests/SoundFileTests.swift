@@ -359,7 +359,7 @@ struct SoundLibraryTests {
         #expect(throws: SoundSourceError.self) { try library.sound(path: "dir.wav", sampleRate: 48000, transposition: 1) }
     }
 
-    @Test("conversions are cached per rate and transposition, and shared across threads")
+    @Test("conversions are cached per rate and transposition, and shared across threads; a file written again is read again")
     func caching() async throws {
         let root = TempFolder()
         defer { root.cleanup() }
@@ -369,11 +369,8 @@ struct SoundLibraryTests {
         let first = try library.sound(path: "s.wav", sampleRate: 48000, transposition: 1)
         #expect(first.frames == 4800)
         #expect(first.channels == 2)
-        // Delete the file: cached conversions still come back, new ones need the (cached) decode.
+        #expect(library.decodeCount == 1)
         let direct = try Resampler.convert(SoundFileReader.read(root.file("s.wav")), to: 48000, transposition: 2)
-        try FileManager.default.removeItem(atPath: root.file("s.wav"))
-        try FileManager.default.createDirectory(atPath: root.path, withIntermediateDirectories: true)
-        try SoundFileWriter.write([0], channels: 1, sampleRate: 44100, to: root.file("s.wav"))  // a different file now
         let results = try await withThrowingTaskGroup(of: SoundBuffer.self) { group in
             for i in 0 ..< 16 {
                 group.addTask { try library.sound(path: "s.wav", sampleRate: 48000, transposition: i % 2 == 0 ? 1 : 2) }
@@ -382,8 +379,32 @@ struct SoundLibraryTests {
         }
         #expect(results.filter { $0 == first }.count == 8)
         #expect(results.filter { $0 == direct }.count == 8)
-        library.clearCache()
-        #expect(try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1).samples == [0])
+        #expect(library.decodeCount == 1, "16 requests from 16 tasks: the file decoded once")
+        let cached = library.cachedBytes
+
+        // Written again in place (the same inode, as an editor's save does): the new sound, the old one forgotten.
+        let inode = try #require(FileVersion(path: root.file("s.wav"))).identity
+        try SoundFileWriter.write([0.25], channels: 1, sampleRate: 44100, to: root.file("t.wav"))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: root.file("t.wav")))
+        let handle = try #require(FileHandle(forWritingAtPath: root.file("s.wav")))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        #expect(FileVersion(path: root.file("s.wav"))?.identity == inode)
+        #expect(try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1).samples == [0.25])
+        #expect(library.decodeCount == 2)
+        #expect(library.cachedBytes < cached, "the old version's decode and conversions forgotten")
+
+        // Replaced by another file (a rename over it): read again.
+        try FileManager.default.removeItem(atPath: root.file("t.wav"))
+        try SoundFileWriter.write([0.5], channels: 1, sampleRate: 44100, to: root.file("t.wav"))
+        #expect(rename(root.file("t.wav"), root.file("s.wav")) == 0)
+        #expect(try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1).samples == [0.5])
+        #expect(library.decodeCount == 3)
+
+        // Gone: an error naming it, not the cached sound.
+        try FileManager.default.removeItem(atPath: root.file("s.wav"))
+        #expect(throws: SoundSourceError.self) { try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1) }
     }
 
     @Test(
