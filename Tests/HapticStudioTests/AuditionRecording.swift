@@ -78,20 +78,42 @@ enum AuditionRecording {
 
     static func ms(_ samples: Int) -> Double { Double(samples) * 1000 / Double(rate) }
 
+    /// One channel of a capture, with when each frame was captured.
+    struct Track {
+        var samples: [Float]
+        /// When frame `f` was captured (ns, CLOCK_MONOTONIC, or the capture's own sample clock), nil where unknown.
+        var nanos: (Int) -> Int64?
+        /// The first frame captured after the play request.
+        var from: Int?
+
+        /// Channel `channel` of `recording`, dated by its capture's stamps (the earliest bound of
+        /// the second after: a read comes late, never early).
+        static func stamped(_ recording: ALSARecording, channels: Int, _ channel: Int, after request: Int64) -> Track {
+            Track(samples: RecordingAlignment.channel(recording.floatSamples, channels: channels, channel),
+                  nanos: { recording.monotonicNanos(ofFrame: $0, earliestWithin: 1) }, from: firstFrame(of: recording, after: request))
+        }
+
+        /// Channel `channel` of `recording`, dated by its frames (two channels of one capture
+        /// compared to the sample).
+        static func sampleClock(_ recording: ALSARecording, channels: Int, _ channel: Int, after request: Int64) -> Track {
+            Track(samples: RecordingAlignment.channel(recording.floatSamples, channels: channels, channel),
+                  nanos: { Int64($0) * 1_000_000_000 / Int64(rate) }, from: firstFrame(of: recording, after: request))
+        }
+    }
+
     /// Sound − haptic skew (ms) of every hit of `passes` passes of the selection from `start`
-    /// (seconds of the sound), the sound on `sound`'s left channel, the haptic alone on `haptic`:
-    /// each hit's onset turned into the time its pass started, by its capture's own stamps (the
-    /// earliest bound of the second after: a read comes late, never early). Sound: its first
-    /// sample; haptic: the least-squares fit of `reference` (the whole sound's haptic render)
-    /// from 1 ms before the pattern's hit `times`. Nil where a hit is not found.
-    static func twoDeviceSkews(sound: ALSARecording, haptic: ALSARecording, reference: [Float], times: [Double],
-                               start: Double, passFrames: Int, passes: Int, playedAfter: Int64) -> [Double?] {
-        let left = RecordingAlignment.channel(sound.floatSamples, channels: 2, 0), h = haptic.floatSamples
+    /// (seconds of the sound): each hit's onset turned into the time its pass started, by its
+    /// track's dates. Sound: its first sample; haptic: the least-squares fit of `reference` (the
+    /// whole sound's haptic render) from 1 ms before the pattern's hit `times`. Nil where a hit
+    /// is not found.
+    static func twoDeviceSkews(sound: Track, haptic: Track, reference: [Float], times: [Double],
+                               start: Double, passFrames: Int, passes: Int) -> [Double?] {
+        let left = sound.samples, h = haptic.samples
         func frames(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
         // The passes are looked for from the play request on: a capture's first frames can hold
         // bursts that no play made (the monitor's earlier audio, at the start of a capture),
         // which taken for the first pass put every later pass off the grid.
-        guard let soundFrom = firstFrame(of: sound, after: playedAfter), let hapticFrom = firstFrame(of: haptic, after: playedAfter),
+        guard let soundFrom = sound.from, let hapticFrom = haptic.from,
               let first = firstPass(left, 0.05, from: soundFrom, hits: hitTimes), let felt = firstPass(h, 0.001, from: hapticFrom, hits: times),
               let refFirst = RecordingAlignment.firstAbove(reference, 0.001, from: frames(start)) else { return [] }
         let soundPass = first - frames(hitTimes[0] - start), hapticPass = felt - (refFirst - frames(start))
@@ -104,8 +126,7 @@ enum AuditionRecording {
                 let head = Array(reference[from...])
                 let lag = RecordingAlignment.locate(h, reference: head, expected: [hapticPass + k * passFrames + from - frames(start)],
                                                     window: rate / 50, threshold: 0.001, radius: 16)[0]
-                guard let onset, let lag, let ta = sound.monotonicNanos(ofFrame: onset, earliestWithin: 1),
-                      let th = haptic.monotonicNanos(ofFrame: lag, earliestWithin: 1) else { skews.append(nil); continue }
+                guard let onset, let lag, let ta = sound.nanos(onset), let th = haptic.nanos(lag) else { skews.append(nil); continue }
                 skews.append((Double(ta) / 1e6 - (hit - start) * 1000) - (Double(th) / 1e6 - (Double(from) / Double(rate) - start) * 1000))
             }
         }
