@@ -228,8 +228,9 @@ struct TwoDeviceDriftTests {
         #expect(abs(Double(aSpan - hSpan) - expectedExtra) < 48, "the devices really drifted apart")
         #expect(abs(worst) < 1.0, "skew \(worst) ms at beat \(worstBeat)")
         // The report converts frames with each engine's schedule grid, which may stray from its
-        // device's clock by the two-device drift tolerance (0.2 ms) before a correction.
-        #expect(worstReportError < 2 * HapticManager.twoDeviceDriftToleranceSeconds * 1000 + 0.1)
+        // clock estimate by the two-device drift tolerance before a correction, and each estimate
+        // from its device by up to 0.1 ms here (the ±50 µs stamp jitter): 0.3 ms for the two.
+        #expect(worstReportError < 2 * (HapticManager.twoDeviceDriftToleranceSeconds * 1000 + 0.1))
         #expect(worstOnsetError < 1.0)
         // Each engine measured its own device's rate (to within the ±50 µs timestamp jitter's effect).
         #expect(abs(audio.measuredRateRatio - 1.0001) < 2e-5 && abs(haptic.measuredRateRatio - 0.9999) < 2e-5)
