@@ -29,12 +29,19 @@ extension HapticManager {
         return try PreparedPattern(pattern, profile: c.profile, sampleRate: Double(c.sampleRate), sounds: sounds)
     }
 
-    /// The first haptic-engine frame every engine involved can still make: now plus the larger
-    /// output latency plus `margin` seconds. Nil when the haptic engine is unavailable.
-    public func soonestTogetherFrame(margin: Double = 0.001) -> Int64? {
+    /// The larger output latency of the engines a together start involves (the haptic engine and
+    /// the one that plays sounds): a start sooner than this from now is late on one of them. Nil
+    /// when the haptic engine is unavailable.
+    public var togetherLatency: Double? {
         let (haptic, sound) = state.withLock { s in (s.haptic.engine, s[soundRole]?.engine) }
         guard let haptic else { return nil }
-        let latency = max(haptic.outputLatency, sound?.outputLatency ?? 0)
+        return max(haptic.outputLatency, sound?.outputLatency ?? 0)
+    }
+
+    /// The first haptic-engine frame every engine involved can still make: now plus
+    /// ``togetherLatency`` plus `margin` seconds. Nil when the haptic engine is unavailable.
+    public func soonestTogetherFrame(margin: Double = 0.001) -> Int64? {
+        guard let haptic = currentEngine, let latency = togetherLatency else { return nil }
         return haptic.frameMapping.frame(forTime: haptic.currentTime + latency + max(0, margin))
     }
 

@@ -73,8 +73,8 @@ final class AuditionLoop: Sendable {
     }
 
     /// Seconds a pass is scheduled before it starts: room for compiling the pattern and the
-    /// device's buffer on a loaded machine.
-    static func lead(_ engine: HapticEngine) -> Double { max(0.2, 2 * engine.outputLatency + 0.1) }
+    /// devices' buffers (the larger, with two) on a loaded machine.
+    static func lead(latency: Double) -> Double { max(0.2, 2 * latency + 0.1) }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
@@ -93,12 +93,14 @@ final class AuditionLoop: Sendable {
                 wait(until: time, engine)
                 break
             }
-            wait(until: time - Self.lead(engine), engine)
+            // Two devices: the one with the longer buffer sets how soon a pass can still start on both.
+            let latency = manager.togetherLatency ?? engine.outputLatency
+            wait(until: time - Self.lead(latency: latency), engine)
             if isStopped { return }
             k += 1
             // A pass whose frame has passed (the machine held this thread up) is skipped, silent:
             // the grid stays, and `passes` counts it (pass n always starts at frame n × length).
-            if time < engine.currentTime + engine.outputLatency {
+            if time < engine.currentTime + latency {
                 state.withLock { $0.started = Int(k) }
                 continue
             }
