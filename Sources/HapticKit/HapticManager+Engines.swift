@@ -36,9 +36,8 @@ extension HapticManager {
 
     /// Each engine's schedule-grid tolerance in two-device mode (see `makeEngine`): 50 µs (two
     /// or three frames). A correction moves only where later timed commands land, never a
-    /// playing voice, so a tight grid costs nothing heard; at 0.2 ms the two grids' strays
-    /// added up to 0.4 ms to the skew (a loop's passes on a split card up to 1.3 ms apart,
-    /// now within 0.42 ms in 12 runs).
+    /// playing voice, so a tight grid costs nothing heard, and the two grids' strays add up in
+    /// the skew (at 0.2 ms they put a loop's passes on a split card up to 1.3 ms apart).
     public static let twoDeviceDriftToleranceSeconds = 0.00005
 
     /// A new engine of `role` on its output, with both handlers registered.

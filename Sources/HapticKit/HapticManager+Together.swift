@@ -32,17 +32,20 @@ extension HapticManager {
     /// The larger output latency of the engines a together start involves (the haptic engine and
     /// the one that plays sounds): a start sooner than this from now is late on one of them. Nil
     /// when the haptic engine is unavailable.
-    public var togetherLatency: Double? {
-        let (haptic, sound) = state.withLock { s in (s.haptic.engine, s[soundRole]?.engine) }
-        guard let haptic else { return nil }
-        return max(haptic.outputLatency, sound?.outputLatency ?? 0)
-    }
+    public var togetherLatency: Double? { togetherTiming()?.latency }
 
     /// The first haptic-engine frame every engine involved can still make: now plus
     /// ``togetherLatency`` plus `margin` seconds. Nil when the haptic engine is unavailable.
     public func soonestTogetherFrame(margin: Double = 0.001) -> Int64? {
-        guard let haptic = currentEngine, let latency = togetherLatency else { return nil }
+        guard let (haptic, latency) = togetherTiming() else { return nil }
         return haptic.frameMapping.frame(forTime: haptic.currentTime + latency + max(0, margin))
+    }
+
+    /// The haptic engine and ``togetherLatency``, read under one lock (the same engines).
+    private func togetherTiming() -> (haptic: HapticEngine, latency: Double)? {
+        let (haptic, sound) = state.withLock { s in (s.haptic.engine, s[soundRole]?.engine) }
+        guard let haptic else { return nil }
+        return (haptic, max(haptic.outputLatency, sound?.outputLatency ?? 0))
     }
 
     /// Starts `haptic` on the haptic engine and `sound` on the engine that plays sounds, both at

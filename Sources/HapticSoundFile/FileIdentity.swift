@@ -16,9 +16,8 @@ public struct FileIdentity: Sendable, Hashable {
 
     /// The identity of the file at `path` (symbolic links followed), or nil when there is none.
     public init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        self.init(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard let version = FileVersion(path: path) else { return nil }
+        self = version.identity
     }
 }
 

@@ -383,14 +383,14 @@ struct SoundLibraryTests {
         let cached = library.cachedBytes
 
         // Written again in place (the same inode, as an editor's save does): the new sound, the old one forgotten.
-        let inode = try #require(FileVersion(path: root.file("s.wav"))).identity
+        let identity = try #require(FileIdentity(path: root.file("s.wav")))
         try SoundFileWriter.write([0.25], channels: 1, sampleRate: 44100, to: root.file("t.wav"))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: root.file("t.wav")))
         let handle = try #require(FileHandle(forWritingAtPath: root.file("s.wav")))
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: bytes)
         try handle.close()
-        #expect(FileVersion(path: root.file("s.wav"))?.identity == inode)
+        #expect(FileIdentity(path: root.file("s.wav")) == identity, "written in place")
         #expect(try library.sound(path: "s.wav", sampleRate: 44100, transposition: 1).samples == [0.25])
         #expect(library.decodeCount == 2)
         #expect(library.cachedBytes < cached, "the old version's decode and conversions forgotten")

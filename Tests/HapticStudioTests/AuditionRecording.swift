@@ -87,17 +87,12 @@ enum AuditionRecording {
         var from: Int?
 
         /// Channel `channel` of `recording`, dated by its capture's stamps (the earliest bound of
-        /// the second after: a read comes late, never early).
-        static func stamped(_ recording: ALSARecording, channels: Int, _ channel: Int, after request: Int64) -> Track {
-            Track(samples: RecordingAlignment.channel(recording.floatSamples, channels: channels, channel),
-                  nanos: { recording.monotonicNanos(ofFrame: $0, earliestWithin: 1) }, from: firstFrame(of: recording, after: request))
-        }
-
-        /// Channel `channel` of `recording`, dated by its frames (two channels of one capture
-        /// compared to the sample).
-        static func sampleClock(_ recording: ALSARecording, channels: Int, _ channel: Int, after request: Int64) -> Track {
-            Track(samples: RecordingAlignment.channel(recording.floatSamples, channels: channels, channel),
-                  nanos: { Int64($0) * 1_000_000_000 / Int64(rate) }, from: firstFrame(of: recording, after: request))
+        /// the second after: a read comes late, never early), or with `sampleClock` by its frames
+        /// (two channels of one capture compared to the sample).
+        init(_ recording: ALSARecording, channels: Int, _ channel: Int, after request: Int64, sampleClock: Bool = false) {
+            samples = RecordingAlignment.channel(recording.floatSamples, channels: channels, channel)
+            nanos = sampleClock ? { Int64($0) * 1_000_000_000 / Int64(rate) } : { recording.monotonicNanos(ofFrame: $0, earliestWithin: 1) }
+            from = firstFrame(of: recording, after: request)
         }
     }
 

@@ -165,7 +165,7 @@ struct StudioAuditionRigTests {
         let run = try await Self.twoDeviceLoop(
             "studio audition rig, one card split in two", soundDevice: front, hapticDevice: lfe, captures: [(card, 6)]
         ) { recordings, request in
-            (.sampleClock(recordings[0], channels: 6, 0, after: request), .sampleClock(recordings[0], channels: 6, 5, after: request))
+            (.init(recordings[0], channels: 6, 0, after: request, sampleClock: true), .init(recordings[0], channels: 6, 5, after: request, sampleClock: true))
         }
         #expect(abs(run.median) < 1 && run.p95 < 1, "sound and haptic in lockstep within 1 ms: median skew \(run.median) ms, p95 |skew| \(run.p95) ms")
     }
@@ -176,7 +176,7 @@ struct StudioAuditionRigTests {
             "studio audition rig, two devices (capture stamps)", soundDevice: Self.outB, hapticDevice: Self.outMono,
             captures: [(Self.inB, 2), (Self.inMono, 1)]
         ) { recordings, request in
-            (.stamped(recordings[0], channels: 2, 0, after: request), .stamped(recordings[1], channels: 1, 0, after: request))
+            (.init(recordings[0], channels: 2, 0, after: request), .init(recordings[1], channels: 1, 0, after: request))
         }
         let (median, p95) = (run.median, run.p95)
         // Two cards' recordings meet only through their captures' stamps, and each capture's
