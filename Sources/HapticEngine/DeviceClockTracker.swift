@@ -36,6 +36,7 @@ final class DeviceClockTracker: @unchecked Sendable {
     private let mapLocked = Atomic<Bool>(false)
     private let mapSettled = Atomic<Bool>(false)
     private let mapFilterNanosPerFrameBits = Atomic<UInt64>(0)
+    private let mapLockedNanosBits = Atomic<UInt64>(0)
 
     // MARK: control side (render side not running)
 
@@ -161,6 +162,7 @@ final class DeviceClockTracker: @unchecked Sendable {
         mapNextFrame.store(nextFrame, ordering: .relaxed)
         mapLocked.store(pinned || filter.isLocked, ordering: .relaxed)
         mapSettled.store(pinned || (filter.isLocked && grid.holding), ordering: .relaxed)
+        mapLockedNanosBits.store((pinned ? Double.infinity : filter.isLocked ? lockedNanos : 0).bitPattern, ordering: .relaxed)
         mapSequence.store(s &+ 2, ordering: .releasing)
     }
 
@@ -176,7 +178,9 @@ final class DeviceClockTracker: @unchecked Sendable {
     /// compensation included: device frame `f` plays at `anchorNanos + (f − anchorFrame) ·
     /// nanosPerFrame`; a start at T is applied `scheduleAdvanceFrames` (the output stage's
     /// look-ahead) before the frame that plays at T, so that frame carries the onset.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
+    /// `lockedNanos`: device time since the filter last (re)locked (infinity when pinned).
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool,
+                               lockedNanos: Double) {
         while true {
             let before = mapSequence.load(ordering: .acquiring)
             if before & 1 == 1 { continue }
@@ -186,8 +190,9 @@ final class DeviceClockTracker: @unchecked Sendable {
             let n = mapNextFrame.load(ordering: .relaxed)
             let l = mapLocked.load(ordering: .relaxed)
             let h = mapSettled.load(ordering: .relaxed)
+            let d = Double(bitPattern: mapLockedNanosBits.load(ordering: .relaxed))
             atomicMemoryFence(ordering: .acquiring)
-            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l, h) }
+            if mapSequence.load(ordering: .relaxed) == before { return (a, t, p, n, l, h, d) }
         }
     }
 }

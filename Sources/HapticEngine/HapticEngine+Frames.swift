@@ -25,6 +25,9 @@ public struct FrameMapping: Sendable, Equatable {
     /// timestamp filter period by period). Starts scheduled Δ apart after it are round(Δ·fs)
     /// frames apart unless a correction falls between them.
     public var isSettled: Bool = false
+    /// Device seconds since a timestamp last (re)locked the mapping: 0 before, infinity for a
+    /// pull-driven device (its mapping is exact from the start).
+    public var lockedSeconds: Double = 0
 
     /// Monotonic seconds at which `frame` plays.
     public func time(forFrame frame: Int64) -> Double {
@@ -70,7 +73,7 @@ extension HapticEngine {
     public var frameMapping: FrameMapping {
         let m = core.mappingSnapshot()
         return FrameMapping(anchorFrame: m.anchorFrame, anchorNanos: m.anchorNanos, nanosPerFrame: m.nanosPerFrame,
-                            nextFrame: m.nextFrame, isLocked: m.locked, isSettled: m.settled)
+                            nextFrame: m.nextFrame, isLocked: m.locked, isSettled: m.settled, lockedSeconds: m.lockedNanos / 1e9)
     }
 
     /// The device frame a start at `time` (monotonic seconds) would be rendered at under the

@@ -237,7 +237,8 @@ final class RenderCore: @unchecked Sendable {
     func measuredNanosPerFrame() -> Double { deviceClock.measuredNanosPerFrame() }
 
     /// The published mapping; see ``DeviceClockTracker/mappingSnapshot()``.
-    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool) {
+    func mappingSnapshot() -> (anchorFrame: Int64, anchorNanos: Double, nanosPerFrame: Double, nextFrame: Int64, locked: Bool, settled: Bool,
+                               lockedNanos: Double) {
         deviceClock.mappingSnapshot()
     }
 

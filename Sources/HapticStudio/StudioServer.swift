@@ -33,6 +33,9 @@ public enum StudioServer {
         router.add(middleware: studioGuard)
         let output = options.audition ?? Audition.Output(configuration: .init(hapticsFolder: "", assetsFolder: ""), device: "default")
         let audition = Audition(studio: studio, output: output)
+        Task {
+            if let line = await audition.openTwoDevicesEarly() { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
         let actions = StudioActions(studio: studio, audition: audition, events: StudioEvents())
         StudioAPI(studio: studio, assets: assets, audition: audition, actions: actions).add(to: router)
         let socket = StudioSocket(actions: actions)

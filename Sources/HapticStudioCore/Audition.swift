@@ -20,6 +20,9 @@ public struct AuditionTransport: Encodable, Sendable, Equatable {
     public var position: Double?
     /// Passes scheduled so far (a loop schedules each one a fraction of a second ahead).
     public var passes: Int
+    /// The devices are open and their clocks settled (``Audition/devicesSettled``): an audition
+    /// started now is in lockstep as measured.
+    public var devicesSettled: Bool = false
 }
 
 public actor Audition {
@@ -52,6 +55,12 @@ public actor Audition {
     /// Plays `start`…`end` of `name` (nil: the converted range), once or looping; a playback
     /// under way stops first. Throws a 503 naming the device when it cannot be opened.
     public func play(_ name: String, start: Double?, end: Double?, loop: Bool) async throws(StudioError) -> AuditionTransport {
+        var transport = try await startPlaying(name, start: start, end: end, loop: loop)
+        transport.devicesSettled = devicesSettled
+        return transport
+    }
+
+    private func startPlaying(_ name: String, start: Double?, end: Double?, loop: Bool) async throws(StudioError) -> AuditionTransport {
         let selection = try await studio.auditionSelection(name, start: start, end: end)
         stopPlaying()
         let manager = try openManager()
@@ -87,7 +96,38 @@ public actor Audition {
         return transport()
     }
 
-    public func transport() -> AuditionTransport { playing?.transport ?? Self.stoppedTransport }
+    public func transport() -> AuditionTransport {
+        var transport = playing?.transport ?? Self.stoppedTransport
+        transport.devicesSettled = devicesSettled
+        return transport
+    }
+
+    /// Device seconds two devices through a sound server take to agree on where their frames
+    /// play: each stream's latency estimate (PulseAudio's timing smoother, which the ALSA
+    /// plugin's delay reports) wanders by up to a few ms between the streams (6.7 ms once) for
+    /// about 10 s after they open, while the card plays both to the sample, and the engines'
+    /// mappings follow the estimates (bench/RESULTS.md). One device needs none: both voices
+    /// share its frames.
+    static let twoDeviceSettleSeconds = 10.0
+
+    /// The devices are open and their clock mappings settled; with two devices, both have also
+    /// run ``twoDeviceSettleSeconds`` since they locked.
+    var devicesSettled: Bool {
+        guard let manager, let haptic = manager.currentEngine else { return false }
+        guard manager.isTwoDevice else { return haptic.frameMapping.isSettled }
+        guard let sound = manager.currentAudioEngine else { return false }
+        return [haptic, sound].allSatisfy { $0.frameMapping.isSettled && $0.frameMapping.lockedSeconds >= Self.twoDeviceSettleSeconds }
+    }
+
+    /// Two devices: opens them now (at the studio's start), so that their clocks have settled
+    /// by the time a designer auditions (``twoDeviceSettleSeconds``). One device opens at the
+    /// first play, as before: it needs no settling, and the studio starts without a sound card.
+    /// A device that cannot be opened now is tried again at the first play; the line says why.
+    public func openTwoDevicesEarly() -> String? {
+        guard output.hapticDevice != nil else { return nil }
+        do { _ = try openManager() } catch { return "studio: \(error.description); tried again at the first play" }
+        return nil
+    }
 
     /// The haptic engine's measurements (latency, xruns, render time), once it was opened.
     public func engineReport() -> String? { manager?.currentEngine.map { EngineReport($0).description } }

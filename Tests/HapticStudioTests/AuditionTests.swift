@@ -96,8 +96,12 @@ struct AuditionTests {
         let once = try await audition.play("hits.wav", start: 0.5, end: 1.5, loop: false)
         #expect(once.playing && !once.loop && once.start == 0.5 && once.end == 1.5 && once.passes == 1)
         #expect(await waitUntil(30) { await !audition.transport().playing }, "the single pass ends")
-        #expect(await audition.stop() == Audition.stoppedTransport)
+        let stopped = await audition.stop()
+        #expect(!stopped.playing && !stopped.loop && stopped.passes == 0 && stopped.name == nil, "\(stopped)")
+        // One device: settled once its mapping is (both voices share its frames); it stays open.
+        #expect(stopped.devicesSettled, "the device open and its clock settled after a loop: \(stopped)")
         await audition.shutDown()
+        #expect(await audition.transport() == Audition.stoppedTransport, "shut: nothing open, nothing settled")
     }
 
     @Test("a pattern file of no sound plays its haptic alone, as edited")

@@ -107,6 +107,14 @@ struct StudioAuditionRigTests {
         try #require(times.count == 3 && zip(times, AuditionRecording.hitTimes).allSatisfy { abs($0 - $1) < 0.005 }, "the analysis finds the hits: \(times)")
         let text = try await studio.text("/api/pattern?name=hits.wav")
         let reference = RecordingAlignment.s16(try AuditionRecording.reference(try AHAPPattern.decode(from: Array(text.utf8)).pattern))
+        // The studio opens two devices at its start; it says when their clocks have settled
+        // (through a sound server the streams' latency estimates take about 10 s to agree), as
+        // a designer's first audition usually comes well after the studio opened.
+        let settling = AuditionRecording.monotonicNanos()
+        #expect(await waitUntil(90) {
+            (((try? await studio.request("GET", "/api/transport"))?.json as? [String: Any])?["devicesSettled"] as? Bool) == true
+        }, "the devices' clocks settle")
+        print("\(label): devices settled \(String(format: "%.1f", Double(AuditionRecording.monotonicNanos() - settling) / 1e9)) s after the first view")
         let devices = captures.map { ALSACaptureDevice(name: $0.name, channels: $0.channels, sampleRate: 48_000, periodFrames: 256, bufferFrames: 8192, seconds: 60) }
         for device in devices { try device.start() }
         // A capture's first second can hold bursts that nothing played now (a monitor's earlier
@@ -156,7 +164,7 @@ struct StudioAuditionRigTests {
         return (median, p95, skews)
     }
 
-    @Test("two devices of one card (a USB 5.1 card split into front and LFE sinks): a loop's every hit found and within a period in the card's own recording (within 1 ms the aim: a known intermittent miss)")
+    @Test("two devices of one card (a USB 5.1 card split into front and LFE sinks), once their clocks settled: a loop's every hit within 1 ms in the card's own recording")
     func twoDevicesOfOneCard() async throws {
         let front = Self.env["HAPTICSYNTH_RIG_OUT_SPLIT_FRONT"] ?? "hs_out_split_front"
         let lfe = Self.env["HAPTICSYNTH_RIG_OUT_SPLIT_LFE"] ?? "hs_out_split_lfe"
@@ -168,13 +176,10 @@ struct StudioAuditionRigTests {
             (.init(recordings[0], channels: 6, 0, after: request, sampleClock: true), .init(recordings[0], channels: 6, 5, after: request, sampleClock: true))
         }
         #expect(run.skews.allSatisfy { abs($0) < 1024.0 / 48 }, "each hit within one period: \(run.skews)")
-        // Within 1 ms in 16 runs of 17 (p95 at most 0.42 ms); in one fresh-clone run the passes
-        // after the first went 2.2, 3.9 ms apart and came back to 1.2 ms over 8 s: one device's
-        // clock estimate through the server settling after the open (the product's miss, not
-        // the instrument's: this recording is exact). Kept as a known issue until it is fixed.
-        withKnownIssue("two devices through the sound server: a device's clock estimate can settle ms off for seconds after opening", isIntermittent: true) {
-            #expect(abs(run.median) < 1 && run.p95 < 1, "sound and haptic in lockstep within 1 ms: median skew \(run.median) ms, p95 |skew| \(run.p95) ms")
-        }
+        // Every hit, not the p95: this recording is exact. (A loop in the first 10 s after the
+        // devices open follows the server's estimates while they still disagree: up to 3.9 ms
+        // apart, bench/RESULTS.md; the studio opens two devices at its start for that.)
+        #expect(run.skews.allSatisfy { abs($0) < 1 }, "sound and haptic in lockstep within 1 ms, every hit: median skew \(run.median) ms, p95 |skew| \(run.p95) ms: \(run.skews)")
     }
 
     @Test("two devices (--haptic-device): the sound on the stereo sink, the haptic on the mono sink, recorded by two captures; every hit of a loop found, each within a period (within 1 ms the aim: a known intermittent miss of this instrument)")
@@ -187,9 +192,9 @@ struct StudioAuditionRigTests {
         }
         let (median, p95) = (run.median, run.p95)
         // Two cards' recordings meet only through their captures' stamps, which carry each
-        // stream's clock error through the sound server; the lockstep is measured to the sample
-        // on the split card (twoDevicesOfOneCard, whose miss of -3.9 ms has the shape of this
-        // test's -3.3 ms once: the product's, not only the stamps'). Here every hit must be
+        // capture stream's clock error through the sound server (the captures open just before
+        // the loop: their estimates are in their first, unsettled seconds); the lockstep is
+        // measured to the sample on the split card (twoDevicesOfOneCard). Here every hit must be
         // found and within a period (a hit a period off is a start in the wrong block).
         #expect(run.skews.allSatisfy { abs($0) < 1024.0 / 48 }, "each hit within one period: \(run.skews)")
         withKnownIssue("two devices through the sound server: the skew passes 1 ms now and then", isIntermittent: true) {
