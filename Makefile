@@ -32,7 +32,7 @@ RELEASE_SCRATCH ?= .build
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 RELEASE_BIN = $$($(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --show-bin-path)
 
-.PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test package-run clean
+.PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test clean
 
 deps:
 	@scripts/install-deps.sh
@@ -85,10 +85,6 @@ deb: deps release
 	packaging/debian/build-deb.sh "$(RELEASE_BIN)" $(OUT)
 
 package-test: deb
-	$(MAKE) package-run
-
-# Installs and runs the package `make deb` built, without building (CI builds it beside `make test`).
-package-run:
 	scripts/package-test.sh $(OUT)/hapticsynth_$(VERSION)_amd64.deb "$(RELEASE_BIN)/hapticsynth"
 
 clean:
