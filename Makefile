@@ -26,11 +26,8 @@ LIBDIR ?= .build/lib
 VERSION := $(shell cat VERSION)
 export HAPTICSYNTH_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # Release builds that need nothing of the toolchain at run time: the Swift runtime and Foundation
-# linked into the executable. RELEASE_SCRATCH is their build folder: .ci/run gives them one of
-# their own, so that they build while `make test` holds .build's lock.
-RELEASE_SCRATCH ?= .build
-RELEASE = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
-RELEASE_BIN = $$($(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --show-bin-path)
+# linked into the executable.
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
 .PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test clean
 
@@ -76,19 +73,19 @@ release:
 	$(RELEASE) --target HapticSynthC
 
 install: deps release
-	DESTDIR="$(DESTDIR)" scripts/install.sh "$(RELEASE_BIN)" "$(PREFIX)"
+	DESTDIR="$(DESTDIR)" scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)" "$(PREFIX)"
 
 uninstall:
 	DESTDIR="$(DESTDIR)" scripts/install.sh --uninstall "$(PREFIX)"
 
 deb: deps release
-	packaging/debian/build-deb.sh "$(RELEASE_BIN)" $(OUT)
+	packaging/debian/build-deb.sh "$$($(SWIFT) build -c release --show-bin-path)" $(OUT)
 
 package-test: deb
-	scripts/package-test.sh $(OUT)/hapticsynth_$(VERSION)_amd64.deb "$(RELEASE_BIN)/hapticsynth"
+	scripts/package-test.sh $(OUT)/hapticsynth_$(VERSION)_amd64.deb
 
 clean:
-	rm -rf .build .build-ci $(OUT)
+	rm -rf .build $(OUT)
 
 # The Python package (python/, docs/python.md) as a platform wheel with the release library and
 # its private Swift runtime inside, into $(OUT)/wheels.
