@@ -151,10 +151,10 @@ struct EngineRigTests {
             attempt += 1
             run = try measureSpacing(period: period)
             if run.disturbed {
-                print("engine rig period \(period): attempt \(attempt): \(run.serverUnderruns) server underruns and \(run.xruns) engine xruns during it (spacing \(run.spacing), applied \(run.appliedSpacing)); measured again")
+                print("engine rig period \(period): attempt \(attempt): \(run.serverUnderruns) server underruns, \(run.xruns) engine xruns and \(run.captureOverruns) capture overruns during it (spacing \(run.spacing), applied \(run.appliedSpacing)); measured again")
             }
         } while run.disturbed && attempt < 3
-        try #require(!run.disturbed, "the server underran or the engine overran in each of \(attempt) attempts: too loaded to compare frames")
+        try #require(!run.disturbed, "the server underran, the engine overran or the capture lost periods in each of \(attempt) attempts: too loaded to compare frames")
         let (engine, rec, found, spacing, applied, appliedSpacing, corrections, base, delta) =
             (run.engine, run.recording, run.found, run.spacing, run.applied, run.appliedSpacing, run.corrections, run.base, run.delta)
         #expect(rec.overruns == 0 && rec.errors.isEmpty)
@@ -211,7 +211,9 @@ struct EngineRigTests {
         var serverUnderruns: Int
         /// Engine xruns from the first start scheduled to the last voice's end.
         var xruns: Int
-        var disturbed: Bool { serverUnderruns > 0 || xruns > 0 }
+        /// Periods the capture lost (a gap in the recording moves or splits an onset).
+        var captureOverruns: Int
+        var disturbed: Bool { serverUnderruns > 0 || xruns > 0 || captureOverruns > 0 }
     }
 
     func measureSpacing(period: Int) throws -> SpacingRun {
@@ -237,16 +239,21 @@ struct EngineRigTests {
         let xruns = engine.xrunCount - xrunsBefore
         let rec = finish(engine, capture)
         let found = onsets(rec.int16Samples).map { $0 - refFirst }
-        try #require(found.count == count, "onsets found: \(found)")
         let spacing = zip(found, found.dropFirst()).map { $1 - $0 }
         let applied = engine.appliedStarts().map(\.frame).sorted()
-        try #require(applied.count == count, "applied starts: \(applied)")
         let appliedSpacing = zip(applied, applied.dropFirst()).map { Int($1 - $0) }
         let corrections = engine.scheduleCorrectionCount - correctionsBefore
-        print("engine rig period \(period): spacing \(spacing), applied \(appliedSpacing), xruns \(xruns) (\(engine.xrunCount) since the start), grid corrections meanwhile \(corrections), server underruns \(max(0, underruns))")
-        return SpacingRun(engine: engine, recording: rec, found: found, spacing: spacing, applied: applied,
-                          appliedSpacing: appliedSpacing, corrections: corrections, base: base, delta: delta,
-                          serverUnderruns: max(0, underruns), xruns: xruns)
+        print("engine rig period \(period): onsets \(found.count), spacing \(spacing), applied \(appliedSpacing), xruns \(xruns) (\(engine.xrunCount) since the start), grid corrections meanwhile \(corrections), server underruns \(max(0, underruns)), capture overruns \(rec.overruns)")
+        let run = SpacingRun(engine: engine, recording: rec, found: found, spacing: spacing, applied: applied,
+                             appliedSpacing: appliedSpacing, corrections: corrections, base: base, delta: delta,
+                             serverUnderruns: max(0, underruns), xruns: xruns, captureOverruns: rec.overruns)
+        // A disturbed run is measured again by the caller (an underrun's gap can split an onset
+        // in two: a CI run on a loaded machine found 9 of 8); an undisturbed one must be whole.
+        if !run.disturbed {
+            try #require(found.count == count, "onsets found: \(found)")
+            try #require(applied.count == count, "applied starts: \(applied)")
+        }
+        return run
     }
 
     // MARK: - many players
