@@ -55,12 +55,6 @@ public actor Audition {
     /// Plays `start`…`end` of `name` (nil: the converted range), once or looping; a playback
     /// under way stops first. Throws a 503 naming the device when it cannot be opened.
     public func play(_ name: String, start: Double?, end: Double?, loop: Bool) async throws(StudioError) -> AuditionTransport {
-        var transport = try await startPlaying(name, start: start, end: end, loop: loop)
-        transport.devicesSettled = devicesSettled
-        return transport
-    }
-
-    private func startPlaying(_ name: String, start: Double?, end: Double?, loop: Bool) async throws(StudioError) -> AuditionTransport {
         let selection = try await studio.auditionSelection(name, start: start, end: end)
         stopPlaying()
         let manager = try openManager()
@@ -87,7 +81,7 @@ public actor Audition {
                 sampleRate: Double(engine.configuration.sampleRate))
         else { throw unavailable(manager) }
         playing = started
-        return started.transport
+        return transport()
     }
 
     /// Stops what plays (a 2 ms fade) and every pass already scheduled.
