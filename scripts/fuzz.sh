@@ -18,6 +18,10 @@
 # into a scratch corpus under .build/fuzz — nothing is copied into the repository.
 # Crash inputs land in .build/fuzz/findings/TARGET/; the script exits non-zero on any.
 # Each run prints libFuzzer's final line (executions, exec/s) for bench/RESULTS.md.
+# FUZZ_OPT (default -O) is the optimization the targets are built with, each level in a folder of
+# its own. `make test`'s short round takes -Onone: its build costs a quarter of the CPU (11 s of
+# it for HapticPattern against 43 s), which a 2-core CI spends beside the tests; the targets then
+# run about a quarter as many inputs a second, the seeds and their first mutations still all run.
 set -eo pipefail
 set -u
 cd "$(dirname "$0")/.."
@@ -27,11 +31,13 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(ahap profile haptic sound osc cues loader)
 SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
+FUZZ_OPT=${FUZZ_OPT:--O}
+BUILD="$OUT/build${FUZZ_OPT}"  # the libraries and targets at this optimization
 CORPUS_ROOT=${HAPTICSYNTH_CORPUS:-../shared/corpus}
-mkdir -p "$OUT"
+mkdir -p "$BUILD"
 
 # -package-name: HapticDSP's kernels are `package` declarations (SwiftPM passes the same name).
-FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name hapticsynth)
+FLAGS=("$FUZZ_OPT" -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name hapticsynth)
 
 # The gold linker warns once per ASan helper symbol ("Cannot export local symbol"); noise.
 quiet() { grep -v "Cannot export local symbol" || true; }
@@ -40,12 +46,12 @@ quiet() { grep -v "Cannot export local symbol" || true; }
 build_module() {  # NAME [EXTRA SWIFTC FLAGS...]
     local name=$1
     shift
-    local lib="$OUT/lib$name.a"
+    local lib="$BUILD/lib$name.a"
     local sources=(Sources/"$name"/*.swift)
     if [ -f "$lib" ] && [ -z "$(find Sources/"$name" -newer "$lib" -name '*.swift')" ]; then return; fi
-    echo "== building $name for fuzzing"
+    echo "== building $name for fuzzing ($FUZZ_OPT)"
     "$SWIFTC" "${FLAGS[@]}" -module-name "$name" -emit-library -static -emit-module \
-        -emit-module-path "$OUT/$name.swiftmodule" -I "$OUT" "$@" -o "$lib" "${sources[@]}" 2>&1 | quiet
+        -emit-module-path "$BUILD/$name.swiftmodule" -I "$BUILD" "$@" -o "$lib" "${sources[@]}" 2>&1 | quiet
 }
 
 build_target() {  # TARGET "SOURCE..." FLAGS_AND_LIBS...
@@ -53,12 +59,12 @@ build_target() {  # TARGET "SOURCE..." FLAGS_AND_LIBS...
     local -a sources
     read -r -d '' -a sources <<< "$2" || true  # the list may span lines
     shift 2
-    local bin="$OUT/$target-fuzz"
+    local bin="$BUILD/$target-fuzz"
     local newest
-    newest=$(ls -t "$bin" "${sources[@]}" "$OUT"/lib*.a 2>/dev/null | head -1 || true)
+    newest=$(ls -t "$bin" "${sources[@]}" "$BUILD"/lib*.a 2>/dev/null | head -1 || true)
     if [ -x "$bin" ] && [ "$newest" = "$bin" ]; then return; fi
     echo "== building $bin"
-    "$SWIFTC" "${FLAGS[@]}" -module-name "${target^}Fuzz" -I "$OUT" -L "$OUT" "$@" -o "$bin" "${sources[@]}" 2>&1 | quiet
+    "$SWIFTC" "${FLAGS[@]}" -module-name "${target^}Fuzz" -I "$BUILD" -L "$BUILD" "$@" -o "$bin" "${sources[@]}" 2>&1 | quiet
 }
 
 # The OSC decoder and what it uses (a file added to the decoder's imports belongs here).
@@ -141,7 +147,7 @@ for target in "${TARGETS[@]}"; do
     echo "== fuzzing $target for ${SECONDS_PER_TARGET} s"
     log="$OUT/$target.log"
     set +e
-    "$OUT/$target-fuzz" "$work" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 \
+    "$BUILD/$target-fuzz" "$work" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 \
         -rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
     set -e

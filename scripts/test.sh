@@ -8,13 +8,15 @@
 #          those ending in `RealTimeTests` (paced in real time through a virtual device for
 #          seconds on end: a parallel lane filling both cores would starve their waits);
 #   fuzz:  a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target
-#          (seven targets); FUZZ_SECONDS=0 skips it).
+#          (seven targets); FUZZ_SECONDS=0 skips it), built unoptimized (FUZZ_OPT=-Onone: a
+#          quarter of the -O build's CPU, which the other lanes need; `make fuzz` builds at -O).
 # The rig suites mostly wait for servers that pace in real time and the fuzzer uses one core,
 # so the lanes fill each other's idle time. The rig suites hold on a busy machine anyway (below),
 # and this is one. The rig and fuzz lanes' lines start with "rig| " and "fuzz| ". The script
 # exits non-zero when any lane failed, after all of them ended; the last lines say which.
 # The rig lane runs the test binary itself: a second `swift test` would wait for the first's
 # lock on .build until it ended.
+# HAPTICSYNTH_BESIDE_RIG_LANE: a command to run once every lane but the rig lane has ended (below).
 # Extra arguments go to both test runs (swift-testing's --filter, --skip; they do not mix).
 # HAPTICSYNTH_TEST_LOAD=N runs all of it (the build too) with N CPU hogs busy (`stress-ng --cpu N`,
 # installed for this check only): the suite must pass on a loaded machine. Fresh clones under
@@ -37,6 +39,10 @@ fi
 # The pure kernels optimized in this debug build (Package.swift): a third of the tests' CPU time.
 export HAPTICSYNTH_OPTIMIZE_KERNELS=1
 $SWIFT build --build-tests
+echo "== built in $SECONDS s"
+# Each lane's end, in seconds after the build, so that a slow CI run shows which lane held it.
+built=$SECONDS
+ended() { echo "ended $((SECONDS - built)) s after the build"; }
 
 outcomes=()
 failed=0
@@ -44,6 +50,7 @@ lane() {  # NAME COMMAND...: runs the command, records its outcome, never stops 
     local name=$1
     shift
     if "$@"; then outcomes+=("$name: passed"); else outcomes+=("$name: FAILED (status $?)"); failed=1; fi
+    outcomes[-1]+=" (at $((SECONDS - built)) s)"
 }
 # Every lane's lines also go to one log, so that the summary can name the failed tests: CI shows
 # only the end of the output, and the failure itself may have scrolled far above it.
@@ -72,6 +79,7 @@ rig_steps() {  # the rig suites; then the Python package's rig tests, in a rig o
     scripts/rig.sh scripts/jack-rig.sh env --default-signal=INT,QUIT \
         "$tests_binary" --testing-library swift-testing --filter 'RigTests|RealTimeTests' --no-parallel "$@" || status=$?
     scripts/rig.sh python/run-tests.sh "$bin_path" rig || status=$?
+    ended
     return "$status"
 }
 NO_COLOR=1 prefixed "rig| " rig_steps "$@" &
@@ -81,7 +89,8 @@ lanes+=("$rig_pid")
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 if [ "$FUZZ_SECONDS" != 0 ]; then
     echo "== fuzzing (${FUZZ_SECONDS} s per target), in the background; lines start with \"fuzz| \""
-    SWIFTC="${SWIFTC:-${SWIFT}c}" prefixed "fuzz| " scripts/fuzz.sh "$FUZZ_SECONDS" &
+    fuzz_round() { local status=0; scripts/fuzz.sh "$FUZZ_SECONDS" || status=$?; ended; return "$status"; }
+    FUZZ_OPT=${FUZZ_OPT:--Onone} SWIFTC="${SWIFTC:-${SWIFT}c}" prefixed "fuzz| " fuzz_round &
     fuzz_pid=$!
     lanes+=("$fuzz_pid")
 fi
@@ -99,6 +108,16 @@ lane "studio browser test" prefixed "studio| " scripts/studio-browser-test.sh
 if [ -n "${fuzz_pid:-}" ]; then
     echo "== waiting for the fuzzing round"
     lane "fuzzing round" wait "$fuzz_pid"
+fi
+# By now only the rig lane runs, for minutes, and it mostly waits for servers that pace in real
+# time: HAPTICSYNTH_BESIDE_RIG_LANE (a shell command) runs in the idle cores, niced. CI builds the
+# package's release programs here (.ci/run); its failure fails this run.
+if [ -n "${HAPTICSYNTH_BESIDE_RIG_LANE:-}" ]; then
+    echo "== beside the rig lane: $HAPTICSYNTH_BESIDE_RIG_LANE; lines start with \"beside| \""
+    # In the caller's environment: this script's own setting would change the manifest the
+    # command's builds read (Package.swift), and a later build without it would build again.
+    lane "beside the rig lane" prefixed "beside| " env -u HAPTICSYNTH_OPTIMIZE_KERNELS \
+        nice -n 10 bash -c "$HAPTICSYNTH_BESIDE_RIG_LANE"
 fi
 echo "== waiting for the rig lane"
 lane "tests through the sound-server rigs" wait "$rig_pid"
