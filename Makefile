@@ -13,7 +13,7 @@
 # .so with its private Swift runtime in lib/hapticsynth/, .a, pkg-config files); `make uninstall`
 # removes them (scripts/install.sh). `make deb` builds the Debian package into $(OUT)
 # (packaging/debian/build-deb.sh); `make package-test` installs it into a bare Debian 12 root and
-# runs it there (scripts/package-test.sh).
+# runs it there (scripts/package-test.sh); `make package-run` does that with the .deb already built.
 
 SWIFT ?= swift
 OUT ?= out
@@ -29,7 +29,7 @@ export HAPTICSYNTH_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null |
 # linked into the executable.
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test clean
+.PHONY: demo test deps build bench fuzz lib release install uninstall deb package-test package-run clean
 
 deps:
 	@scripts/install-deps.sh
@@ -81,8 +81,16 @@ uninstall:
 deb: deps release
 	packaging/debian/build-deb.sh "$$($(SWIFT) build -c release --show-bin-path)" $(OUT)
 
+DEB = $(OUT)/hapticsynth_$(VERSION)_amd64.deb
+
 package-test: deb
-	scripts/package-test.sh $(OUT)/hapticsynth_$(VERSION)_amd64.deb
+	scripts/package-test.sh $(DEB)
+
+# Without `deb` as a prerequisite: each `swift build` in another environment plans the build
+# again (about 17 s), and may then compile HummingbirdCore again (35 s more). CI builds the .deb
+# inside `make test` (.ci/run).
+package-run:
+	scripts/package-test.sh $(DEB)
 
 clean:
 	rm -rf .build $(OUT)

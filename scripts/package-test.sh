@@ -11,7 +11,8 @@
 # and checks that ldd names nothing outside the root's system folders. Needs root (chroot, mount).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-deb=$(readlink -f "${1:?usage: package-test.sh PACKAGE.deb [REFERENCE_CLI]}")
+[ -f "${1:?usage: package-test.sh PACKAGE.deb [REFERENCE_CLI]}" ] || { echo "package-test.sh: $1: no such package (make deb builds it)" >&2; exit 1; }
+deb=$(readlink -f "$1")
 reference=${2:-$here/.build/release/hapticsynth}
 cache=${CACHE:-/var/cache/hapticsynth-package-test}
 started=$(date +%s.%N)

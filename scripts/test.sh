@@ -111,7 +111,7 @@ if [ -n "${fuzz_pid:-}" ]; then
 fi
 # By now only the rig lane runs, for minutes, and it mostly waits for servers that pace in real
 # time: HAPTICSYNTH_BESIDE_RIG_LANE (a shell command) runs in the idle cores, niced. CI builds the
-# package's release programs here (.ci/run); its failure fails this run.
+# package here (.ci/run); its failure fails this run.
 if [ -n "${HAPTICSYNTH_BESIDE_RIG_LANE:-}" ]; then
     echo "== beside the rig lane: $HAPTICSYNTH_BESIDE_RIG_LANE; lines start with \"beside| \""
     # In the caller's environment: this script's own setting would change the manifest the
