@@ -8,8 +8,8 @@
 #          those ending in `RealTimeTests` (paced in real time through a virtual device for
 #          seconds on end: a parallel lane filling both cores would starve their waits);
 #   fuzz:  a bounded fuzzing round (scripts/fuzz.sh: $FUZZ_SECONDS, default 15 s, per target
-#          (seven targets); FUZZ_SECONDS=0 skips it), built unoptimized (FUZZ_OPT=-Onone: a
-#          quarter of the -O build's CPU, which the other lanes need; `make fuzz` builds at -O).
+#          (seven targets); FUZZ_SECONDS=0 skips it), built unoptimized (FUZZ_OPT=-Onone: 40 %
+#          of the -O build's CPU, which the other lanes need; `make fuzz` builds at -O).
 # The rig suites mostly wait for servers that pace in real time and the fuzzer uses one core,
 # so the lanes fill each other's idle time. The rig suites hold on a busy machine anyway (below),
 # and this is one. The rig and fuzz lanes' lines start with "rig| " and "fuzz| ". The script
